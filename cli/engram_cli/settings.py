@@ -1,0 +1,16 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+class CliSettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="ENGRAM_", extra="ignore")
+
+    data_dir: Path = Path.home() / ".engram"
+    port_offset: int = 0
+    compose_file: Path = REPO_ROOT / "docker-compose.yml"
+    start_timeout_s: float = 180.0

@@ -1,0 +1,119 @@
+"""The embedded stack: infrastructure plus the six services as processes.
+
+`engram up` and the test fixtures both drive this class, so tests exercise
+exactly what users run."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+import urllib.request
+
+from engram_gateway.principals import PrincipalStore
+
+from .infra import EmbeddedNats, EmbeddedPostgres
+from .secrets_store import load_or_mint, write_private
+from .settings import CliSettings
+from .topology import Topology, load_topology, required_variables, start_order
+
+TOKENS_FILE = "principals.json"
+AGENT_TOKEN_FILE = "agent-token"
+
+
+def ready(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=1) as resp:  # noqa: S310 (loopback)
+            return resp.status == 200
+    except Exception:  # not listening yet, or 503: not ready
+        return False
+
+
+class Stack:
+    def __init__(self, settings: CliSettings) -> None:
+        self.settings = settings
+        self.data_dir = settings.data_dir.resolve()
+        names = required_variables(settings.compose_file.read_text())
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.secrets = load_or_mint(self.data_dir / "secrets.json", names)
+        self.topology: Topology = load_topology(settings.compose_file, settings.port_offset,
+                                                self.data_dir, self.secrets)
+        self.postgres = EmbeddedPostgres(self.data_dir, self.topology.infra_ports["postgres"],
+                                         self.secrets["POSTGRES_PASSWORD"])
+        self.nats = EmbeddedNats(self.data_dir, self.topology.infra_ports["nats"])
+        self.procs: dict[str, subprocess.Popen] = {}
+        self.first_token: str | None = None
+
+    @property
+    def mcp_url(self) -> str:
+        return f"http://127.0.0.1:{self.topology.gateway_port}/mcp"
+
+    @property
+    def principals(self) -> PrincipalStore:
+        return PrincipalStore(self.data_dir / TOKENS_FILE)
+
+    def service_dsn(self, name: str) -> str:
+        return self.topology.services[name].env["ENGRAM_DATABASE_URL"]
+
+    def start(self) -> None:
+        if not (self.data_dir / TOKENS_FILE).exists():
+            self.first_token = self.principals.create("agent", "agent", ["default"])
+            write_private(self.data_dir / AGENT_TOKEN_FILE, self.first_token + "\n")
+        self.postgres.start()
+        try:
+            self.nats.start()
+            for name in start_order(self.topology.services):
+                self.start_service(name)
+            self.wait_ready(list(self.topology.services), self.settings.start_timeout_s)
+        except BaseException:
+            self.stop()
+            raise
+
+    def start_service(self, name: str) -> None:
+        spec = self.topology.services[name]
+        env = {**os.environ, **spec.env, "PYTHONUNBUFFERED": "1", "HF_HUB_OFFLINE": "1"}
+        log_path = self.data_dir / "logs" / f"{name}.log"
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        with open(log_path, "ab") as log:
+            self.procs[name] = subprocess.Popen(spec.command, env=env, stdout=log,
+                                                stderr=subprocess.STDOUT)
+
+    def stop_service(self, name: str, grace_s: float = 15.0) -> None:
+        proc = self.procs.pop(name, None)
+        if proc is None or proc.poll() is not None:
+            return
+        proc.terminate()
+        try:
+            proc.wait(grace_s)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+    def wait_ready(self, names: list[str], timeout_s: float) -> None:
+        deadline = time.monotonic() + timeout_s
+        pending = list(names)
+        while pending:
+            for name in list(pending):
+                proc = self.procs.get(name)
+                if proc is not None and proc.poll() is not None:
+                    log = self.data_dir / "logs" / f"{name}.log"
+                    raise RuntimeError(f"{name} exited with code {proc.returncode}; see {log}")
+                if ready(self.topology.services[name].ready_url):
+                    pending.remove(name)
+            if pending and time.monotonic() > deadline:
+                raise RuntimeError(f"not ready after {timeout_s:.0f}s: {', '.join(pending)}")
+            if pending:
+                time.sleep(0.2)
+
+    def dead_services(self) -> list[str]:
+        return [n for n, p in self.procs.items() if p.poll() is not None]
+
+    def stop(self) -> None:
+        for name in reversed(start_order(self.topology.services)):
+            self.stop_service(name)
+        self.nats.stop()
+        self.postgres.stop()
+
+    def claude_command(self, token: str) -> str:
+        return (f"claude mcp add --transport http engram {self.mcp_url} "
+                f'--header "Authorization: Bearer {token}"')

@@ -1,0 +1,116 @@
+"""Derive the embedded stack from docker-compose.yml (the one topology).
+
+For each compose service we keep its command, environment, published ports,
+dependencies and readiness URL, then localise them: `<service>:<port>`
+addresses become 127.0.0.1 with the published port (+ offset), 0.0.0.0
+binds become loopback, /var/lib/engram becomes the data directory, and
+`${VAR}` references are filled from the stack's secrets."""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+INFRA = ("postgres", "nats")
+CONTAINER_DATA = "/var/lib/engram"
+_VAR = re.compile(r"\$\{([A-Z0-9_]+)(?::([?-])([^}]*))?\}")
+_ADDR = re.compile(r"\b([a-z][a-z0-9_-]*):(\d+)\b")
+
+
+@dataclass
+class ServiceSpec:
+    name: str
+    command: list[str]
+    env: dict[str, str]
+    ports: dict[int, int]  # container port -> host port (offset applied)
+    depends_on: list[str] = field(default_factory=list)
+    ready_url: str = ""
+
+
+@dataclass
+class Topology:
+    services: dict[str, ServiceSpec]
+    infra_ports: dict[str, int]  # "postgres"/"nats" -> host port (offset applied)
+    required_vars: list[str]
+
+    @property
+    def gateway_port(self) -> int:
+        return self.services["gateway"].ports[8750]
+
+
+def _published(ports: list[str], offset: int) -> dict[int, int]:
+    mapping = {}
+    for entry in ports:
+        parts = str(entry).split(":")
+        host, container = int(parts[-2]), int(parts[-1])
+        mapping[container] = host + offset
+    return mapping
+
+
+def required_variables(text: str) -> list[str]:
+    return sorted({m.group(1) for m in _VAR.finditer(text) if m.group(2) != "-"})
+
+
+def interpolate(value: str, variables: dict[str, str]) -> str:
+    def sub(m: re.Match) -> str:
+        name, op, arg = m.group(1), m.group(2), m.group(3)
+        if name in variables and variables[name] != "":
+            return variables[name]
+        if op == "-":
+            return arg
+        raise KeyError(f"{name}: {arg or 'required variable is not set'}")
+
+    return _VAR.sub(sub, value)
+
+
+def load_topology(compose_file: Path, offset: int, data_dir: Path,
+                  variables: dict[str, str]) -> Topology:
+    text = compose_file.read_text()
+    doc = yaml.safe_load(text)
+    raw = {n: s for n, s in doc["services"].items() if not s.get("profiles")}
+    ports = {n: _published(s.get("ports", []), offset) for n, s in raw.items()}
+    addresses = {f"{n}:{c}": f"127.0.0.1:{h}" for n, p in ports.items() for c, h in p.items()}
+
+    def localise(value: str, own: dict[int, int]) -> str:
+        value = interpolate(str(value), variables)
+        value = _ADDR.sub(lambda m: addresses.get(m.group(0), m.group(0)), value)
+        value = value.replace("0.0.0.0", "127.0.0.1").replace(CONTAINER_DATA, str(data_dir))
+        if value.isdigit() and int(value) in own:
+            value = str(own[int(value)])
+        return value
+
+    services = {}
+    for name, svc in raw.items():
+        if name in INFRA:
+            continue
+        own = ports[name]
+        env = {k: localise(v, own) for k, v in (svc.get("environment") or {}).items()}
+        command = [sys.executable if c == "python" else c for c in svc["command"]]
+        test = (svc.get("healthcheck") or {}).get("test", [])
+        ready = localise(test[-1], own) if test and str(test[-1]).startswith("http") else ""
+        services[name] = ServiceSpec(name, command, env, own,
+                                     list(svc.get("depends_on") or []), ready)
+    infra = {"postgres": ports["postgres"][5432], "nats": ports["nats"][4222]}
+    return Topology(services, infra, required_variables(text))
+
+
+def start_order(services: dict[str, ServiceSpec]) -> list[str]:
+    """Dependencies first (compose depends_on), stable otherwise."""
+    order: list[str] = []
+
+    def visit(name: str, trail: tuple[str, ...]) -> None:
+        if name in order or name not in services:
+            return
+        if name in trail:
+            raise ValueError(f"dependency cycle through {name}")
+        for dep in services[name].depends_on:
+            visit(dep, (*trail, name))
+        order.append(name)
+
+    for name in services:
+        visit(name, ())
+    return order

@@ -1,0 +1,43 @@
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from typing import ClassVar as _ClassVar, Optional as _Optional
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class CallerContext(_message.Message):
+    __slots__ = ("principal", "namespace", "client_id", "session_id", "request_id")
+    PRINCIPAL_FIELD_NUMBER: _ClassVar[int]
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    CLIENT_ID_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    principal: str
+    namespace: str
+    client_id: str
+    session_id: str
+    request_id: str
+    def __init__(self, principal: _Optional[str] = ..., namespace: _Optional[str] = ..., client_id: _Optional[str] = ..., session_id: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class PageRequest(_message.Message):
+    __slots__ = ("limit", "cursor")
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    limit: int
+    cursor: str
+    def __init__(self, limit: _Optional[int] = ..., cursor: _Optional[str] = ...) -> None: ...
+
+class PageInfo(_message.Message):
+    __slots__ = ("next_cursor",)
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    next_cursor: str
+    def __init__(self, next_cursor: _Optional[str] = ...) -> None: ...
+
+class ErrorDetail(_message.Message):
+    __slots__ = ("code", "message", "field")
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    FIELD_FIELD_NUMBER: _ClassVar[int]
+    code: str
+    message: str
+    field: str
+    def __init__(self, code: _Optional[str] = ..., message: _Optional[str] = ..., field: _Optional[str] = ...) -> None: ...

@@ -1,0 +1,204 @@
+import datetime
+
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class FactKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    FACT_KIND_UNSPECIFIED: _ClassVar[FactKind]
+    FACT_KIND_DECISION: _ClassVar[FactKind]
+    FACT_KIND_RULE: _ClassVar[FactKind]
+    FACT_KIND_STATE: _ClassVar[FactKind]
+    FACT_KIND_PREFERENCE: _ClassVar[FactKind]
+    FACT_KIND_REFERENCE: _ClassVar[FactKind]
+    FACT_KIND_RESIDUAL: _ClassVar[FactKind]
+    FACT_KIND_EVENT: _ClassVar[FactKind]
+FACT_KIND_UNSPECIFIED: FactKind
+FACT_KIND_DECISION: FactKind
+FACT_KIND_RULE: FactKind
+FACT_KIND_STATE: FactKind
+FACT_KIND_PREFERENCE: FactKind
+FACT_KIND_REFERENCE: FactKind
+FACT_KIND_RESIDUAL: FactKind
+FACT_KIND_EVENT: FactKind
+
+class Evidence(_message.Message):
+    __slots__ = ("quote", "source_type", "source_ref", "captured_by")
+    QUOTE_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_TYPE_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_REF_FIELD_NUMBER: _ClassVar[int]
+    CAPTURED_BY_FIELD_NUMBER: _ClassVar[int]
+    quote: str
+    source_type: str
+    source_ref: str
+    captured_by: str
+    def __init__(self, quote: _Optional[str] = ..., source_type: _Optional[str] = ..., source_ref: _Optional[str] = ..., captured_by: _Optional[str] = ...) -> None: ...
+
+class Fact(_message.Message):
+    __slots__ = ("id", "entity", "attribute", "value", "kind", "verdict", "label", "evidence", "origin", "confidence", "valid_from", "valid_to", "recorded_at", "retired_at")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    ENTITY_FIELD_NUMBER: _ClassVar[int]
+    ATTRIBUTE_FIELD_NUMBER: _ClassVar[int]
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    VERDICT_FIELD_NUMBER: _ClassVar[int]
+    LABEL_FIELD_NUMBER: _ClassVar[int]
+    EVIDENCE_FIELD_NUMBER: _ClassVar[int]
+    ORIGIN_FIELD_NUMBER: _ClassVar[int]
+    CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
+    VALID_FROM_FIELD_NUMBER: _ClassVar[int]
+    VALID_TO_FIELD_NUMBER: _ClassVar[int]
+    RECORDED_AT_FIELD_NUMBER: _ClassVar[int]
+    RETIRED_AT_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    entity: str
+    attribute: str
+    value: str
+    kind: FactKind
+    verdict: str
+    label: str
+    evidence: Evidence
+    origin: str
+    confidence: float
+    valid_from: _timestamp_pb2.Timestamp
+    valid_to: _timestamp_pb2.Timestamp
+    recorded_at: _timestamp_pb2.Timestamp
+    retired_at: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[str] = ..., entity: _Optional[str] = ..., attribute: _Optional[str] = ..., value: _Optional[str] = ..., kind: _Optional[_Union[FactKind, str]] = ..., verdict: _Optional[str] = ..., label: _Optional[str] = ..., evidence: _Optional[_Union[Evidence, _Mapping]] = ..., origin: _Optional[str] = ..., confidence: _Optional[float] = ..., valid_from: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., valid_to: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., recorded_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., retired_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class SetFactRequest(_message.Message):
+    __slots__ = ("entity", "attribute", "value", "kind", "evidence", "origin", "valid_from", "confidence", "supersede")
+    ENTITY_FIELD_NUMBER: _ClassVar[int]
+    ATTRIBUTE_FIELD_NUMBER: _ClassVar[int]
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    EVIDENCE_FIELD_NUMBER: _ClassVar[int]
+    ORIGIN_FIELD_NUMBER: _ClassVar[int]
+    VALID_FROM_FIELD_NUMBER: _ClassVar[int]
+    CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
+    SUPERSEDE_FIELD_NUMBER: _ClassVar[int]
+    entity: str
+    attribute: str
+    value: str
+    kind: FactKind
+    evidence: Evidence
+    origin: str
+    valid_from: _timestamp_pb2.Timestamp
+    confidence: float
+    supersede: bool
+    def __init__(self, entity: _Optional[str] = ..., attribute: _Optional[str] = ..., value: _Optional[str] = ..., kind: _Optional[_Union[FactKind, str]] = ..., evidence: _Optional[_Union[Evidence, _Mapping]] = ..., origin: _Optional[str] = ..., valid_from: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., confidence: _Optional[float] = ..., supersede: _Optional[bool] = ...) -> None: ...
+
+class SetFactResponse(_message.Message):
+    __slots__ = ("action", "fact", "conflict_id")
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    FACT_FIELD_NUMBER: _ClassVar[int]
+    CONFLICT_ID_FIELD_NUMBER: _ClassVar[int]
+    action: str
+    fact: Fact
+    conflict_id: str
+    def __init__(self, action: _Optional[str] = ..., fact: _Optional[_Union[Fact, _Mapping]] = ..., conflict_id: _Optional[str] = ...) -> None: ...
+
+class GetFactRequest(_message.Message):
+    __slots__ = ("entity", "attribute", "as_of")
+    ENTITY_FIELD_NUMBER: _ClassVar[int]
+    ATTRIBUTE_FIELD_NUMBER: _ClassVar[int]
+    AS_OF_FIELD_NUMBER: _ClassVar[int]
+    entity: str
+    attribute: str
+    as_of: _timestamp_pb2.Timestamp
+    def __init__(self, entity: _Optional[str] = ..., attribute: _Optional[str] = ..., as_of: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class GetFactResponse(_message.Message):
+    __slots__ = ("current", "contenders", "label")
+    CURRENT_FIELD_NUMBER: _ClassVar[int]
+    CONTENDERS_FIELD_NUMBER: _ClassVar[int]
+    LABEL_FIELD_NUMBER: _ClassVar[int]
+    current: Fact
+    contenders: _containers.RepeatedCompositeFieldContainer[Fact]
+    label: str
+    def __init__(self, current: _Optional[_Union[Fact, _Mapping]] = ..., contenders: _Optional[_Iterable[_Union[Fact, _Mapping]]] = ..., label: _Optional[str] = ...) -> None: ...
+
+class FactHistoryRequest(_message.Message):
+    __slots__ = ("entity", "attribute")
+    ENTITY_FIELD_NUMBER: _ClassVar[int]
+    ATTRIBUTE_FIELD_NUMBER: _ClassVar[int]
+    entity: str
+    attribute: str
+    def __init__(self, entity: _Optional[str] = ..., attribute: _Optional[str] = ...) -> None: ...
+
+class FactHistoryResponse(_message.Message):
+    __slots__ = ("facts",)
+    FACTS_FIELD_NUMBER: _ClassVar[int]
+    facts: _containers.RepeatedCompositeFieldContainer[Fact]
+    def __init__(self, facts: _Optional[_Iterable[_Union[Fact, _Mapping]]] = ...) -> None: ...
+
+class RetractFactRequest(_message.Message):
+    __slots__ = ("entity", "attribute", "value", "reason")
+    ENTITY_FIELD_NUMBER: _ClassVar[int]
+    ATTRIBUTE_FIELD_NUMBER: _ClassVar[int]
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    entity: str
+    attribute: str
+    value: str
+    reason: str
+    def __init__(self, entity: _Optional[str] = ..., attribute: _Optional[str] = ..., value: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class RetractFactResponse(_message.Message):
+    __slots__ = ("retracted",)
+    RETRACTED_FIELD_NUMBER: _ClassVar[int]
+    retracted: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, retracted: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class Conflict(_message.Message):
+    __slots__ = ("id", "fact_a", "fact_b", "lane", "status", "winner", "reasoning")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    FACT_A_FIELD_NUMBER: _ClassVar[int]
+    FACT_B_FIELD_NUMBER: _ClassVar[int]
+    LANE_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    WINNER_FIELD_NUMBER: _ClassVar[int]
+    REASONING_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    fact_a: str
+    fact_b: str
+    lane: str
+    status: str
+    winner: str
+    reasoning: str
+    def __init__(self, id: _Optional[str] = ..., fact_a: _Optional[str] = ..., fact_b: _Optional[str] = ..., lane: _Optional[str] = ..., status: _Optional[str] = ..., winner: _Optional[str] = ..., reasoning: _Optional[str] = ...) -> None: ...
+
+class ListConflictsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListConflictsResponse(_message.Message):
+    __slots__ = ("conflicts",)
+    CONFLICTS_FIELD_NUMBER: _ClassVar[int]
+    conflicts: _containers.RepeatedCompositeFieldContainer[Conflict]
+    def __init__(self, conflicts: _Optional[_Iterable[_Union[Conflict, _Mapping]]] = ...) -> None: ...
+
+class ResolveConflictRequest(_message.Message):
+    __slots__ = ("conflict_id", "winner_id", "both_stand", "reasoning")
+    CONFLICT_ID_FIELD_NUMBER: _ClassVar[int]
+    WINNER_ID_FIELD_NUMBER: _ClassVar[int]
+    BOTH_STAND_FIELD_NUMBER: _ClassVar[int]
+    REASONING_FIELD_NUMBER: _ClassVar[int]
+    conflict_id: str
+    winner_id: str
+    both_stand: bool
+    reasoning: str
+    def __init__(self, conflict_id: _Optional[str] = ..., winner_id: _Optional[str] = ..., both_stand: _Optional[bool] = ..., reasoning: _Optional[str] = ...) -> None: ...
+
+class ResolveConflictResponse(_message.Message):
+    __slots__ = ("conflict",)
+    CONFLICT_FIELD_NUMBER: _ClassVar[int]
+    conflict: Conflict
+    def __init__(self, conflict: _Optional[_Union[Conflict, _Mapping]] = ...) -> None: ...

@@ -1,0 +1,38 @@
+import datetime
+
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class EventEnvelope(_message.Message):
+    __slots__ = ("event_id", "type", "namespace", "principal", "occurred_at", "entry_stored")
+    EVENT_ID_FIELD_NUMBER: _ClassVar[int]
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    PRINCIPAL_FIELD_NUMBER: _ClassVar[int]
+    OCCURRED_AT_FIELD_NUMBER: _ClassVar[int]
+    ENTRY_STORED_FIELD_NUMBER: _ClassVar[int]
+    event_id: str
+    type: str
+    namespace: str
+    principal: str
+    occurred_at: _timestamp_pb2.Timestamp
+    entry_stored: EntryStored
+    def __init__(self, event_id: _Optional[str] = ..., type: _Optional[str] = ..., namespace: _Optional[str] = ..., principal: _Optional[str] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., entry_stored: _Optional[_Union[EntryStored, _Mapping]] = ...) -> None: ...
+
+class EntryStored(_message.Message):
+    __slots__ = ("entry_id", "finding", "superseded", "embedded")
+    ENTRY_ID_FIELD_NUMBER: _ClassVar[int]
+    FINDING_FIELD_NUMBER: _ClassVar[int]
+    SUPERSEDED_FIELD_NUMBER: _ClassVar[int]
+    EMBEDDED_FIELD_NUMBER: _ClassVar[int]
+    entry_id: str
+    finding: str
+    superseded: _containers.RepeatedScalarFieldContainer[str]
+    embedded: bool
+    def __init__(self, entry_id: _Optional[str] = ..., finding: _Optional[str] = ..., superseded: _Optional[_Iterable[str]] = ..., embedded: _Optional[bool] = ...) -> None: ...

@@ -1,0 +1,70 @@
+"""The caller context carried as gRPC metadata (see proto common.proto)."""
+
+from __future__ import annotations
+
+import contextvars
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from .errors import InvalidArgument
+
+MD_INTERNAL_TOKEN = "x-engram-internal-token"
+MD_PRINCIPAL = "x-engram-principal"
+MD_NAMESPACE = "x-engram-namespace"
+MD_CLIENT_ID = "x-engram-client-id"
+MD_SESSION_ID = "x-engram-session-id"
+MD_REQUEST_ID = "x-request-id"
+
+NAMESPACE_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,62}$")
+
+
+@dataclass(frozen=True)
+class CallerContext:
+    principal: str = ""
+    namespace: str = ""
+    client_id: str = ""
+    session_id: str = ""
+    request_id: str = ""
+
+    def to_metadata(self, internal_token: str) -> tuple[tuple[str, str], ...]:
+        pairs = [
+            (MD_INTERNAL_TOKEN, internal_token),
+            (MD_PRINCIPAL, self.principal),
+            (MD_NAMESPACE, self.namespace),
+            (MD_CLIENT_ID, self.client_id),
+            (MD_SESSION_ID, self.session_id),
+            (MD_REQUEST_ID, self.request_id),
+        ]
+        return tuple((k, v) for k, v in pairs if v)
+
+    @classmethod
+    def from_metadata(cls, metadata: Iterable[tuple[str, str | bytes]] | None) -> CallerContext:
+        md = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in (metadata or ())}
+        return cls(
+            principal=md.get(MD_PRINCIPAL, ""),
+            namespace=md.get(MD_NAMESPACE, ""),
+            client_id=md.get(MD_CLIENT_ID, ""),
+            session_id=md.get(MD_SESSION_ID, ""),
+            request_id=md.get(MD_REQUEST_ID, ""),
+        )
+
+    def require_namespace(self) -> str:
+        """An empty or malformed namespace is an error, never an empty result."""
+        if not self.namespace:
+            raise InvalidArgument("namespace is required", field="namespace")
+        if not NAMESPACE_RE.match(self.namespace):
+            raise InvalidArgument(
+                "namespace must be 1-63 chars of a-z, 0-9, '_', '.', '-'", field="namespace"
+            )
+        return self.namespace
+
+
+_ANONYMOUS = CallerContext()
+caller_var: contextvars.ContextVar[CallerContext | None] = contextvars.ContextVar(
+    "caller", default=None
+)
+
+
+def current_caller() -> CallerContext:
+    return caller_var.get() or _ANONYMOUS

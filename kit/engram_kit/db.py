@@ -1,0 +1,76 @@
+"""asyncpg pool with the pgvector codec, and tenant-scoped transactions.
+
+Row-level security policies read `engram.namespace`; it is set per
+transaction (set_config(..., true)), so it can never leak to the next user
+of a pooled connection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import asyncpg
+from pgvector.asyncpg import register_vector
+
+from .health import Readiness
+from .migrate import apply_migrations, migrations_current
+from .settings import DatabaseSettings
+
+NAMESPACE_SETTING = "engram.namespace"
+RELAY_SETTING = "engram.outbox_relay"
+
+
+async def _init_connection(conn: asyncpg.Connection) -> None:
+    await register_vector(conn)
+
+
+async def create_pool(dsn: str, *, schema: str, min_size: int = 1, max_size: int = 10,
+                      vector: bool = True) -> asyncpg.Pool:
+    return await asyncpg.create_pool(
+        dsn, min_size=min_size, max_size=max_size,
+        init=_init_connection if vector else None,
+        command_timeout=30,
+        server_settings={"search_path": f'"{schema}", public', "application_name": schema},
+    )
+
+
+@asynccontextmanager
+async def tenant_tx(pool: asyncpg.Pool, namespace: str) -> AsyncIterator[asyncpg.Connection]:
+    """A transaction whose rows are limited to `namespace` by RLS."""
+    async with pool.acquire() as conn, conn.transaction():
+        await conn.execute("SELECT set_config($1, $2, true)", NAMESPACE_SETTING, namespace)
+        yield conn
+
+
+@asynccontextmanager
+async def relay_tx(pool: asyncpg.Pool) -> AsyncIterator[asyncpg.Connection]:
+    """A transaction for the outbox relay: RLS lets it see every namespace's
+    outbox rows (and only those; other tables have no relay policy)."""
+    async with pool.acquire() as conn, conn.transaction():
+        await conn.execute("SELECT set_config($1, 'on', true)", RELAY_SETTING)
+        yield conn
+
+
+async def ping(pool: asyncpg.Pool) -> bool:
+    async with pool.acquire() as conn:
+        return await conn.fetchval("SELECT 1") == 1
+
+
+async def open_service_database(s: DatabaseSettings, schema: str, migrations_dir: Path, *,
+                                vector: bool = True) -> asyncpg.Pool:
+    """Apply the service's migrations (when given admin rights), then open
+    the pool as the service's own role."""
+    dsn = s.database_url.get_secret_value()
+    if s.admin_database_url is not None:
+        admin = s.admin_database_url.get_secret_value()
+        await apply_migrations(admin, dsn, schema, migrations_dir)
+    return await create_pool(dsn, schema=schema, min_size=s.db_pool_min,
+                             max_size=s.db_pool_max, vector=vector)
+
+
+def add_database_checks(readiness: Readiness, pool: asyncpg.Pool, schema: str,
+                        migrations_dir: Path) -> None:
+    readiness.add("database", lambda: ping(pool))
+    readiness.add("migrations", lambda: migrations_current(pool, schema, migrations_dir))

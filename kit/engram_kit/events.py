@@ -1,0 +1,160 @@
+"""NATS JetStream helpers: a self-healing connection, the event stream,
+publishing with Nats-Msg-Id, and a durable pull-consumer loop that acks only
+after the handler's transaction has committed."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+import nats
+from nats.aio.client import Client as NatsClient
+from nats.aio.msg import Msg
+from nats.js import JetStreamContext, api
+from nats.js.errors import NotFoundError
+
+from .metrics import EVENTS_CONSUMED
+from .runtime import sleep_or_stop
+from .settings import NatsSettings
+
+log = logging.getLogger(__name__)
+
+
+class NatsLink:
+    """Keeps one NATS connection alive; callers see `js` only while connected.
+
+    The initial connect is retried in the background, so a service starts
+    (and accepts writes) while NATS is down.
+    """
+
+    def __init__(self, settings: NatsSettings, name: str) -> None:
+        self.settings = settings
+        self.name = name
+        self.nc: NatsClient | None = None
+        self.js: JetStreamContext | None = None
+        self._stream_ready = False
+
+    @property
+    def connected(self) -> bool:
+        return self.nc is not None and self.nc.is_connected
+
+    async def run(self, stop: asyncio.Event) -> None:
+        while not stop.is_set() and self.nc is None:
+            try:
+                self.nc = await nats.connect(
+                    self.settings.nats_url, name=self.name, allow_reconnect=True,
+                    max_reconnect_attempts=-1, reconnect_time_wait=0.5, connect_timeout=2,
+                )
+                self.js = self.nc.jetstream(timeout=5)
+                log.info("nats connected")
+            except Exception as exc:  # NATS down at start: keep trying, report via readiness
+                log.warning("nats connect failed, retrying", extra={"fields": {"error": repr(exc)}})
+                await sleep_or_stop(stop, 1.0)
+        await stop.wait()
+        if self.nc is not None:
+            await self.nc.drain()
+
+    async def ensure_stream(self) -> JetStreamContext:
+        if self.js is None or not self.connected:
+            raise ConnectionError("not connected to NATS")
+        if not self._stream_ready:
+            try:
+                await self.js.stream_info(self.settings.events_stream)
+            except NotFoundError:
+                await self.js.add_stream(
+                    name=self.settings.events_stream,
+                    subjects=[self.settings.events_subjects],
+                    duplicate_window=self.settings.events_duplicate_window_s,
+                    storage=api.StorageType.FILE,
+                )
+            self._stream_ready = True
+        return self.js
+
+
+async def publish_event(js: JetStreamContext, subject: str, payload: bytes, event_id: str,
+                        stream: str) -> bool:
+    """Publish once per event id; returns True when the server saw a duplicate."""
+    ack = await js.publish(subject, payload, timeout=3, stream=stream,
+                           headers={"Nats-Msg-Id": event_id})
+    return bool(ack.duplicate)
+
+
+@dataclass(frozen=True)
+class ConsumerSpec:
+    durable: str
+    filter_subject: str
+    ack_wait_s: float = 30.0
+    max_deliver: int = 20
+    batch: int = 32
+    fetch_timeout_s: float = 1.0
+
+
+Handler = Callable[[Msg], Awaitable[None]]
+
+
+class PoisonMessage(Exception):
+    """Raised by a handler for a message that can never be processed: it is
+    terminated (no redelivery) instead of nak'ed."""
+
+
+async def _bind(link: NatsLink, spec: ConsumerSpec) -> JetStreamContext.PullSubscription:
+    js = await link.ensure_stream()
+    config = api.ConsumerConfig(
+        durable_name=spec.durable, ack_policy=api.AckPolicy.EXPLICIT,
+        filter_subject=spec.filter_subject, ack_wait=spec.ack_wait_s,
+        max_deliver=spec.max_deliver, deliver_policy=api.DeliverPolicy.ALL,
+    )
+    # add_consumer is create-or-update, so a changed config reaches the server.
+    await js.add_consumer(link.settings.events_stream, config)
+    return await js.pull_subscribe_bind(spec.durable, stream=link.settings.events_stream)
+
+
+async def run_consumer(link: NatsLink, spec: ConsumerSpec, handle: Handler,
+                       stop: asyncio.Event, on_bound: Callable[[bool], None] | None = None) -> None:
+    """Fetch, handle, ack after commit; nak with backoff when handling fails."""
+    sub = None
+    while not stop.is_set():
+        if sub is None:
+            try:
+                sub = await _bind(link, spec)
+                if on_bound:
+                    on_bound(True)
+            except Exception as exc:  # NATS not there yet: retry; readiness reports it
+                log.debug("consumer bind failed: %r", exc)
+                if on_bound:
+                    on_bound(False)
+                await sleep_or_stop(stop, 1.0)
+                continue
+        try:
+            msgs = await sub.fetch(spec.batch, timeout=spec.fetch_timeout_s)
+        except TimeoutError:
+            continue
+        except Exception as exc:  # connection lost mid-fetch: rebind after a pause
+            log.warning("fetch failed", extra={"fields": {"error": repr(exc)}})
+            sub = None
+            if on_bound:
+                on_bound(False)
+            await sleep_or_stop(stop, 1.0)
+            continue
+        for msg in msgs:
+            await _settle(msg, spec, handle, link.name)
+
+
+async def _settle(msg: Msg, spec: ConsumerSpec, handle: Handler, link_service: str) -> None:
+    try:
+        await handle(msg)
+    except PoisonMessage as exc:
+        log.error("poison message terminated", extra={"fields": {"reason": str(exc)}})
+        EVENTS_CONSUMED.labels(link_service, spec.durable, "term").inc()
+        await msg.term()
+        return
+    except Exception:
+        delivered = msg.metadata.num_delivered if msg.metadata else 1
+        log.exception("event handling failed", extra={"fields": {"delivered": delivered}})
+        EVENTS_CONSUMED.labels(link_service, spec.durable, "nak").inc()
+        await msg.nak(delay=min(30.0, 0.5 * 2 ** min(delivered, 6)))
+        return
+    await msg.ack_sync()
+    EVENTS_CONSUMED.labels(link_service, spec.durable, "ack").inc()

@@ -1,0 +1,59 @@
+"""gRPC client helpers: channels, caller metadata, deadlines, bounded retries.
+
+Retries apply only to calls the caller marks idempotent, and only on
+UNAVAILABLE; every call carries a deadline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import grpc
+
+from .context import CallerContext
+from .errors import from_rpc_error
+
+T = TypeVar("T")
+
+_CHANNEL_OPTIONS = [
+    ("grpc.keepalive_time_ms", 30_000),
+    ("grpc.max_receive_message_length", 32 * 1024 * 1024),
+    ("grpc.max_send_message_length", 32 * 1024 * 1024),
+]
+
+
+def open_channel(address: str) -> grpc.aio.Channel:
+    return grpc.aio.insecure_channel(address, options=_CHANNEL_OPTIONS)
+
+
+class Caller:
+    """Binds an internal credential to outgoing calls."""
+
+    def __init__(self, internal_token: str, default_timeout_s: float = 5.0) -> None:
+        self._token = internal_token
+        self.default_timeout_s = default_timeout_s
+
+    async def call(
+        self,
+        method: Callable[..., Awaitable[T]],
+        request: Any,
+        caller: CallerContext,
+        *,
+        timeout_s: float | None = None,
+        idempotent: bool = False,
+        attempts: int = 3,
+    ) -> T:
+        metadata = caller.to_metadata(self._token)
+        timeout = timeout_s if timeout_s is not None else self.default_timeout_s
+        tries = attempts if idempotent else 1
+        for attempt in range(tries):
+            try:
+                return await method(request, metadata=metadata, timeout=timeout)
+            except grpc.aio.AioRpcError as err:
+                retry = err.code() == grpc.StatusCode.UNAVAILABLE and attempt + 1 < tries
+                if not retry:
+                    raise from_rpc_error(err) from None
+                await asyncio.sleep(0.05 * 2**attempt)
+        raise AssertionError("unreachable")

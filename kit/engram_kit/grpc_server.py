@@ -1,0 +1,149 @@
+"""gRPC server bootstrap: interceptor (auth, context, errors, metrics),
+health service driven by readiness checks, ops HTTP, SIGTERM drain."""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1.health import aio as health_aio
+
+from .context import MD_INTERNAL_TOKEN, CallerContext, caller_var
+from .errors import DomainError, NotImplementedYet
+from .health import Readiness
+from .logging import request_id_var
+from .metrics import READY, RPC_LATENCY, RPC_REQUESTS
+from .ops_http import serve_ops_http
+from .runtime import cancel_tasks, sleep_or_stop
+from .settings import ServiceSettings
+
+log = logging.getLogger(__name__)
+
+_OPEN_PREFIXES = ("/grpc.health.v1.Health/",)
+
+
+class ServiceInterceptor(grpc.aio.ServerInterceptor):
+    """Authenticates internal calls and maps domain errors in one place."""
+
+    def __init__(self, service: str, internal_token: str) -> None:
+        self.service = service
+        self._token = internal_token.encode()
+
+    async def intercept_service(self, continuation: Any, details: Any) -> Any:
+        handler = await continuation(details)
+        if handler is None or details.method.startswith(_OPEN_PREFIXES):
+            return handler
+        if handler.unary_unary is None:
+            raise RuntimeError(f"only unary RPCs are supported, got {details.method}")
+        method = details.method.rsplit("/", 1)[-1]
+        metadata = tuple(details.invocation_metadata or ())
+        inner = handler.unary_unary
+
+        async def wrapped(request: Any, context: grpc.aio.ServicerContext) -> Any:
+            return await self._handle(method, metadata, inner, request, context)
+
+        return grpc.unary_unary_rpc_method_handler(
+            wrapped,
+            request_deserializer=handler.request_deserializer,
+            response_serializer=handler.response_serializer,
+        )
+
+    def _authenticated(self, metadata: tuple) -> bool:
+        for key, value in metadata:
+            if key == MD_INTERNAL_TOKEN:
+                given = value.encode() if isinstance(value, str) else value
+                return hmac.compare_digest(given, self._token)
+        return False
+
+    async def _handle(self, method: str, metadata: tuple, inner: Any, request: Any,
+                      context: grpc.aio.ServicerContext) -> Any:
+        started = time.perf_counter()
+        code = grpc.StatusCode.OK
+        caller = CallerContext.from_metadata(metadata)
+        caller_var.set(caller)
+        request_id_var.set(caller.request_id)
+        try:
+            if not self._authenticated(metadata):
+                code = grpc.StatusCode.UNAUTHENTICATED
+                await context.abort(code, "missing or invalid internal credential")
+            return await inner(request, context)
+        except grpc.aio.AbortError:
+            raise
+        except DomainError as exc:
+            code = exc.code
+            await context.abort(exc.code, exc.message)
+        except Exception:
+            code = grpc.StatusCode.INTERNAL
+            log.exception("unhandled error in %s", method)
+            await context.abort(
+                code, f"internal error in {self.service} (request id {caller.request_id or '-'})"
+            )
+        finally:
+            RPC_REQUESTS.labels(self.service, method, code.name).inc()
+            RPC_LATENCY.labels(self.service, method).observe(time.perf_counter() - started)
+
+
+def unimplemented(servicer_base: type, service: str, issue: str) -> Any:
+    """A servicer whose every RPC answers UNIMPLEMENTED with a clear message."""
+
+    def make(name: str) -> Callable[..., Awaitable[Any]]:
+        async def rpc(self: Any, request: Any, context: Any) -> Any:
+            raise NotImplementedYet(f"{service}.{name} is not built yet (see issue {issue})")
+
+        return rpc
+
+    names = [n for n in vars(servicer_base) if not n.startswith("_")]
+    return type(f"Unimplemented{servicer_base.__name__}", (servicer_base,),
+                {n: make(n) for n in names})()
+
+
+async def _watch_readiness(readiness: Readiness, health: health_aio.HealthServicer,
+                           stop: asyncio.Event, interval: float = 1.0) -> None:
+    serving = health_pb2.HealthCheckResponse.SERVING
+    not_serving = health_pb2.HealthCheckResponse.NOT_SERVING
+    while not stop.is_set():
+        ready = await readiness.evaluate()
+        READY.labels(readiness.service).set(1 if ready else 0)
+        await health.set("", serving if ready else not_serving)
+        await health.set(readiness.service, serving if ready else not_serving)
+        await sleep_or_stop(stop, interval)
+
+
+async def serve(
+    settings: ServiceSettings,
+    register: Callable[[grpc.aio.Server], None],
+    readiness: Readiness,
+    stop: asyncio.Event,
+    background: list[Callable[[asyncio.Event], Awaitable[None]]] | None = None,
+) -> None:
+    """Serve gRPC + ops HTTP until `stop` is set, then drain gracefully."""
+    token = settings.internal_token.get_secret_value()
+    if not token:
+        raise SystemExit("ENGRAM_INTERNAL_TOKEN is empty: refusing to serve unauthenticated gRPC")
+    server = grpc.aio.server(interceptors=[ServiceInterceptor(settings.service_name, token)])
+    register(server)
+    health = health_aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health, server)
+    server.add_insecure_port(f"{settings.grpc_host}:{settings.grpc_port}")
+    await server.start()
+    tasks = [
+        asyncio.create_task(_watch_readiness(readiness, health, stop)),
+        asyncio.create_task(
+            serve_ops_http(readiness, settings.http_host, settings.http_port, stop)
+        ),
+    ]
+    tasks += [asyncio.create_task(job(stop)) for job in background or []]
+    log.info("serving", extra={"fields": {"grpc_port": settings.grpc_port,
+                                          "http_port": settings.http_port}})
+    await stop.wait()
+    log.info("draining")
+    await health.enter_graceful_shutdown()
+    await server.stop(settings.shutdown_grace_s)
+    await cancel_tasks(tasks)
+    log.info("stopped")

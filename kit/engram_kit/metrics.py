@@ -1,0 +1,26 @@
+"""Prometheus metrics shared by every service (one default registry)."""
+
+from __future__ import annotations
+
+from prometheus_client import Counter, Gauge, Histogram
+
+RPC_REQUESTS = Counter(
+    "engram_rpc_requests_total", "gRPC requests handled", ["service", "method", "code"]
+)
+RPC_LATENCY = Histogram(
+    "engram_rpc_latency_seconds",
+    "gRPC handler latency",
+    ["service", "method"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
+)
+READY = Gauge("engram_ready", "1 when the service reports ready", ["service"])
+OUTBOX_PENDING = Gauge("engram_outbox_pending", "Outbox rows not yet published", ["service"])
+OUTBOX_PUBLISHED = Counter(
+    "engram_outbox_published_total", "Outbox rows published to JetStream", ["service"]
+)
+OUTBOX_LAG = Gauge(
+    "engram_outbox_lag_seconds", "Age of the oldest unpublished outbox row", ["service"]
+)
+EVENTS_CONSUMED = Counter(
+    "engram_events_consumed_total", "Events consumed", ["service", "consumer", "result"]
+)

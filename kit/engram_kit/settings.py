@@ -1,0 +1,47 @@
+"""Base settings shared by every service. Each service subclasses it once.
+
+Only settings classes read the environment; everything else receives a
+settings object.
+"""
+
+from __future__ import annotations
+
+from pydantic import SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+# Every settings class (and mixin) carries the same config: pydantic merges
+# model_config across bases, and a mixin without it would reset the prefix.
+ENGRAM_ENV = SettingsConfigDict(env_prefix="ENGRAM_", extra="ignore")
+
+
+class ServiceSettings(BaseSettings):
+    model_config = ENGRAM_ENV
+
+    service_name: str = "engram"
+    log_level: str = "INFO"
+    grpc_host: str = "127.0.0.1"
+    grpc_port: int = 0
+    http_host: str = "127.0.0.1"
+    http_port: int = 0  # ops endpoints: /healthz, /readyz, /health, /metrics
+    internal_token: SecretStr
+    shutdown_grace_s: float = 10.0
+
+
+class DatabaseSettings(BaseSettings):
+    """Mixin for services that own a Postgres schema."""
+
+    model_config = ENGRAM_ENV
+
+    database_url: SecretStr  # the service's own non-superuser role
+    # Used only to apply this service's migrations (schema owner rights).
+    admin_database_url: SecretStr | None = None
+    db_pool_min: int = 1
+    db_pool_max: int = 10
+
+
+class NatsSettings(BaseSettings):
+    model_config = ENGRAM_ENV
+    nats_url: str = "nats://127.0.0.1:4222"
+    events_stream: str = "ENGRAM_EVENTS"
+    events_subjects: str = "engram.events.>"
+    events_duplicate_window_s: float = 120.0

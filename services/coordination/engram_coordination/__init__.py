@@ -1,0 +1,1 @@
+"""Coordination service: the agent board (presence, leases, mail)."""

@@ -1,0 +1,1 @@
+"""Cortex service: canonical facts with kinds, verdicts, evidence and time."""

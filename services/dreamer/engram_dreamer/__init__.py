@@ -1,0 +1,1 @@
+"""Dreamer service: background consolidation fed by write events."""

@@ -1,0 +1,1 @@
+"""Embedder service: one batching encoder for the whole stack."""

@@ -1,0 +1,46 @@
+"""Wiring only: settings -> backend -> batcher -> gRPC server."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from engram.v1 import embedder_pb2_grpc
+from engram_kit.grpc_server import serve
+from engram_kit.health import Readiness
+from engram_kit.logging import configure_logging
+from engram_kit.runtime import run_until_signal
+
+from .backend import build_backend
+from .batcher import Batcher
+from .servicer import EmbedderServicer
+from .settings import EmbedderSettings
+
+log = logging.getLogger(__name__)
+
+
+async def amain(stop: asyncio.Event) -> None:
+    settings = EmbedderSettings()
+    configure_logging(settings.service_name, settings.log_level)
+    backend = await asyncio.to_thread(
+        build_backend, settings.backend, settings.model_path, settings.device
+    )
+    batcher = Batcher(backend, settings.max_batch_size, settings.max_wait_ms)
+    readiness = Readiness(settings.service_name)
+
+    async def model_loaded() -> bool:
+        return backend.dimension > 0
+
+    readiness.add("model", model_loaded)
+    readiness.info.update(backend=backend.name, model=backend.model, dimension=backend.dimension)
+
+    def register(server: object) -> None:
+        embedder_pb2_grpc.add_EmbedderServiceServicer_to_server(
+            EmbedderServicer(batcher, settings), server
+        )
+
+    await serve(settings, register, readiness, stop, background=[batcher.run])
+
+
+def main() -> None:
+    run_until_signal(amain)

@@ -1,0 +1,1 @@
+"""Gateway: the MCP endpoint. Validates, authorises, calls, shapes; no domain logic."""

@@ -1,0 +1,86 @@
+"""The gateway's ASGI app: MCP at /mcp plus /healthz, /readyz, /metrics."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import FastAPI
+from fastapi.responses import JSONResponse, Response
+from mcp.server.auth.settings import AuthSettings
+from mcp.server.mcpserver import MCPServer
+from mcp.server.transport_security import TransportSecuritySettings
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+from .auth import PrincipalTokenVerifier
+from .clients import Backends
+from .principals import PrincipalStore
+from .settings import GatewaySettings
+from .tools import register_memory_tools
+
+INSTRUCTIONS = """engram is your long-term memory, shared across sessions.
+- Search before acting: call memory_search when a task may touch anything learned before
+  (decisions, preferences, paths, people, earlier failures).
+- Store durable facts as you learn them with memory_store: one self-contained statement
+  each, with tags and a source; not chit-chat, not secrets.
+- Correct instead of duplicating: if a stored memory is wrong or outdated, say what replaces
+  it rather than storing a contradicting copy; the store reports restatements and paraphrases.
+Replies are compact JSON; `tokens` estimates their size."""
+
+
+def build_mcp(settings: GatewaySettings, store: PrincipalStore, backends: Backends) -> MCPServer:
+    mcp = MCPServer(
+        name="engram", instructions=INSTRUCTIONS, version="0.1.0",
+        token_verifier=PrincipalTokenVerifier(store),
+        auth=AuthSettings(issuer_url=settings.base_url,
+                          resource_server_url=f"{settings.base_url}/mcp",
+                          validate_token_resource=False),
+    )
+    register_memory_tools(mcp, backends)
+    return mcp
+
+
+def _transport_security(settings: GatewaySettings) -> TransportSecuritySettings:
+    hosts = ["127.0.0.1", "localhost", "[::1]", *settings.allowed_hosts]
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[h for host in hosts for h in (host, f"{host}:*")],
+        allowed_origins=[f"http://{h}:*" for h in hosts] + [f"https://{h}:*" for h in hosts],
+    )
+
+
+def build_app(settings: GatewaySettings) -> FastAPI:
+    store = PrincipalStore(Path(settings.tokens_file))
+    backends = Backends(settings)
+    mcp = build_mcp(settings, store, backends)
+    mcp_app = mcp.streamable_http_app(
+        streamable_http_path="/mcp", json_response=True,
+        transport_security=_transport_security(settings), host=settings.http_host,
+    )
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        backends.open()
+        async with mcp.session_manager.run():
+            yield
+        await backends.close()
+
+    app = FastAPI(lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
+
+    @app.get("/healthz")
+    async def healthz() -> dict[str, str]:
+        return {"status": "alive", "service": "gateway"}
+
+    @app.get("/readyz")
+    async def readyz() -> JSONResponse:
+        memory_ok = await backends.memory_ready()
+        body = {"service": "gateway", "ready": memory_ok, "checks": {"memory": memory_ok},
+                "principals": store.count()}
+        return JSONResponse(body, status_code=200 if memory_ok else 503)
+
+    @app.get("/metrics")
+    async def metrics() -> Response:
+        return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+
+    app.mount("/", mcp_app)
+    return app

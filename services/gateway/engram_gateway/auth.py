@@ -1,0 +1,50 @@
+"""Bearer-token verification for the MCP endpoint, and who the caller is."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+
+from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.auth.provider import AccessToken
+from mcp.server.mcpserver.exceptions import ToolError
+
+from engram_kit.context import NAMESPACE_RE, CallerContext
+
+from .principals import PrincipalStore
+
+
+class PrincipalTokenVerifier:
+    """MCP TokenVerifier backed by the hashed principal store."""
+
+    def __init__(self, store: PrincipalStore) -> None:
+        self.store = store
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        principal = await asyncio.to_thread(self.store.verify, token)
+        if principal is None:
+            return None
+        return AccessToken(
+            token=token, client_id=principal.name, scopes=[principal.role],
+            subject=principal.name, claims={"namespaces": list(principal.namespaces)},
+        )
+
+
+def caller_for(namespace: str | None, session_id: str = "") -> CallerContext:
+    """The authenticated caller acting in `namespace` (default: its first)."""
+    token = get_access_token()
+    if token is None:  # the transport rejects unauthenticated calls first
+        raise ToolError("not authenticated")
+    allowed = list((token.claims or {}).get("namespaces", []))
+    chosen = namespace if namespace else (allowed[0] if allowed else "")
+    if not chosen or not NAMESPACE_RE.match(chosen):
+        raise ToolError("namespace must be 1-63 chars of a-z, 0-9, '_', '.', '-'")
+    if chosen not in allowed:
+        raise ToolError(
+            f"principal {token.client_id!r} may not use namespace {chosen!r}; "
+            f"allowed: {', '.join(allowed) or 'none'}"
+        )
+    return CallerContext(
+        principal=token.client_id, namespace=chosen, client_id=token.client_id,
+        session_id=session_id, request_id=uuid.uuid4().hex[:16],
+    )

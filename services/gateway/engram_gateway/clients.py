@@ -1,0 +1,46 @@
+"""gRPC clients of the backing services: every outbound call lives here."""
+
+from __future__ import annotations
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from engram.v1 import memory_pb2, memory_pb2_grpc
+from engram_kit.context import CallerContext
+from engram_kit.grpc_client import Caller, open_channel
+
+from .settings import GatewaySettings
+
+
+class Backends:
+    """Channels are opened in `open()`, inside the server's event loop (a
+    grpc.aio channel is bound to the loop it was created in)."""
+
+    def __init__(self, settings: GatewaySettings) -> None:
+        self._settings = settings
+        self._caller = Caller(settings.internal_token.get_secret_value(),
+                              default_timeout_s=settings.call_timeout_s)
+
+    def open(self) -> None:
+        self._memory_channel = open_channel(self._settings.memory_addr)
+        self._memory = memory_pb2_grpc.MemoryServiceStub(self._memory_channel)
+        self._memory_health = health_pb2_grpc.HealthStub(self._memory_channel)
+
+    async def memory_ready(self) -> bool:
+        try:
+            reply = await self._memory_health.Check(health_pb2.HealthCheckRequest(), timeout=2)
+        except grpc.aio.AioRpcError:
+            return False
+        return reply.status == health_pb2.HealthCheckResponse.SERVING
+
+    async def memory_store(self, ctx: CallerContext,
+                           req: memory_pb2.StoreRequest) -> memory_pb2.StoreResponse:
+        # Not idempotent: a retry could store twice, so no automatic retry.
+        return await self._caller.call(self._memory.Store, req, ctx)
+
+    async def memory_search(self, ctx: CallerContext,
+                            req: memory_pb2.SearchRequest) -> memory_pb2.SearchResponse:
+        return await self._caller.call(self._memory.Search, req, ctx, idempotent=True)
+
+    async def close(self) -> None:
+        await self._memory_channel.close()

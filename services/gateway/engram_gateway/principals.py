@@ -1,0 +1,94 @@
+"""Principals and their bearer tokens, stored hashed in a JSON file.
+
+The file lives in the data directory (compose: a volume). The gateway
+re-reads it when it changes, so a new or removed token takes effect without
+a restart. Tokens are 256-bit random values, so a plain SHA-256 is a sound
+at-rest hash (no password stretching needed)."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import secrets
+import tempfile
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+ROLES = ("agent", "reviewer", "operator")
+TOKEN_PREFIX = "eg_"
+
+
+@dataclass(frozen=True)
+class Principal:
+    name: str
+    role: str
+    namespaces: list[str]
+    token_sha256: str
+    created_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat())
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class PrincipalStore:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._mtime: float | None = None
+        self._by_hash: dict[str, Principal] = {}
+
+    def _load(self) -> list[Principal]:
+        if not self.path.exists():
+            return []
+        data = json.loads(self.path.read_text())
+        return [Principal(**p) for p in data.get("principals", [])]
+
+    def _refresh(self) -> None:
+        try:
+            mtime = self.path.stat().st_mtime
+        except FileNotFoundError:
+            self._by_hash, self._mtime = {}, None
+            return
+        if mtime != self._mtime:
+            self._by_hash = {p.token_sha256: p for p in self._load()}
+            self._mtime = mtime
+
+    def verify(self, token: str) -> Principal | None:
+        self._refresh()
+        digest = hash_token(token)
+        for known, principal in self._by_hash.items():
+            if hmac.compare_digest(known, digest):
+                return principal
+        return None
+
+    def count(self) -> int:
+        self._refresh()
+        return len(self._by_hash)
+
+    def create(self, name: str, role: str, namespaces: list[str]) -> str:
+        """Mint a token for a new principal; returns the token (shown once)."""
+        if role not in ROLES:
+            raise ValueError(f"role must be one of {', '.join(ROLES)}")
+        if not namespaces:
+            raise ValueError("at least one namespace is required")
+        token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        principals = self._load()
+        principals.append(Principal(name, role, list(namespaces), hash_token(token)))
+        self._write(principals)
+        return token
+
+    def _write(self, principals: list[Principal]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        payload = json.dumps({"principals": [asdict(p) for p in principals]}, indent=2)
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".principals-")
+        try:
+            os.fchmod(fd, 0o600)
+            with os.fdopen(fd, "w") as fh:
+                fh.write(payload)
+            os.replace(tmp, self.path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise

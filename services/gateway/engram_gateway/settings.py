@@ -1,0 +1,28 @@
+from __future__ import annotations
+
+from pydantic import SecretStr
+from pydantic_settings import BaseSettings
+
+from engram_kit.settings import ENGRAM_ENV
+
+
+class GatewaySettings(BaseSettings):
+    model_config = ENGRAM_ENV
+
+    service_name: str = "gateway"
+    log_level: str = "INFO"
+    http_host: str = "127.0.0.1"
+    http_port: int = 8750
+    # Public base URL clients use (shown in logs and OAuth resource metadata).
+    public_url: str = ""
+    internal_token: SecretStr
+    tokens_file: str
+    memory_addr: str = "127.0.0.1:8751"
+    call_timeout_s: float = 10.0
+    # Extra Host header values accepted besides loopback (DNS-rebinding guard).
+    allowed_hosts: list[str] = []
+    shutdown_grace_s: float = 10.0
+
+    @property
+    def base_url(self) -> str:
+        return self.public_url or f"http://127.0.0.1:{self.http_port}"

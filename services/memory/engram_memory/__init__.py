@@ -1,0 +1,1 @@
+"""Memory service: the associative store (entries, hybrid retrieval, outbox)."""

@@ -1,0 +1,54 @@
+"""Wiring only: settings -> migrations -> pool -> clients -> gRPC server."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from engram.v1 import memory_pb2_grpc
+from engram_kit.db import add_database_checks, open_service_database
+from engram_kit.events import NatsLink
+from engram_kit.grpc_client import Caller
+from engram_kit.grpc_server import serve
+from engram_kit.health import Readiness
+from engram_kit.logging import configure_logging
+from engram_kit.outbox import OutboxRelay
+from engram_kit.runtime import run_until_signal
+
+from .embedding import EmbedderClient
+from .service import MemoryService
+from .servicer import MemoryServicer
+from .settings import MemorySettings
+
+SCHEMA = "memory"
+MIGRATIONS = Path(__file__).parent / "migrations"
+
+
+async def amain(stop: asyncio.Event) -> None:
+    s = MemorySettings()
+    configure_logging(s.service_name, s.log_level)
+    pool = await open_service_database(s, SCHEMA, MIGRATIONS)
+    caller = Caller(s.internal_token.get_secret_value())
+    embedder = EmbedderClient(s.embedder_addr, caller, s.embed_timeout_s)
+    link = NatsLink(s, name=s.service_name)
+    relay = OutboxRelay(pool, link, SCHEMA, s.service_name)
+    service = MemoryService(pool, embedder, s, on_outbox_write=relay.notify)
+
+    readiness = Readiness(s.service_name)
+    add_database_checks(readiness, pool, SCHEMA, MIGRATIONS)
+    # NATS is not a readiness gate: writes must land while it is down (the
+    # outbox holds events). Its state is reported on /health instead.
+    readiness.info["nats_connected"] = lambda: link.connected
+
+    def register(server: object) -> None:
+        memory_pb2_grpc.add_MemoryServiceServicer_to_server(MemoryServicer(service), server)
+
+    try:
+        await serve(s, register, readiness, stop, background=[link.run, relay.run])
+    finally:
+        await embedder.close()
+        await pool.close()
+
+
+def main() -> None:
+    run_until_signal(amain)

@@ -1,0 +1,22 @@
+from __future__ import annotations
+
+from engram_kit.settings import DatabaseSettings, NatsSettings, ServiceSettings
+
+
+class MemorySettings(ServiceSettings, DatabaseSettings, NatsSettings):
+    service_name: str = "memory"
+    grpc_port: int = 8751
+    http_port: int = 8761
+    embedder_addr: str = "127.0.0.1:8753"
+    embed_timeout_s: float = 2.0
+    # Limits (documented in docs/limits.md; errors name them).
+    max_text_chars: int = 16_000
+    max_tags: int = 20
+    max_tag_chars: int = 64
+    max_source_chars: int = 200
+    max_query_chars: int = 2_000
+    max_top_k: int = 50
+    default_top_k: int = 5
+    # Cosine distance under which a new write is a paraphrase of a neighbour.
+    paraphrase_distance: float = 0.08
+    rrf_k: int = 60
