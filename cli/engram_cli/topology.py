@@ -18,6 +18,7 @@ import yaml
 INFRA = ("postgres", "nats")
 CONTAINER_DATA = "/var/lib/engram"
 _VAR = re.compile(r"\$\{([A-Z0-9_]+)(?::([?-])([^}]*))?\}")
+_LOOPBACK = re.compile(r"127\.0\.0\.1:(\d+)")
 _ADDR = re.compile(r"\b([a-z][a-z0-9_-]*):(\d+)\b")
 
 
@@ -91,11 +92,17 @@ def load_topology(compose_file: Path, offset: int, data_dir: Path,
         env = {k: localise(v, own) for k, v in (svc.get("environment") or {}).items()}
         command = [sys.executable if c == "python" else c for c in svc["command"]]
         test = (svc.get("healthcheck") or {}).get("test", [])
-        ready = localise(test[-1], own) if test and str(test[-1]).startswith("http") else ""
+        ready = _probe_url(str(test[-1]), own) if test and str(test[-1]).startswith(
+            "http") else ""
         services[name] = ServiceSpec(name, command, env, own,
                                      list(svc.get("depends_on") or []), ready)
     infra = {"postgres": ports["postgres"][5432], "nats": ports["nats"][4222]}
     return Topology(services, infra, required_variables(text))
+
+
+def _probe_url(url: str, own: dict[int, int]) -> str:
+    """A healthcheck URL addresses the container itself: map its own port."""
+    return _LOOPBACK.sub(lambda m: f"127.0.0.1:{own.get(int(m.group(1)), int(m.group(1)))}", url)
 
 
 def start_order(services: dict[str, ServiceSpec]) -> list[str]:

@@ -28,7 +28,9 @@ async def amain(stop: asyncio.Event) -> None:
     pool = await open_service_database(s, SCHEMA, MIGRATIONS)
     readiness = Readiness(s.service_name)
     add_database_checks(readiness, pool, SCHEMA, MIGRATIONS)
-    servicer = unimplemented(coordination_pb2_grpc.CoordinationServiceServicer, "coordination", "#7")
+    servicer = unimplemented(
+        coordination_pb2_grpc.CoordinationServiceServicer, "coordination", "#7"
+    )
 
     def register(server: object) -> None:
         coordination_pb2_grpc.add_CoordinationServiceServicer_to_server(servicer, server)

@@ -15,7 +15,7 @@ FINDING_NAMES = {
     memory_pb2.FINDING_UPDATE: "update",
     memory_pb2.FINDING_CONFLICT: "conflict",
 }
-FACTS_NOT_BUILT = "canonical facts are not served yet: the cortex fact layer is not built (issue #4)"
+FACTS_NOT_BUILT = "canonical facts are not served yet: the cortex fact layer is not built (#4)"
 
 
 def parse_time(value: str | None, field: str) -> datetime | None:

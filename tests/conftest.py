@@ -1,0 +1,37 @@
+"""The stack fixture starts the real embedded stack from the same code as
+`engram up` (engram_cli.stack.Stack), on ports shifted by 100 so it does not
+collide with a stack a developer has running."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from engram_cli.settings import CliSettings
+from engram_cli.stack import Stack
+
+TEST_PORT_OFFSET = 100
+
+
+@pytest.fixture(scope="session")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    data_dir: Path = tmp_path_factory.mktemp("engram-data")
+    s = Stack(CliSettings(data_dir=data_dir, port_offset=TEST_PORT_OFFSET))
+    s.start()
+    try:
+        yield s
+    finally:
+        s.stop()
+
+
+@pytest.fixture(scope="session")
+def agent_token(stack: Stack) -> str:
+    assert stack.first_token, "a fresh data directory must mint the first agent token"
+    return stack.first_token
+
+
+@pytest.fixture(scope="session")
+def admin_dsn(stack: Stack) -> str:
+    return stack.postgres.admin_dsn

@@ -1,0 +1,53 @@
+"""Shared test helpers: MCP client over real HTTP, DB access, waiting."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import asyncpg
+import httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+
+@asynccontextmanager
+async def mcp_client(url: str, token: str) -> AsyncIterator[Client]:
+    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30)
+    async with Client(streamable_http_client(url, http_client=http)) as client:
+        yield client
+
+
+async def call(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    """Call a tool that must succeed; returns its structured reply."""
+    result = await client.call_tool(tool, args)
+    assert not result.is_error, result.content[0].text
+    return result.structured_content or json.loads(result.content[0].text)
+
+
+async def call_error(client: Client, tool: str, args: dict[str, Any]) -> str:
+    """Call a tool that must fail; returns the error text the agent sees."""
+    result = await client.call_tool(tool, args)
+    assert result.is_error, f"{tool} unexpectedly succeeded: {result.content}"
+    return result.content[0].text
+
+
+async def admin_fetchval(dsn: str, sql: str, *args: Any) -> Any:
+    conn = await asyncpg.connect(dsn)
+    try:
+        return await conn.fetchval(sql, *args)
+    finally:
+        await conn.close()
+
+
+async def eventually(check: Callable[[], Awaitable[bool]], timeout_s: float = 30.0,
+                     what: str = "condition") -> None:
+    deadline = time.monotonic() + timeout_s
+    while not await check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} not reached within {timeout_s}s")
+        await asyncio.sleep(0.2)

@@ -1,0 +1,61 @@
+"""Static checks of the architecture rules and the topology derivation."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from engram_cli.settings import REPO_ROOT
+from engram_cli.topology import load_topology, required_variables, start_order
+
+SERVICES = ["gateway", "memory", "cortex", "embedder", "dreamer", "coordination"]
+
+
+def _imports(package_dir: Path) -> set[str]:
+    found = set()
+    for path in package_dir.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                found.update(a.name.split(".")[0] for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                found.add(node.module.split(".")[0])
+    return found
+
+
+def test_services_never_import_each_other():
+    for service in SERVICES:
+        imported = _imports(REPO_ROOT / "services" / service / f"engram_{service}")
+        others = {f"engram_{s}" for s in SERVICES if s != service} | {"engram_cli"}
+        assert not imported & others, f"{service} imports {imported & others}"
+
+
+def test_kit_has_no_service_imports():
+    imported = _imports(REPO_ROOT / "kit" / "engram_kit")
+    assert not {i for i in imported if i.startswith("engram_") and i != "engram_kit"}
+
+
+def test_only_settings_modules_read_the_environment():
+    for path in (REPO_ROOT / "services").rglob("*.py"):
+        if "os.environ" in path.read_text() or "getenv" in path.read_text():
+            raise AssertionError(f"{path} reads the environment outside a settings class")
+
+
+def test_topology_is_derived_from_compose(tmp_path: Path):
+    compose = REPO_ROOT / "docker-compose.yml"
+    names = required_variables(compose.read_text())
+    assert "POSTGRES_PASSWORD" in names and "ENGRAM_INTERNAL_TOKEN" in names
+    topo = load_topology(compose, 40, tmp_path, {n: "s3cret" for n in names})
+    assert sorted(topo.services) == sorted(SERVICES)
+    memory = topo.services["memory"]
+    assert memory.env["ENGRAM_EMBEDDER_ADDR"] == "127.0.0.1:8793"
+    assert memory.env["ENGRAM_GRPC_PORT"] == "8791"
+    assert memory.env["ENGRAM_GRPC_HOST"] == "127.0.0.1"
+    assert memory.env["ENGRAM_DATABASE_URL"] == (
+        "postgresql://engram_memory:s3cret@127.0.0.1:8796/engram")
+    assert memory.ready_url == "http://127.0.0.1:8801/readyz"
+    assert topo.infra_ports == {"postgres": 8796, "nats": 8797}
+    gateway = topo.services["gateway"]
+    assert gateway.env["ENGRAM_TOKENS_FILE"] == f"{tmp_path}/principals.json"
+    order = start_order(topo.services)
+    assert order.index("embedder") < order.index("memory") < order.index("gateway")
+    assert "vllm-embed" not in topo.services  # profile-only services are not embedded

@@ -1,0 +1,29 @@
+"""With the embedder down, writes still land (without a vector) and search
+falls back to lexical and says so."""
+
+from __future__ import annotations
+
+from engram_cli.stack import Stack
+
+from .helpers import admin_fetchval, call, mcp_client
+
+
+async def test_embedder_down_writes_land_and_search_says_lexical(stack: Stack, agent_token: str,
+                                                                  admin_dsn: str):
+    stack.stop_service("embedder")
+    try:
+        async with mcp_client(stack.mcp_url, agent_token) as client:
+            stored = await call(client, "memory_store",
+                                {"text": "Degraded mode: the fallback queue is named sidecar-q."})
+            found = await call(client, "memory_search", {"query": "fallback queue sidecar-q"})
+    finally:
+        stack.start_service("embedder")
+        stack.wait_ready(["embedder"], 120)
+    assert stored["embedded"] is False
+    assert "without vector" in stored["note"]
+    assert await admin_fetchval(
+        admin_dsn, "SELECT embedding IS NULL FROM memory.entries WHERE id = $1::uuid",
+        stored["id"]) is True
+    assert found["mode"] == "lexical"
+    assert any("lexical" in n for n in found["notes"])
+    assert found["entries"][0]["id"] == stored["id"]

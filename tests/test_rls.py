@@ -1,0 +1,77 @@
+"""Row-level security holds for the services' own database roles."""
+
+from __future__ import annotations
+
+import uuid
+
+import asyncpg
+import pytest
+
+from engram_cli.stack import Stack
+
+from .helpers import call, mcp_client
+
+
+async def _as_service(stack: Stack, name: str) -> asyncpg.Connection:
+    return await asyncpg.connect(stack.service_dsn(name))
+
+
+async def test_service_roles_cannot_bypass_rls(stack: Stack):
+    conn = await _as_service(stack, "memory")
+    try:
+        row = await conn.fetchrow(
+            "SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user")
+        assert row["rolsuper"] is False and row["rolbypassrls"] is False
+        forced = await conn.fetchval(
+            "SELECT bool_and(relforcerowsecurity AND relrowsecurity) FROM pg_class c "
+            "JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE n.nspname IN ('memory', 'dreamer', 'cortex', 'coordination') "
+            "AND c.relkind = 'r' AND c.relname <> 'schema_migrations'")
+        assert forced is True
+    finally:
+        await conn.close()
+
+
+async def test_no_namespace_setting_sees_nothing(stack: Stack, agent_token: str):
+    async with mcp_client(stack.mcp_url, agent_token) as client:
+        await call(client, "memory_store", {"text": "RLS probe: the cache TTL is 300 seconds."})
+    for service, table in (("memory", "memory.entries"), ("memory", "memory.outbox"),
+                           ("dreamer", "dreamer.processed_events")):
+        conn = await _as_service(stack, service)
+        try:
+            assert await conn.fetchval(f"SELECT count(*) FROM {table}") == 0
+        finally:
+            await conn.close()
+
+
+async def test_namespace_a_never_sees_namespace_b(stack: Stack):
+    token_b = stack.principals.create("rls-b", "agent", ["rls-b"])
+    async with mcp_client(stack.mcp_url, token_b) as client:
+        await call(client, "memory_store", {"text": "Namespace B secret: the vault is blue."})
+    conn = await _as_service(stack, "memory")
+    try:
+        async with conn.transaction():
+            await conn.execute("SELECT set_config('engram.namespace', 'default', true)")
+            seen = await conn.fetch("SELECT DISTINCT namespace FROM memory.entries")
+            assert [r["namespace"] for r in seen] == ["default"]
+            assert await conn.fetchval(
+                "SELECT count(*) FROM memory.entries WHERE text LIKE 'Namespace B%'") == 0
+        async with conn.transaction():
+            await conn.execute("SELECT set_config('engram.namespace', 'rls-b', true)")
+            assert await conn.fetchval("SELECT count(*) FROM memory.entries") == 1
+    finally:
+        await conn.close()
+
+
+async def test_cannot_write_into_another_namespace(stack: Stack):
+    conn = await _as_service(stack, "memory")
+    try:
+        with pytest.raises(asyncpg.InsufficientPrivilegeError):
+            async with conn.transaction():
+                await conn.execute("SELECT set_config('engram.namespace', 'default', true)")
+                await conn.execute(
+                    "INSERT INTO memory.entries (id, namespace, text, text_hash,"
+                    " writer_principal, valid_from) VALUES ($1, 'rls-b', 'x', 'h', 't', now())",
+                    uuid.uuid4())
+    finally:
+        await conn.close()
