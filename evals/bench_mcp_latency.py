@@ -30,7 +30,6 @@ from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import httpx2
 from mcp import Client
@@ -135,6 +134,7 @@ async def measure(stack: Stack, n: int) -> dict[str, Any]:
                                                        "grpc_store", "grpc_search")}
     findings: dict[str, Counter] = {"mcp": Counter(), "grpc": Counter()}
     modes: dict[str, Counter] = {"mcp": Counter(), "grpc": Counter()}
+    unembedded = {"mcp": 0, "grpc": 0}  # stored without vector (embedder timed out)
 
     async def mcp_call(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:
         result = await client.call_tool(tool, args)
@@ -159,6 +159,7 @@ async def measure(stack: Stack, n: int) -> dict[str, Any]:
                 if timed:
                     timings["mcp_store"].append(dt)
                     findings["mcp"][reply["finding"]] += 1
+                    unembedded["mcp"] += not reply["embedded"]
 
                 text, tags = grpc_texts[i]
                 req = memory_pb2.StoreRequest(text=text, tags=tags, source="bench",
@@ -170,6 +171,7 @@ async def measure(stack: Stack, n: int) -> dict[str, Any]:
                     timings["grpc_store"].append(dt)
                     name = memory_pb2.Finding.Name(resp.finding).removeprefix("FINDING_")
                     findings["grpc"][name.lower()] += 1
+                    unembedded["grpc"] += not resp.embedded
 
             for i, query in enumerate(qs):
                 timed = i >= WARMUP
@@ -205,25 +207,9 @@ async def measure(stack: Stack, n: int) -> dict[str, Any]:
         },
         "warmup_calls_per_path": WARMUP,
         "store_findings": {k: dict(v) for k, v in findings.items()},
+        "stored_without_vector": unembedded,
         "search_modes": {k: dict(v) for k, v in modes.items()},
     }
-
-
-def offset_ready_urls(stack: Stack) -> list[str]:
-    """Point each readiness probe at the service's offset port.
-
-    Workaround: `load_topology` leaves the compose healthcheck URL
-    (http://127.0.0.1:<container port>/readyz) without the port offset, so with
-    ENGRAM_PORT_OFFSET != 0 `Stack.wait_ready` would poll the un-offset ports
-    (another stack, or nothing). A no-op once the topology applies the offset."""
-    fixed = []
-    for spec in stack.topology.services.values():
-        url = urlsplit(spec.ready_url)
-        host_port = spec.ports.get(url.port) if url.port else None
-        if host_port and host_port != url.port:
-            spec.ready_url = url._replace(netloc=f"{url.hostname}:{host_port}").geturl()
-            fixed.append(spec.name)
-    return fixed
 
 
 def command_line() -> str:
@@ -246,12 +232,12 @@ def main() -> int:
         parser.error("--n must be at least 2")
 
     started_at = datetime.now(UTC)
+    load_at_start = os.getloadavg()[0]
     data_dir = Path(tempfile.mkdtemp(prefix="engram-bench-"))
     out = sys.stdout
     out.write(f"data dir {data_dir}, port offset {args.port_offset}, n={args.n}\n")
     out.flush()
     stack = Stack(CliSettings(data_dir=data_dir, port_offset=args.port_offset))
-    offset_ready_urls(stack)
     try:
         t0 = time.perf_counter()
         stack.start()
@@ -269,7 +255,9 @@ def main() -> int:
     result = {
         "timestamp": started_at.isoformat(timespec="seconds"),
         "machine": {"platform": platform.platform(), "cpu_count": os.cpu_count(),
-                    "python": platform.python_version()},
+                    "python": platform.python_version(),
+                    "loadavg_1m_at_start": round(load_at_start, 2),
+                    "loadavg_1m_at_end": round(os.getloadavg()[0], 2)},
         "n": args.n,
         "cold_start_s": round(cold_start_s, 3),
         **measured,

@@ -90,3 +90,13 @@ def test_foreign_host_header_is_refused(stack: Stack, agent_token: str):
     reply = _initialize(stack.mcp_url, {"Authorization": f"Bearer {agent_token}",
                                         "Host": "evil.example.com"})
     assert reply.status_code in (400, 421)
+
+
+async def test_handshake_teaches_the_memory_loop(stack: Stack, agent_token: str):
+    async with mcp_client(stack.mcp_url, agent_token) as client:
+        instructions = client.instructions or ""
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+    assert "Search before acting" in instructions
+    assert "Correct instead of duplicating" in instructions
+    assert tools["memory_search"].annotations.readOnlyHint is True
+    assert tools["memory_store"].annotations.readOnlyHint is False

@@ -1,20 +1,18 @@
-"""Wiring only: settings -> migrations -> pool -> gRPC server.
+"""Wiring only.
 
-The board RPCs are defined in proto/engram/v1/coordination.proto; until issue #7
-builds them each answers UNIMPLEMENTED with a message naming the issue, and
-the gateway advertises no tool that needs them."""
+The board RPCs are defined in proto/engram/v1/coordination.proto; until
+issue #7 builds them each answers UNIMPLEMENTED with a message naming the
+issue, and the gateway advertises no board tool."""
 
 from __future__ import annotations
 
 import asyncio
 from pathlib import Path
 
-from engram.v1 import coordination_pb2_grpc
-from engram_kit.db import add_database_checks, open_service_database
-from engram_kit.grpc_server import serve, unimplemented
-from engram_kit.health import Readiness
-from engram_kit.logging import configure_logging
+from engram.v1 import coordination_pb2_grpc as rpc
+from engram_kit.grpc_server import unimplemented
 from engram_kit.runtime import run_until_signal
+from engram_kit.service import run_database_service
 
 from .settings import CoordinationSettings
 
@@ -23,22 +21,13 @@ MIGRATIONS = Path(__file__).parent / "migrations"
 
 
 async def amain(stop: asyncio.Event) -> None:
-    s = CoordinationSettings()
-    configure_logging(s.service_name, s.log_level)
-    pool = await open_service_database(s, SCHEMA, MIGRATIONS)
-    readiness = Readiness(s.service_name)
-    add_database_checks(readiness, pool, SCHEMA, MIGRATIONS)
-    servicer = unimplemented(
-        coordination_pb2_grpc.CoordinationServiceServicer, "coordination", "#7"
-    )
+    servicer = unimplemented(rpc.CoordinationServiceServicer, "coordination", "#7")
 
-    def register(server: object) -> None:
-        coordination_pb2_grpc.add_CoordinationServiceServicer_to_server(servicer, server)
+    def build(pool: object, readiness: object) -> tuple:
+        return (lambda server: rpc.add_CoordinationServiceServicer_to_server(
+            servicer, server)), []
 
-    try:
-        await serve(s, register, readiness, stop)
-    finally:
-        await pool.close()
+    await run_database_service(CoordinationSettings(), stop, SCHEMA, MIGRATIONS, build)
 
 
 def main() -> None:

@@ -1,4 +1,4 @@
-"""Wiring only: settings -> migrations -> pool -> gRPC server.
+"""Wiring only.
 
 The cortex RPCs are defined in proto/engram/v1/cortex.proto; until issue #4
 builds them each answers UNIMPLEMENTED with a message naming the issue, and
@@ -10,11 +10,9 @@ import asyncio
 from pathlib import Path
 
 from engram.v1 import cortex_pb2_grpc
-from engram_kit.db import add_database_checks, open_service_database
-from engram_kit.grpc_server import serve, unimplemented
-from engram_kit.health import Readiness
-from engram_kit.logging import configure_logging
+from engram_kit.grpc_server import unimplemented
 from engram_kit.runtime import run_until_signal
+from engram_kit.service import run_database_service
 
 from .settings import CortexSettings
 
@@ -23,20 +21,13 @@ MIGRATIONS = Path(__file__).parent / "migrations"
 
 
 async def amain(stop: asyncio.Event) -> None:
-    s = CortexSettings()
-    configure_logging(s.service_name, s.log_level)
-    pool = await open_service_database(s, SCHEMA, MIGRATIONS)
-    readiness = Readiness(s.service_name)
-    add_database_checks(readiness, pool, SCHEMA, MIGRATIONS)
     servicer = unimplemented(cortex_pb2_grpc.CortexServiceServicer, "cortex", "#4")
 
-    def register(server: object) -> None:
-        cortex_pb2_grpc.add_CortexServiceServicer_to_server(servicer, server)
+    def build(pool: object, readiness: object) -> tuple:
+        return (lambda server: cortex_pb2_grpc.add_CortexServiceServicer_to_server(
+            servicer, server)), []
 
-    try:
-        await serve(s, register, readiness, stop)
-    finally:
-        await pool.close()
+    await run_database_service(CortexSettings(), stop, SCHEMA, MIGRATIONS, build)
 
 
 def main() -> None:
