@@ -98,5 +98,5 @@ async def test_handshake_teaches_the_memory_loop(stack: Stack, agent_token: str)
         tools = {t.name: t for t in (await client.list_tools()).tools}
     assert "Search before acting" in instructions
     assert "Correct instead of duplicating" in instructions
-    assert tools["memory_search"].annotations.readOnlyHint is True
-    assert tools["memory_store"].annotations.readOnlyHint is False
+    assert tools["memory_search"].annotations.read_only_hint is True
+    assert tools["memory_store"].annotations.read_only_hint is False

@@ -26,8 +26,8 @@ def _session_id(ctx: Context) -> str:
 
 
 def register_memory_tools(mcp: MCPServer, backends: Backends) -> None:
-    @mcp.tool(annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=False,
-                                          idempotentHint=False))
+    @mcp.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False,
+                                          idempotent_hint=False))
     async def memory_store(
         text: Annotated[str, Field(description="The memory, in plain words (max 16000 chars).")],
         ctx: Context,
@@ -52,7 +52,7 @@ def register_memory_tools(mcp: MCPServer, backends: Backends) -> None:
             )
             return store_reply(await backends.memory_store(caller, request))
 
-    @mcp.tool(annotations=ToolAnnotations(readOnlyHint=True, idempotentHint=True))
+    @mcp.tool(annotations=ToolAnnotations(read_only_hint=True, idempotent_hint=True))
     async def memory_search(
         query: Annotated[str, Field(description="What you want to know, in natural words.")],
         ctx: Context,
