@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from engram_cli.stack import Stack
 
-from .helpers import admin_fetchval, call, mcp_client
+from .helpers import admin_fetchval, call, eventually, mcp_client
 
 
 async def test_embedder_down_writes_land_and_search_says_lexical(stack: Stack, agent_token: str,
@@ -27,3 +27,17 @@ async def test_embedder_down_writes_land_and_search_says_lexical(stack: Stack, a
     assert found["mode"] == "lexical"
     assert any("lexical" in n for n in found["notes"])
     assert found["entries"][0]["id"] == stored["id"]
+
+    async def vector_filled() -> bool:
+        return await admin_fetchval(
+            admin_dsn, "SELECT embedding IS NOT NULL FROM memory.entries WHERE id = $1::uuid",
+            stored["id"]) is True
+
+    await eventually(vector_filled, 60, "the re-embed sweep to fill the vector")
+    assert await admin_fetchval(admin_dsn, "SELECT count(*) FROM memory.embedding_queue") == 0
+    async with mcp_client(stack.mcp_url, agent_token) as client:
+        again = await call(client, "memory_search",
+                           {"query": "fallback queue sidecar-q", "explain": True})
+    assert again["mode"] == "hybrid"
+    assert again["entries"][0]["id"] == stored["id"]
+    assert again["entries"][0]["trace"]["dense_rank"] == 1

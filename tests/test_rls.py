@@ -36,6 +36,7 @@ async def test_no_namespace_setting_sees_nothing(stack: Stack, agent_token: str)
     async with mcp_client(stack.mcp_url, agent_token) as client:
         await call(client, "memory_store", {"text": "RLS probe: the cache TTL is 300 seconds."})
     for service, table in (("memory", "memory.entries"), ("memory", "memory.outbox"),
+                           ("memory", "memory.embedding_queue"), ("memory", "memory.entry_versions"),
                            ("dreamer", "dreamer.processed_events")):
         conn = await _as_service(stack, service)
         try:

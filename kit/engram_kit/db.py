@@ -19,7 +19,9 @@ from .migrate import apply_migrations, migrations_current
 from .settings import DatabaseSettings
 
 NAMESPACE_SETTING = "engram.namespace"
-RELAY_SETTING = "engram.outbox_relay"
+# Cross-namespace duties of a service's own background jobs. Each one is
+# granted by an RLS policy on one queue table only (never on content tables).
+CROSS_NAMESPACE_DUTIES = ("outbox_relay", "embedding_sweep")
 
 
 async def _init_connection(conn: asyncpg.Connection) -> None:
@@ -45,11 +47,14 @@ async def tenant_tx(pool: asyncpg.Pool, namespace: str) -> AsyncIterator[asyncpg
 
 
 @asynccontextmanager
-async def relay_tx(pool: asyncpg.Pool) -> AsyncIterator[asyncpg.Connection]:
-    """A transaction for the outbox relay: RLS lets it see every namespace's
-    outbox rows (and only those; other tables have no relay policy)."""
+async def duty_tx(pool: asyncpg.Pool, duty: str) -> AsyncIterator[asyncpg.Connection]:
+    """A transaction for a background duty (e.g. the outbox relay): the RLS
+    policy named for the duty lets it see every namespace's rows of its own
+    queue table, and nothing else."""
+    if duty not in CROSS_NAMESPACE_DUTIES:
+        raise ValueError(f"unknown duty {duty!r}")
     async with pool.acquire() as conn, conn.transaction():
-        await conn.execute("SELECT set_config($1, 'on', true)", RELAY_SETTING)
+        await conn.execute("SELECT set_config($1, 'on', true)", f"engram.{duty}")
         yield conn
 
 

@@ -12,7 +12,7 @@ import logging
 
 import asyncpg
 
-from .db import relay_tx
+from .db import duty_tx
 from .events import NatsLink, publish_event
 from .metrics import OUTBOX_LAG, OUTBOX_PENDING, OUTBOX_PUBLISHED
 
@@ -63,7 +63,7 @@ class OutboxRelay:
         js = await self.link.ensure_stream()
         stream = self.link.settings.events_stream
         done: list = []
-        async with relay_tx(self.pool) as conn:
+        async with duty_tx(self.pool, "outbox_relay") as conn:
             rows = await conn.fetch(self._select, self.batch)
             try:
                 for row in rows:
@@ -79,7 +79,7 @@ class OutboxRelay:
         return len(done)
 
     async def _update_gauges(self) -> None:
-        async with relay_tx(self.pool) as conn:
+        async with duty_tx(self.pool, "outbox_relay") as conn:
             row = await conn.fetchrow(self._stats)
         OUTBOX_PENDING.labels(self.service).set(row["n"])
         OUTBOX_LAG.labels(self.service).set(float(row["lag"] or 0.0))

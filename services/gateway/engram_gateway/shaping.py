@@ -15,6 +15,8 @@ FINDING_NAMES = {
     memory_pb2.FINDING_UPDATE: "update",
     memory_pb2.FINDING_CONFLICT: "conflict",
 }
+NOT_EMBEDDED = ("stored without vector: the embedder is unavailable; full-text search finds it "
+                "now, and the re-embed sweep adds the vector once the embedder is back")
 FACTS_NOT_BUILT = "canonical facts are not served yet: the cortex fact layer is not built (#4)"
 
 
@@ -45,7 +47,7 @@ def store_reply(resp: memory_pb2.StoreResponse) -> dict[str, Any]:
         "embedded": resp.embedded,
     }
     if not resp.embedded:
-        reply["note"] = "stored without vector: embedder unavailable; it will be embedded later"
+        reply["note"] = NOT_EMBEDDED
     return reply
 
 

@@ -41,5 +41,19 @@ class EmbedderClient:
             return None
         return np.asarray(reply.vectors[0].values, dtype=np.float32)
 
+    async def embed_documents(self, texts: list[str], ctx: CallerContext,
+                              timeout_s: float) -> list[np.ndarray] | None:
+        """Bulk encode for background work; None when the embedder is down."""
+        try:
+            reply = await self._caller.call(
+                self._stub.Embed, embedder_pb2.EmbedRequest(
+                    texts=texts, kind=embedder_pb2.ENCODE_KIND_DOCUMENT),
+                ctx, timeout_s=timeout_s, idempotent=True, attempts=1,
+            )
+        except DomainError:
+            EMBED_FAILURES.labels("sweep").inc()
+            return None
+        return [np.asarray(v.values, dtype=np.float32) for v in reply.vectors]
+
     async def close(self) -> None:
         await self._channel.close()

@@ -16,6 +16,7 @@ from engram_kit.outbox import OutboxRelay
 from engram_kit.runtime import run_until_signal
 
 from .embedding import EmbedderClient
+from .reembed import ReembedSweep
 from .service import MemoryService
 from .servicer import MemoryServicer
 from .settings import MemorySettings
@@ -33,6 +34,7 @@ async def amain(stop: asyncio.Event) -> None:
     link = NatsLink(s, name=s.service_name)
     relay = OutboxRelay(pool, link, SCHEMA, s.service_name)
     service = MemoryService(pool, embedder, s, on_outbox_write=relay.notify)
+    sweep = ReembedSweep(pool, embedder, s.reembed_interval_s)
 
     readiness = Readiness(s.service_name)
     add_database_checks(readiness, pool, SCHEMA, MIGRATIONS)
@@ -44,7 +46,7 @@ async def amain(stop: asyncio.Event) -> None:
         memory_pb2_grpc.add_MemoryServiceServicer_to_server(MemoryServicer(service), server)
 
     try:
-        await serve(s, register, readiness, stop, background=[link.run, relay.run])
+        await serve(s, register, readiness, stop, background=[link.run, relay.run, sweep.run])
     finally:
         await embedder.close()
         await pool.close()

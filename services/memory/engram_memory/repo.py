@@ -149,3 +149,35 @@ async def fetch_live(conn: asyncpg.Connection, ids: list[UUID]) -> dict[UUID, as
         f"SELECT {ENTRY_COLUMNS} FROM live_entries WHERE id = ANY($1::uuid[])", ids
     )
     return {r["id"]: r for r in rows}
+
+
+async def enqueue_embedding(conn: asyncpg.Connection, namespace: str, entry_id: UUID) -> None:
+    await conn.execute(
+        "INSERT INTO embedding_queue (entry_id, namespace) VALUES ($1, $2)"
+        " ON CONFLICT (entry_id) DO NOTHING", entry_id, namespace,
+    )
+
+
+async def embedding_backlog(conn: asyncpg.Connection, limit: int) -> list[asyncpg.Record]:
+    """Oldest queued entries across namespaces (only inside the sweep duty)."""
+    return await conn.fetch(
+        "SELECT namespace, entry_id FROM embedding_queue ORDER BY enqueued_at LIMIT $1", limit
+    )
+
+
+async def embedding_backlog_size(conn: asyncpg.Connection) -> int:
+    return await conn.fetchval("SELECT count(*) FROM embedding_queue")
+
+
+async def texts_to_embed(conn: asyncpg.Connection, ids: list[UUID]) -> list[asyncpg.Record]:
+    return await conn.fetch(
+        "SELECT id, text FROM entries WHERE id = ANY($1::uuid[]) AND embedding IS NULL", ids
+    )
+
+
+async def set_embeddings(conn: asyncpg.Connection, rows: list[tuple[UUID, np.ndarray]]) -> None:
+    await conn.executemany("UPDATE entries SET embedding = $2 WHERE id = $1", rows)
+
+
+async def dequeue_embeddings(conn: asyncpg.Connection, ids: list[UUID]) -> None:
+    await conn.execute("DELETE FROM embedding_queue WHERE entry_id = ANY($1::uuid[])", ids)

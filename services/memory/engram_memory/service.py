@@ -119,6 +119,8 @@ class MemoryService:
                 ctx, entry.id, finding, embedded=vector is not None
             )
             await repo.insert_outbox(conn, event_id, namespace, subject, payload)
+            if vector is None:
+                await repo.enqueue_embedding(conn, namespace, entry.id)
         self._on_outbox_write()
         return StoreResult(entry.id, finding, row, related=related, embedded=vector is not None)
 

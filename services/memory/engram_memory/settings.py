@@ -9,6 +9,7 @@ class MemorySettings(ServiceSettings, DatabaseSettings, NatsSettings):
     http_port: int = 8761
     embedder_addr: str = "127.0.0.1:8753"
     embed_timeout_s: float = 2.0
+    reembed_interval_s: float = 2.0
     # Limits (documented in docs/limits.md; errors name them).
     max_text_chars: int = 16_000
     max_tags: int = 20

@@ -1,0 +1,74 @@
+"""Re-embed sweep: entries stored while the embedder was down get their
+vector once it is back. Runs as a background job of the memory service."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import defaultdict
+from uuid import UUID
+
+import asyncpg
+from prometheus_client import Counter, Gauge
+
+from engram_kit.context import CallerContext
+from engram_kit.db import duty_tx, tenant_tx
+from engram_kit.runtime import sleep_or_stop
+
+from . import repo
+from .embedding import EmbedderClient
+
+log = logging.getLogger(__name__)
+
+BACKLOG = Gauge("engram_memory_embedding_backlog", "Entries waiting for a vector")
+REEMBEDDED = Counter("engram_memory_reembedded_total", "Entries embedded by the sweep")
+
+
+class ReembedSweep:
+    def __init__(self, pool: asyncpg.Pool, embedder: EmbedderClient, interval_s: float,
+                 batch: int = 64, timeout_s: float = 30.0) -> None:
+        self.pool = pool
+        self.embedder = embedder
+        self.interval_s = interval_s
+        self.batch = batch
+        self.timeout_s = timeout_s
+
+    async def run(self, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            done = 0
+            try:
+                done = await self.sweep_once()
+            except Exception as exc:  # keep sweeping; the queue keeps what is left
+                log.warning("re-embed pass failed", extra={"fields": {"error": repr(exc)}})
+            if done < self.batch:
+                await sleep_or_stop(stop, self.interval_s)
+
+    async def sweep_once(self) -> int:
+        async with duty_tx(self.pool, "embedding_sweep") as conn:
+            queued = await repo.embedding_backlog(conn, self.batch)
+            BACKLOG.set(await repo.embedding_backlog_size(conn))
+        by_namespace: dict[str, list[UUID]] = defaultdict(list)
+        for row in queued:
+            by_namespace[row["namespace"]].append(row["entry_id"])
+        done = 0
+        for namespace, ids in by_namespace.items():
+            embedded = await self._embed_namespace(namespace, ids)
+            if embedded < 0:
+                break  # embedder still down: try again next interval
+            done += embedded
+        return done
+
+    async def _embed_namespace(self, namespace: str, ids: list[UUID]) -> int:
+        ctx = CallerContext(principal="memory:reembed", namespace=namespace)
+        async with tenant_tx(self.pool, namespace) as conn:
+            rows = await repo.texts_to_embed(conn, ids)
+        vectors = await self.embedder.embed_documents([r["text"] for r in rows], ctx,
+                                                      self.timeout_s) if rows else []
+        if vectors is None:
+            return -1
+        async with tenant_tx(self.pool, namespace) as conn:
+            await repo.set_embeddings(conn, [(r["id"], v) for r, v in zip(rows, vectors,
+                                                                           strict=True)])
+            await repo.dequeue_embeddings(conn, ids)
+        REEMBEDDED.inc(len(rows))
+        return len(rows)
