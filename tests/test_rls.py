@@ -35,9 +35,9 @@ async def test_service_roles_cannot_bypass_rls(stack: Stack):
 async def test_no_namespace_setting_sees_nothing(stack: Stack, agent_token: str):
     async with mcp_client(stack.mcp_url, agent_token) as client:
         await call(client, "memory_store", {"text": "RLS probe: the cache TTL is 300 seconds."})
-    for service, table in (("memory", "memory.entries"), ("memory", "memory.outbox"),
-                           ("memory", "memory.embedding_queue"), ("memory", "memory.entry_versions"),
-                           ("dreamer", "dreamer.processed_events")):
+    tables = [("memory", f"memory.{t}") for t in
+              ("entries", "outbox", "embedding_queue", "entry_versions")]
+    for service, table in [*tables, ("dreamer", "dreamer.processed_events")]:
         conn = await _as_service(stack, service)
         try:
             assert await conn.fetchval(f"SELECT count(*) FROM {table}") == 0

@@ -55,6 +55,11 @@ class Unavailable(DomainError):
     kind = "unavailable"
 
 
+class DeadlineExceeded(DomainError):
+    code = grpc.StatusCode.DEADLINE_EXCEEDED
+    kind = "deadline_exceeded"
+
+
 class NotImplementedYet(DomainError):
     code = grpc.StatusCode.UNIMPLEMENTED
     kind = "unimplemented"

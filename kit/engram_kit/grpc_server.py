@@ -7,7 +7,8 @@ import asyncio
 import hmac
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
 import grpc
@@ -39,20 +40,28 @@ class ServiceInterceptor(grpc.aio.ServerInterceptor):
         handler = await continuation(details)
         if handler is None or details.method.startswith(_OPEN_PREFIXES):
             return handler
-        if handler.unary_unary is None:
-            raise RuntimeError(f"only unary RPCs are supported, got {details.method}")
         method = details.method.rsplit("/", 1)[-1]
         metadata = tuple(details.invocation_metadata or ())
-        inner = handler.unary_unary
+        codec = {"request_deserializer": handler.request_deserializer,
+                 "response_serializer": handler.response_serializer}
+        if handler.unary_unary is not None:
+            inner = handler.unary_unary
 
-        async def wrapped(request: Any, context: grpc.aio.ServicerContext) -> Any:
-            return await self._handle(method, metadata, inner, request, context)
+            async def unary(request: Any, context: grpc.aio.ServicerContext) -> Any:
+                async with self._guard(method, metadata, context):
+                    return await inner(request, context)
 
-        return grpc.unary_unary_rpc_method_handler(
-            wrapped,
-            request_deserializer=handler.request_deserializer,
-            response_serializer=handler.response_serializer,
-        )
+            return grpc.unary_unary_rpc_method_handler(unary, **codec)
+        if handler.stream_stream is not None:
+            inner_stream = handler.stream_stream
+
+            async def streaming(requests: Any, context: grpc.aio.ServicerContext) -> Any:
+                async with self._guard(method, metadata, context):
+                    async for reply in inner_stream(requests, context):
+                        yield reply
+
+            return grpc.stream_stream_rpc_method_handler(streaming, **codec)
+        raise RuntimeError(f"unsupported RPC shape for {details.method}")
 
     def _authenticated(self, metadata: tuple) -> bool:
         for key, value in metadata:
@@ -61,8 +70,10 @@ class ServiceInterceptor(grpc.aio.ServerInterceptor):
                 return hmac.compare_digest(given, self._token)
         return False
 
-    async def _handle(self, method: str, metadata: tuple, inner: Any, request: Any,
-                      context: grpc.aio.ServicerContext) -> Any:
+    @asynccontextmanager
+    async def _guard(self, method: str, metadata: tuple,
+                     context: grpc.aio.ServicerContext) -> AsyncIterator[None]:
+        """Authenticate, bind the caller context, map errors, record metrics."""
         started = time.perf_counter()
         code = grpc.StatusCode.OK
         caller = CallerContext.from_metadata(metadata)
@@ -72,7 +83,7 @@ class ServiceInterceptor(grpc.aio.ServerInterceptor):
             if not self._authenticated(metadata):
                 code = grpc.StatusCode.UNAUTHENTICATED
                 await context.abort(code, "missing or invalid internal credential")
-            return await inner(request, context)
+            yield
         except grpc.aio.AbortError:
             raise
         except DomainError as exc:

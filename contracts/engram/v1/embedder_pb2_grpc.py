@@ -39,6 +39,11 @@ class EmbedderServiceStub:
                 request_serializer=engram_dot_v1_dot_embedder__pb2.EmbedRequest.SerializeToString,
                 response_deserializer=engram_dot_v1_dot_embedder__pb2.EmbedResponse.FromString,
                 _registered_method=True)
+        self.EmbedStream = channel.stream_stream(
+                '/engram.v1.EmbedderService/EmbedStream',
+                request_serializer=engram_dot_v1_dot_embedder__pb2.EmbedRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_embedder__pb2.EmbedResponse.FromString,
+                _registered_method=True)
         self.Info = channel.unary_unary(
                 '/engram.v1.EmbedderService/Info',
                 request_serializer=engram_dot_v1_dot_embedder__pb2.InfoRequest.SerializeToString,
@@ -55,6 +60,14 @@ class EmbedderServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def EmbedStream(self, request_iterator, context):
+        """Bulk: send chunks (each within max_texts_per_request), receive one reply
+        per chunk in order. A 10k-text ingest needs no giant message.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def Info(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -66,6 +79,11 @@ def add_EmbedderServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
             'Embed': grpc.unary_unary_rpc_method_handler(
                     servicer.Embed,
+                    request_deserializer=engram_dot_v1_dot_embedder__pb2.EmbedRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_embedder__pb2.EmbedResponse.SerializeToString,
+            ),
+            'EmbedStream': grpc.stream_stream_rpc_method_handler(
+                    servicer.EmbedStream,
                     request_deserializer=engram_dot_v1_dot_embedder__pb2.EmbedRequest.FromString,
                     response_serializer=engram_dot_v1_dot_embedder__pb2.EmbedResponse.SerializeToString,
             ),
@@ -100,6 +118,33 @@ class EmbedderService:
             request,
             target,
             '/engram.v1.EmbedderService/Embed',
+            engram_dot_v1_dot_embedder__pb2.EmbedRequest.SerializeToString,
+            engram_dot_v1_dot_embedder__pb2.EmbedResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def EmbedStream(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/engram.v1.EmbedderService/EmbedStream',
             engram_dot_v1_dot_embedder__pb2.EmbedRequest.SerializeToString,
             engram_dot_v1_dot_embedder__pb2.EmbedResponse.FromString,
             options,

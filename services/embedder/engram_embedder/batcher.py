@@ -1,94 +1,164 @@
-"""Dynamic batching: concurrent requests share one queue and one model.
+"""Dynamic batching: every caller's texts share one bounded queue and one model.
 
-A batch closes when it holds `max_batch_size` texts or the oldest waiting
-text has waited `max_wait_ms`. Encoding runs in a worker thread so the event
-loop keeps accepting requests while the model is busy.
+- A batch closes when it holds `max_batch_size` texts or the oldest waiting
+  text has waited `max_wait_ms` (while the model is busy, texts accumulate, so
+  under load batches fill by themselves).
+- Interactive texts are always taken before bulk texts, so a bulk job delays
+  an interactive request by at most the batch being encoded.
+- Texts are sorted by length inside a batch to limit padding; results go back
+  to each caller in its own order.
+- The queue is bounded: beyond `max_queue_texts` a request is rejected at once
+  (QueueFull, with a retry hint) instead of waiting ever longer.
+- A text whose caller's deadline has passed is dropped before encoding.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+from collections import deque
 from dataclasses import dataclass, field
+from enum import IntEnum
 
 import numpy as np
-from prometheus_client import Histogram
 
 from .backend import EncoderBackend
+from .metrics import (
+    BATCH_SIZE,
+    ENCODE_TIME,
+    EXPIRED,
+    QUEUE_DEPTH,
+    QUEUE_WAIT,
+    REJECTED,
+    TEXTS,
+    TOKENS,
+)
 
-BATCH_SIZE = Histogram(
-    "engram_embedder_batch_size", "Texts per encoded batch",
-    buckets=(1, 2, 4, 8, 16, 32, 64, 128, 256),
-)
-QUEUE_WAIT = Histogram(
-    "engram_embedder_queue_wait_seconds", "Time a text waited before its batch ran",
-    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1),
-)
-ENCODE_TIME = Histogram(
-    "engram_embedder_encode_seconds", "Model time per batch",
-    buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5),
-)
+
+class Priority(IntEnum):
+    INTERACTIVE = 0
+    BULK = 1
+
+
+class QueueFull(Exception):
+    def __init__(self, waiting: int, limit: int, retry_after_ms: int) -> None:
+        super().__init__(f"embedder queue is full ({waiting} texts waiting, limit {limit}); "
+                         f"retry after about {retry_after_ms} ms")
+        self.retry_after_ms = retry_after_ms
+
+
+class DeadlineExpired(Exception):
+    pass
 
 
 @dataclass
 class _Item:
     text: str
     future: asyncio.Future
-    enqueued: float = field(default_factory=time.perf_counter)
+    deadline: float | None
+    priority: Priority
+    enqueued: float = field(default_factory=time.monotonic)
 
 
 class Batcher:
-    def __init__(self, backend: EncoderBackend, max_batch_size: int, max_wait_ms: float) -> None:
+    def __init__(self, backend: EncoderBackend, max_batch_size: int, max_wait_ms: float,
+                 max_queue_texts: int) -> None:
         self.backend = backend
         self.max_batch_size = max_batch_size
         self.max_wait_s = max_wait_ms / 1000.0
-        self._queue: asyncio.Queue[_Item] = asyncio.Queue()
+        self.max_queue_texts = max_queue_texts
+        self._queues: dict[Priority, deque[_Item]] = {p: deque() for p in Priority}
+        self._arrived = asyncio.Event()
+        self._seconds_per_text = 0.005  # refined from measured batches
 
-    async def encode(self, texts: list[str]) -> np.ndarray:
+    @property
+    def depth(self) -> int:
+        return sum(len(q) for q in self._queues.values())
+
+    async def encode(self, texts: list[str], priority: Priority = Priority.INTERACTIVE,
+                     deadline: float | None = None) -> np.ndarray:
+        """Encode `texts`; `deadline` is a time.monotonic() value or None."""
+        waiting = self.depth
+        if waiting + len(texts) > self.max_queue_texts:
+            REJECTED.inc()
+            retry_ms = int(1000 * self._seconds_per_text * max(waiting, 1)) + 1
+            raise QueueFull(waiting, self.max_queue_texts, retry_ms)
         loop = asyncio.get_running_loop()
-        items = [_Item(t, loop.create_future()) for t in texts]
-        for item in items:
-            self._queue.put_nowait(item)
+        items = [_Item(t, loop.create_future(), deadline, priority) for t in texts]
+        self._queues[priority].extend(items)
+        QUEUE_DEPTH.set(self.depth)
+        self._arrived.set()
         vectors = await asyncio.gather(*(i.future for i in items))
         return np.stack(vectors) if vectors else np.zeros((0, self.backend.dimension))
 
     async def run(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
-            batch = await self._collect()
+            batch = await self._next_batch(stop)
             if batch:
                 await self._encode(batch)
 
-    async def _collect(self) -> list[_Item]:
-        try:
-            first = await asyncio.wait_for(self._queue.get(), timeout=0.5)
-        except TimeoutError:
-            return []
-        batch = [first]
-        deadline = first.enqueued + self.max_wait_s
-        while len(batch) < self.max_batch_size:
-            remaining = deadline - time.perf_counter()
-            if remaining <= 0 and self._queue.empty():
-                break
+    async def _next_batch(self, stop: asyncio.Event) -> list[_Item]:
+        while self.depth == 0:
+            self._arrived.clear()
+            if stop.is_set():
+                return []
             try:
-                batch.append(await asyncio.wait_for(self._queue.get(), max(remaining, 0)))
+                await asyncio.wait_for(self._arrived.wait(), timeout=0.5)
+            except TimeoutError:
+                continue
+        oldest = min(q[0].enqueued for q in self._queues.values() if q)
+        while self.depth < self.max_batch_size:
+            remaining = oldest + self.max_wait_s - time.monotonic()
+            if remaining <= 0:
+                break
+            self._arrived.clear()
+            try:
+                await asyncio.wait_for(self._arrived.wait(), timeout=remaining)
             except TimeoutError:
                 break
+        return self._take()
+
+    def _take(self) -> list[_Item]:
+        batch: list[_Item] = []
+        now = time.monotonic()
+        for priority in Priority:  # interactive first
+            queue = self._queues[priority]
+            while queue and len(batch) < self.max_batch_size:
+                item = queue.popleft()
+                if item.future.done():  # caller gave up (cancelled)
+                    continue
+                if item.deadline is not None and item.deadline <= now:
+                    EXPIRED.inc()
+                    item.future.set_exception(DeadlineExpired())
+                    continue
+                batch.append(item)
+        QUEUE_DEPTH.set(self.depth)
         return batch
 
     async def _encode(self, batch: list[_Item]) -> None:
-        now = time.perf_counter()
+        now = time.monotonic()
         for item in batch:
-            QUEUE_WAIT.observe(now - item.enqueued)
+            QUEUE_WAIT.labels(item.priority.name.lower()).observe(now - item.enqueued)
+        batch.sort(key=lambda i: len(i.text))
         BATCH_SIZE.observe(len(batch))
         started = time.perf_counter()
         try:
-            vectors = await asyncio.to_thread(self.backend.encode, [i.text for i in batch])
-        except Exception as exc:
+            vectors, tokens = await asyncio.to_thread(self._encode_sync, [i.text for i in batch])
+        except Exception as exc:  # the backend failed: every caller in the batch hears it
             for item in batch:
                 if not item.future.done():
                     item.future.set_exception(exc)
             return
-        ENCODE_TIME.observe(time.perf_counter() - started)
+        elapsed = time.perf_counter() - started
+        ENCODE_TIME.observe(elapsed)
+        TEXTS.inc(len(batch))
+        TOKENS.inc(tokens)
+        self._seconds_per_text = 0.8 * self._seconds_per_text + 0.2 * elapsed / len(batch)
         for item, vector in zip(batch, vectors, strict=True):
             if not item.future.done():
                 item.future.set_result(vector)
+
+    def _encode_sync(self, texts: list[str]) -> tuple[np.ndarray, int]:
+        return self.backend.encode(texts), self.backend.count_tokens(texts)
+
+

@@ -23,9 +23,11 @@ async def amain(stop: asyncio.Event) -> None:
     settings = EmbedderSettings()
     configure_logging(settings.service_name, settings.log_level)
     backend = await asyncio.to_thread(
-        build_backend, settings.backend, settings.model_path, settings.device
+        build_backend, settings.backend, settings.model_path, settings.device,
+        settings.vllm_url, settings.model_name, settings.backend_timeout_s,
     )
-    batcher = Batcher(backend, settings.max_batch_size, settings.max_wait_ms)
+    batcher = Batcher(backend, settings.max_batch_size, settings.max_wait_ms,
+                      settings.max_queue_texts)
     readiness = Readiness(settings.service_name)
 
     async def model_loaded() -> bool:

@@ -1,50 +1,78 @@
-"""gRPC servicer: translate proto <-> batcher calls, validate limits."""
+"""gRPC servicer: validate limits, translate proto <-> batcher calls."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import AsyncIterator
 from typing import Any
 
-from engram.v1 import embedder_pb2, embedder_pb2_grpc
-from engram_kit.errors import InvalidArgument
+import grpc
 
-from .batcher import Batcher
+from engram.v1 import embedder_pb2, embedder_pb2_grpc
+from engram_kit.errors import DeadlineExceeded, InvalidArgument, ResourceExhausted
+
+from .batcher import Batcher, DeadlineExpired, Priority, QueueFull
 from .settings import EmbedderSettings
+
+_PRIORITY = {
+    embedder_pb2.EMBED_PRIORITY_UNSPECIFIED: Priority.INTERACTIVE,
+    embedder_pb2.EMBED_PRIORITY_INTERACTIVE: Priority.INTERACTIVE,
+    embedder_pb2.EMBED_PRIORITY_BULK: Priority.BULK,
+}
 
 
 class EmbedderServicer(embedder_pb2_grpc.EmbedderServiceServicer):
     def __init__(self, batcher: Batcher, settings: EmbedderSettings) -> None:
         self.batcher = batcher
-        self.settings = settings
+        self.s = settings
 
-    def _prefix(self, kind: int) -> str:
-        if kind == embedder_pb2.ENCODE_KIND_QUERY:
-            return self.settings.query_prefix
-        return self.settings.document_prefix
-
-    async def Embed(self, request: Any, context: Any) -> Any:  # noqa: N802 (gRPC name)
+    def _validated(self, request: Any) -> list[str]:
         texts = list(request.texts)
         if not texts:
             raise InvalidArgument("texts must not be empty", field="texts")
-        if len(texts) > self.settings.max_texts_per_request:
+        if len(texts) > self.s.max_texts_per_request:
             raise InvalidArgument(
-                f"at most {self.settings.max_texts_per_request} texts per request", field="texts"
-            )
-        if any(len(t) > self.settings.max_text_chars for t in texts):
+                f"at most {self.s.max_texts_per_request} texts per request (got {len(texts)}); "
+                "use EmbedStream for bulk", field="texts")
+        if any(len(t) > self.s.max_text_chars for t in texts):
             raise InvalidArgument(
-                f"each text must be at most {self.settings.max_text_chars} characters",
-                field="texts",
-            )
-        prefix = self._prefix(request.kind)
-        matrix = await self.batcher.encode([prefix + t for t in texts])
+                f"each text must be at most {self.s.max_text_chars} characters", field="texts")
+        prefix = self.s.query_prefix if request.kind == embedder_pb2.ENCODE_KIND_QUERY \
+            else self.s.document_prefix
+        return [prefix + t for t in texts] if prefix else texts
+
+    async def _encode(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        texts = self._validated(request)
+        remaining = context.time_remaining()
+        deadline = time.monotonic() + remaining if remaining is not None else None
+        try:
+            matrix = await self.batcher.encode(texts, _PRIORITY[request.priority], deadline)
+        except QueueFull as exc:
+            context.set_trailing_metadata((("retry-after-ms", str(exc.retry_after_ms)),))
+            raise ResourceExhausted(str(exc)) from None
+        except DeadlineExpired:
+            raise DeadlineExceeded("the request's deadline passed while it was queued") \
+                from None
         backend = self.batcher.backend
         return embedder_pb2.EmbedResponse(
             vectors=[embedder_pb2.Vector(values=row.tolist()) for row in matrix],
             model=backend.model, dimension=backend.dimension,
         )
 
+    async def Embed(self, request: Any, context: Any) -> Any:  # noqa: N802 (gRPC name)
+        return await self._encode(request, context)
+
+    async def EmbedStream(self, request_iterator: Any,  # noqa: N802
+                          context: Any) -> AsyncIterator[Any]:
+        async for request in request_iterator:
+            yield await self._encode(request, context)
+
     async def Info(self, request: Any, context: Any) -> Any:  # noqa: N802
-        backend = self.batcher.backend
+        b = self.batcher.backend
         return embedder_pb2.InfoResponse(
-            backend=backend.name, model=backend.model, dimension=backend.dimension,
-            normalized=backend.normalized, max_batch_size=self.settings.max_batch_size,
+            backend=b.name, model=b.model, dimension=b.dimension, normalized=b.normalized,
+            max_batch_size=self.s.max_batch_size,
+            max_texts_per_request=self.s.max_texts_per_request,
+            max_queue_texts=self.s.max_queue_texts, query_prefix=self.s.query_prefix,
+            document_prefix=self.s.document_prefix,
         )

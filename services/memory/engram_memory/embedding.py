@@ -1,5 +1,10 @@
 """Client of the embedder service. Failures degrade, they do not fail writes:
-`None` means "no vector now" and the caller records that plainly."""
+`None` means "no vector now" and the caller records that plainly.
+
+Before the first vector is used, the embedder's model and dimension are
+checked against what this store holds (the vector column's dimension and the
+configured model): a mismatch would mix two embedding spaces, so vectors are
+refused and the service reports it instead."""
 
 from __future__ import annotations
 
@@ -19,16 +24,61 @@ log = logging.getLogger(__name__)
 EMBED_FAILURES = Counter(
     "engram_memory_embed_failures_total", "Embedder calls that failed or timed out", ["kind"]
 )
+_SYSTEM = CallerContext(principal="memory")
+
+
+class EmbeddingSpaceMismatch(Exception):
+    pass
 
 
 class EmbedderClient:
-    def __init__(self, address: str, caller: Caller, timeout_s: float) -> None:
+    def __init__(self, address: str, caller: Caller, timeout_s: float, expected_model: str,
+                 expected_dimension: int) -> None:
         self._channel: grpc.aio.Channel = open_channel(address)
         self._stub = embedder_pb2_grpc.EmbedderServiceStub(self._channel)
         self._caller = caller
         self._timeout_s = timeout_s
+        self.expected = (expected_model, expected_dimension)
+        self.mismatch = ""  # set when the embedder serves another space
+        self._verified = False
+
+    @property
+    def state(self) -> str:
+        if self.mismatch:
+            return self.mismatch
+        return "verified" if self._verified else "not yet verified (embedder unreachable)"
+
+    async def verify(self, timeout_s: float) -> bool:
+        """True once the embedder's space matches; raises on a mismatch."""
+        if self._verified:
+            return True
+        try:
+            info = await self._caller.call(self._stub.Info, embedder_pb2.InfoRequest(), _SYSTEM,
+                                           timeout_s=timeout_s, idempotent=True, attempts=1)
+        except DomainError:
+            return False
+        if (info.model, info.dimension) != self.expected:
+            self.mismatch = (
+                f"embedder serves {info.model} ({info.dimension}-d) but this store holds "
+                f"{self.expected[0]} ({self.expected[1]}-d) vectors; refusing to mix embedding "
+                "spaces: point memory at a matching embedder or migrate the vectors")
+            raise EmbeddingSpaceMismatch(self.mismatch)
+        self._verified = True
+        return True
+
+    async def _ready(self) -> bool:
+        if self.mismatch:
+            return False
+        try:
+            return await self.verify(self._timeout_s)
+        except EmbeddingSpaceMismatch:
+            log.error("embedding space mismatch", extra={"fields": {"error": self.mismatch}})
+            return False
 
     async def embed_one(self, text: str, ctx: CallerContext, *, query: bool) -> np.ndarray | None:
+        if not await self._ready():
+            EMBED_FAILURES.labels("query" if query else "document").inc()
+            return None
         kind = embedder_pb2.ENCODE_KIND_QUERY if query else embedder_pb2.ENCODE_KIND_DOCUMENT
         try:
             reply = await self._caller.call(
@@ -43,11 +93,14 @@ class EmbedderClient:
 
     async def embed_documents(self, texts: list[str], ctx: CallerContext,
                               timeout_s: float) -> list[np.ndarray] | None:
-        """Bulk encode for background work; None when the embedder is down."""
+        """Bulk encode at bulk priority; None when the embedder is down."""
+        if not await self._ready():
+            return None
         try:
             reply = await self._caller.call(
                 self._stub.Embed, embedder_pb2.EmbedRequest(
-                    texts=texts, kind=embedder_pb2.ENCODE_KIND_DOCUMENT),
+                    texts=texts, kind=embedder_pb2.ENCODE_KIND_DOCUMENT,
+                    priority=embedder_pb2.EMBED_PRIORITY_BULK),
                 ctx, timeout_s=timeout_s, idempotent=True, attempts=1,
             )
         except DomainError:

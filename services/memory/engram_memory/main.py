@@ -15,7 +15,8 @@ from engram_kit.logging import configure_logging
 from engram_kit.outbox import OutboxRelay
 from engram_kit.runtime import run_until_signal
 
-from .embedding import EmbedderClient
+from . import repo
+from .embedding import EmbedderClient, EmbeddingSpaceMismatch
 from .reembed import ReembedSweep
 from .service import MemoryService
 from .servicer import MemoryServicer
@@ -30,7 +31,17 @@ async def amain(stop: asyncio.Event) -> None:
     configure_logging(s.service_name, s.log_level)
     pool = await open_service_database(s, SCHEMA, MIGRATIONS)
     caller = Caller(s.internal_token.get_secret_value())
-    embedder = EmbedderClient(s.embedder_addr, caller, s.embed_timeout_s)
+    embedder = EmbedderClient(s.embedder_addr, caller, s.embed_timeout_s, s.embedding_model,
+                              s.embedding_dimension)
+    async with pool.acquire() as conn:
+        column_dim = await repo.vector_column_dimension(conn)
+    if column_dim != s.embedding_dimension:
+        raise SystemExit(f"memory refuses to start: entries.embedding is vector({column_dim}) "
+                         f"but ENGRAM_EMBEDDING_DIMENSION is {s.embedding_dimension}")
+    try:  # an embedder serving another space must not start mixing vectors in
+        await embedder.verify(timeout_s=3.0)
+    except EmbeddingSpaceMismatch as exc:
+        raise SystemExit(f"memory refuses to start: {exc}") from None
     link = NatsLink(s, name=s.service_name)
     relay = OutboxRelay(pool, link, SCHEMA, s.service_name)
     service = MemoryService(pool, embedder, s, on_outbox_write=relay.notify)
@@ -41,6 +52,7 @@ async def amain(stop: asyncio.Event) -> None:
     # NATS is not a readiness gate: writes must land while it is down (the
     # outbox holds events). Its state is reported on /health instead.
     readiness.info["nats_connected"] = lambda: link.connected
+    readiness.info["embedding_space"] = lambda: embedder.state
 
     def register(server: object) -> None:
         memory_pb2_grpc.add_MemoryServiceServicer_to_server(MemoryServicer(service), server)

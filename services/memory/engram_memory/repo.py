@@ -181,3 +181,11 @@ async def set_embeddings(conn: asyncpg.Connection, rows: list[tuple[UUID, np.nda
 
 async def dequeue_embeddings(conn: asyncpg.Connection, ids: list[UUID]) -> None:
     await conn.execute("DELETE FROM embedding_queue WHERE entry_id = ANY($1::uuid[])", ids)
+
+
+async def vector_column_dimension(conn: asyncpg.Connection) -> int:
+    """pgvector stores a vector column's dimension as its type modifier."""
+    return await conn.fetchval(
+        "SELECT atttypmod FROM pg_attribute"
+        " WHERE attrelid = 'entries'::regclass AND attname = 'embedding'"
+    )

@@ -9,6 +9,10 @@ class MemorySettings(ServiceSettings, DatabaseSettings, NatsSettings):
     http_port: int = 8761
     embedder_addr: str = "127.0.0.1:8753"
     embed_timeout_s: float = 2.0
+    # The embedding space this store's vectors live in (checked against the
+    # embedder's Info; the dimension is also the vector column's).
+    embedding_model: str = "sentence-transformers/all-MiniLM-L6-v2"
+    embedding_dimension: int = 384
     reembed_interval_s: float = 2.0
     # Limits (documented in docs/limits.md; errors name them).
     max_text_chars: int = 16_000
