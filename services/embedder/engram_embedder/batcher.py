@@ -25,8 +25,8 @@ import numpy as np
 from .backend import EncoderBackend
 from .metrics import (
     BATCH_SIZE,
+    DROPPED,
     ENCODE_TIME,
-    EXPIRED,
     QUEUE_DEPTH,
     QUEUE_WAIT,
     REJECTED,
@@ -125,10 +125,11 @@ class Batcher:
             queue = self._queues[priority]
             while queue and len(batch) < self.max_batch_size:
                 item = queue.popleft()
-                if item.future.done():  # caller gave up (cancelled)
+                if item.future.done():  # the caller gave up (cancelled or timed out)
+                    DROPPED.labels("cancelled").inc()
                     continue
                 if item.deadline is not None and item.deadline <= now:
-                    EXPIRED.inc()
+                    DROPPED.labels("deadline").inc()
                     item.future.set_exception(DeadlineExpired())
                     continue
                 batch.append(item)

@@ -20,4 +20,5 @@ QUEUE_DEPTH = Gauge("engram_embedder_queue_depth", "Texts waiting to be batched"
 TEXTS = Counter("engram_embedder_texts_total", "Texts encoded")
 TOKENS = Counter("engram_embedder_tokens_total", "Model tokens encoded (rate = tokens/s)")
 REJECTED = Counter("engram_embedder_rejected_total", "Requests rejected: queue full")
-EXPIRED = Counter("engram_embedder_expired_total", "Texts dropped: caller deadline passed")
+DROPPED = Counter("engram_embedder_dropped_total",
+                  "Texts dropped before encoding: deadline passed or caller gone", ["reason"])

@@ -1,0 +1,196 @@
+"""Embedder behaviour: concurrency correctness, priorities, deadlines,
+backpressure, streaming, the vLLM backend and the embedding-space check."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import grpc
+import httpx
+import numpy as np
+import pytest
+
+from engram.v1 import embedder_pb2 as pb
+from engram.v1 import embedder_pb2_grpc
+from engram_cli.stack import Stack
+from engram_embedder.backend import SentenceTransformerBackend
+from engram_embedder.batcher import Batcher, DeadlineExpired, Priority, QueueFull
+from engram_kit.context import CallerContext
+
+from .procs import free_port, service_process
+
+WORDS = ["alpha", "beta", "gamma", "delta", "memory", "vector", "namespace", "graph", "lease",
+         "outbox", "stream"]
+
+
+@pytest.fixture(scope="module")
+def reference() -> SentenceTransformerBackend:
+    """The real packaged model in-process: ground truth for vector checks."""
+    return SentenceTransformerBackend("", "cpu")
+
+
+def _metadata(stack: Stack) -> tuple:
+    return CallerContext(principal="t", namespace="default").to_metadata(
+        stack.secrets["ENGRAM_INTERNAL_TOKEN"])
+
+
+def _text(rng: random.Random, i: int) -> str:
+    return f"request {i}: " + " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 60)))
+
+
+async def test_200_concurrent_mixed_requests_get_their_own_vectors(stack: Stack, reference):
+    rng = random.Random(7)
+    requests = [[_text(rng, i * 10 + j) for j in range(rng.randint(1, 5))] for i in range(200)]
+    port = stack.topology.services["embedder"].ports[8753]
+    md = _metadata(stack)
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        stub = embedder_pb2_grpc.EmbedderServiceStub(channel)
+        replies = await asyncio.gather(*(
+            stub.Embed(pb.EmbedRequest(
+                texts=texts, priority=pb.EMBED_PRIORITY_BULK if i % 3 else
+                pb.EMBED_PRIORITY_INTERACTIVE), metadata=md, timeout=120)
+            for i, texts in enumerate(requests)))
+    for texts, reply in zip(requests, replies, strict=True):
+        got = np.asarray([v.values for v in reply.vectors])
+        want = reference.encode(texts)
+        assert got.shape == want.shape
+        assert np.min(np.sum(got * want, axis=1)) > 0.999
+
+
+async def test_interactive_overtakes_bulk(reference):
+    batcher = Batcher(reference, max_batch_size=8, max_wait_ms=1, max_queue_texts=1000)
+    stop = asyncio.Event()
+    runner = asyncio.create_task(batcher.run(stop))
+    finished: dict[str, float] = {}
+
+    async def timed(name: str, texts: list[str], priority: Priority) -> None:
+        await batcher.encode(texts, priority)
+        finished[name] = time.monotonic()
+
+    bulk = asyncio.create_task(timed("bulk", [f"bulk text {i}" for i in range(160)],
+                                     Priority.BULK))
+    await asyncio.sleep(0.05)
+    await timed("interactive", ["where is the staging database?"], Priority.INTERACTIVE)
+    await bulk
+    stop.set()
+    await runner
+    assert finished["interactive"] < finished["bulk"]
+
+
+async def test_queue_bound_and_deadlines_in_process(reference):
+    batcher = Batcher(reference, max_batch_size=64, max_wait_ms=1, max_queue_texts=4)
+    with pytest.raises(QueueFull, match="limit 4"):
+        await batcher.encode(["a"] * 5)
+    stop = asyncio.Event()
+    runner = asyncio.create_task(batcher.run(stop))
+    with pytest.raises(DeadlineExpired):
+        await batcher.encode(["too late"], deadline=time.monotonic() - 1)
+    ok = await batcher.encode(["in time"], deadline=time.monotonic() + 30)
+    stop.set()
+    await runner
+    assert ok.shape == (1, 384)
+
+
+@pytest.fixture(scope="module")
+def slow_embedder(stack: Stack, tmp_path_factory: pytest.TempPathFactory):
+    """A real embedder process whose batches wait 3 s and whose queue holds 8."""
+    overrides = {"ENGRAM_MAX_QUEUE_TEXTS": "8", "ENGRAM_MAX_WAIT_MS": "3000"}
+    with service_process(stack, "embedder", overrides, tmp_path_factory.mktemp("logs")) as p:
+        yield p
+
+
+async def test_queue_full_is_resource_exhausted_with_retry_hint(stack: Stack, slow_embedder):
+    md = _metadata(stack)
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{slow_embedder['grpc']}") as channel:
+        stub = embedder_pb2_grpc.EmbedderServiceStub(channel)
+        waiting = asyncio.ensure_future(
+            stub.Embed(pb.EmbedRequest(texts=["x"] * 6), metadata=md, timeout=30))
+        await asyncio.sleep(0.3)
+        call = stub.Embed(pb.EmbedRequest(texts=["y"] * 4), metadata=md, timeout=30)
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            await call
+        trailing = dict(await call.trailing_metadata())
+        assert len((await waiting).vectors) == 6
+    assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert "limit 8" in err.value.details()
+    assert int(trailing["retry-after-ms"]) > 0
+
+
+async def test_expired_requests_are_dropped_before_encoding(stack: Stack, slow_embedder):
+    md = _metadata(stack)
+    metrics_url = f"http://127.0.0.1:{slow_embedder['http']}/metrics"
+
+    def expired() -> float:
+        text = httpx.get(metrics_url).text
+        found = re.findall(r'^engram_embedder_dropped_total\{reason="\w+"\} (\S+)$', text, re.M)
+        return sum(float(v) for v in found)
+
+    before = expired()
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{slow_embedder['grpc']}") as channel:
+        stub = embedder_pb2_grpc.EmbedderServiceStub(channel)
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            await stub.Embed(pb.EmbedRequest(texts=["late"]), metadata=md, timeout=0.5)
+        assert err.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+        await asyncio.sleep(3.5)  # the batch closes; the expired text must be dropped
+    assert expired() == before + 1
+
+
+async def test_stream_returns_one_reply_per_chunk_in_order(stack: Stack, reference):
+    port = stack.topology.services["embedder"].ports[8753]
+    chunks = [[f"chunk {c} text {i}" for i in range(50)] for c in range(4)]
+
+    async def requests():
+        for chunk in chunks:
+            yield pb.EmbedRequest(texts=chunk, priority=pb.EMBED_PRIORITY_BULK)
+
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        stub = embedder_pb2_grpc.EmbedderServiceStub(channel)
+        replies = [r async for r in stub.EmbedStream(requests(), metadata=_metadata(stack),
+                                                     timeout=60)]
+    assert len(replies) == 4
+    for chunk, reply in zip(chunks, replies, strict=True):
+        got = np.asarray([v.values for v in reply.vectors])
+        assert np.min(np.sum(got * reference.encode(chunk), axis=1)) > 0.999
+
+
+async def test_vllm_backend_over_the_openai_protocol(stack: Stack, reference, tmp_path: Path):
+    port = free_port()
+    fake = subprocess.Popen([sys.executable, "-m", "tests.fake_vllm", str(port), "minilm"],
+                            cwd=Path(__file__).parents[1])
+    try:
+        overrides = {"ENGRAM_BACKEND": "vllm", "ENGRAM_VLLM_URL": f"http://127.0.0.1:{port}",
+                     "ENGRAM_MODEL_NAME": "minilm"}
+        for _ in range(300):
+            try:
+                httpx.get(f"http://127.0.0.1:{port}/v1/models", timeout=1)
+                break
+            except httpx.HTTPError:
+                await asyncio.sleep(0.1)
+        with service_process(stack, "embedder", overrides, tmp_path) as p:
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{p['grpc']}") as channel:
+                stub = embedder_pb2_grpc.EmbedderServiceStub(channel)
+                info = await stub.Info(pb.InfoRequest(), metadata=_metadata(stack), timeout=5)
+                texts = ["the vault is blue", "leases carry fencing tokens"]
+                reply = await stub.Embed(pb.EmbedRequest(texts=texts),
+                                         metadata=_metadata(stack), timeout=30)
+    finally:
+        fake.terminate()
+        fake.wait(10)
+    assert (info.backend, info.model, info.dimension) == ("vllm", "minilm", 384)
+    got = np.asarray([v.values for v in reply.vectors])
+    assert np.min(np.sum(got * reference.encode(texts), axis=1)) > 0.999
+
+
+def test_memory_refuses_an_embedder_of_another_space(stack: Stack, tmp_path: Path):
+    overrides = {"ENGRAM_EMBEDDING_MODEL": "intfloat/e5-large-v2"}
+    with service_process(stack, "memory", overrides, tmp_path, wait_ready=False) as p:
+        code = p["proc"].wait(60)
+    log = next(tmp_path.glob("memory-*.log")).read_text()
+    assert code != 0
+    assert "refusing to mix embedding spaces" in log
