@@ -33,7 +33,8 @@ class SentenceTransformerBackend:
     name = "sentence-transformers"
     normalized = True
 
-    def __init__(self, model_path: str, device: str) -> None:
+    def __init__(self, model_path: str, device: str, sub_batch: int = 16) -> None:
+        self.sub_batch = sub_batch
         # Imported here so importing the module stays cheap (no work at import).
         from sentence_transformers import SentenceTransformer
 
@@ -48,8 +49,10 @@ class SentenceTransformerBackend:
         self.dimension = int(self._st.get_embedding_dimension())
 
     def encode(self, texts: list[str]) -> np.ndarray:
+        # sentence-transformers sorts by length and encodes `batch_size` at a
+        # time, so sub-batches hold texts of similar length (little padding).
         return self._st.encode(
-            texts, batch_size=max(len(texts), 1), normalize_embeddings=True,
+            texts, batch_size=max(min(len(texts), self.sub_batch), 1), normalize_embeddings=True,
             convert_to_numpy=True, show_progress_bar=False,
         )
 
@@ -99,9 +102,10 @@ class VllmBackend:
 
 
 def build_backend(name: str, model_path: str, device: str, vllm_url: str = "",
-                  model_name: str = "", timeout_s: float = 30.0) -> EncoderBackend:
+                  model_name: str = "", timeout_s: float = 30.0,
+                  sub_batch: int = 16) -> EncoderBackend:
     if name == "sentence-transformers":
-        return SentenceTransformerBackend(model_path, device)
+        return SentenceTransformerBackend(model_path, device, sub_batch)
     if name == "vllm":
         return VllmBackend(vllm_url, model_name, timeout_s)
     raise SystemExit(f"unknown embedder backend {name!r}: use 'sentence-transformers' or 'vllm'")

@@ -3,8 +3,10 @@
 - A batch closes when it holds `max_batch_size` texts or the oldest waiting
   text has waited `max_wait_ms` (while the model is busy, texts accumulate, so
   under load batches fill by themselves).
-- Interactive texts are always taken before bulk texts, so a bulk job delays
-  an interactive request by at most the batch being encoded.
+- Interactive texts are always taken before bulk texts. A batch cannot be
+  interrupted, so while interactive traffic is recent, bulk texts go in
+  slices whose predicted encode time stays under `bulk_slice_ms`: a bulk job
+  then delays an interactive request by at most about one slice.
 - Texts are sorted by length inside a batch to limit padding; results go back
   to each caller in its own order.
 - The queue is bounded: beyond `max_queue_texts` a request is rejected at once
@@ -62,14 +64,20 @@ class _Item:
 
 class Batcher:
     def __init__(self, backend: EncoderBackend, max_batch_size: int, max_wait_ms: float,
-                 max_queue_texts: int) -> None:
+                 max_queue_texts: int, bulk_slice_ms: float = 25.0,
+                 interactive_window_s: float = 1.0) -> None:
         self.backend = backend
         self.max_batch_size = max_batch_size
         self.max_wait_s = max_wait_ms / 1000.0
         self.max_queue_texts = max_queue_texts
+        self.bulk_slice_s = bulk_slice_ms / 1000.0
+        self.interactive_window_s = interactive_window_s
         self._queues: dict[Priority, deque[_Item]] = {p: deque() for p in Priority}
         self._arrived = asyncio.Event()
-        self._seconds_per_text = 0.005  # refined from measured batches
+        self._last_interactive = float("-inf")
+        # Learned from measured batches: encode cost per text and per character.
+        self._seconds_per_text = 0.005
+        self._seconds_per_char = 0.00005
 
     @property
     def depth(self) -> int:
@@ -86,6 +94,8 @@ class Batcher:
         loop = asyncio.get_running_loop()
         items = [_Item(t, loop.create_future(), deadline, priority) for t in texts]
         self._queues[priority].extend(items)
+        if priority is Priority.INTERACTIVE:
+            self._last_interactive = time.monotonic()
         QUEUE_DEPTH.set(self.depth)
         self._arrived.set()
         vectors = await asyncio.gather(*(i.future for i in items))
@@ -121,9 +131,14 @@ class Batcher:
     def _take(self) -> list[_Item]:
         batch: list[_Item] = []
         now = time.monotonic()
+        slice_chars = self._bulk_slice_chars(now)
         for priority in Priority:  # interactive first
             queue = self._queues[priority]
+            bulk_chars = 0
             while queue and len(batch) < self.max_batch_size:
+                if priority is Priority.BULK and slice_chars is not None and batch and \
+                        bulk_chars + len(queue[0].text) > slice_chars:
+                    break
                 item = queue.popleft()
                 if item.future.done():  # the caller gave up (cancelled or timed out)
                     DROPPED.labels("cancelled").inc()
@@ -133,8 +148,16 @@ class Batcher:
                     item.future.set_exception(DeadlineExpired())
                     continue
                 batch.append(item)
+                bulk_chars += len(item.text) if priority is Priority.BULK else 0
         QUEUE_DEPTH.set(self.depth)
         return batch
+
+    def _bulk_slice_chars(self, now: float) -> float | None:
+        """While interactive traffic is recent, the character budget of a bulk
+        slice (from the learned cost per character); otherwise no limit."""
+        if now - self._last_interactive > self.interactive_window_s:
+            return None
+        return self.bulk_slice_s / self._seconds_per_char
 
     async def _encode(self, batch: list[_Item]) -> None:
         now = time.monotonic()
@@ -154,7 +177,9 @@ class Batcher:
         ENCODE_TIME.observe(elapsed)
         TEXTS.inc(len(batch))
         TOKENS.inc(tokens)
+        chars = max(sum(len(i.text) for i in batch), 1)
         self._seconds_per_text = 0.8 * self._seconds_per_text + 0.2 * elapsed / len(batch)
+        self._seconds_per_char = 0.8 * self._seconds_per_char + 0.2 * elapsed / chars
         for item, vector in zip(batch, vectors, strict=True):
             if not item.future.done():
                 item.future.set_result(vector)

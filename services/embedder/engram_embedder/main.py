@@ -24,10 +24,10 @@ async def amain(stop: asyncio.Event) -> None:
     configure_logging(settings.service_name, settings.log_level)
     backend = await asyncio.to_thread(
         build_backend, settings.backend, settings.model_path, settings.device,
-        settings.vllm_url, settings.model_name, settings.backend_timeout_s,
+        settings.vllm_url, settings.model_name, settings.backend_timeout_s, settings.sub_batch,
     )
     batcher = Batcher(backend, settings.max_batch_size, settings.max_wait_ms,
-                      settings.max_queue_texts)
+                      settings.max_queue_texts, settings.bulk_slice_ms)
     readiness = Readiness(settings.service_name)
 
     async def model_loaded() -> bool:

@@ -17,7 +17,14 @@ class EmbedderSettings(ServiceSettings):
     backend_timeout_s: float = 30.0
     # Batching (defaults measured by evals/bench_embedder.py on 2 CPU cores).
     max_batch_size: int = 64
-    max_wait_ms: float = 2.0
+    # 0: dispatch as soon as the model is free; under load, texts that arrive
+    # during an encode form the next batch by themselves.
+    max_wait_ms: float = 0.0
+    # Texts per model call inside a batch, sorted by length (less padding).
+    sub_batch: int = 16
+    # While interactive traffic is recent, bulk work runs in slices of about
+    # this much encode time, bounding how long a search waits behind it.
+    bulk_slice_ms: float = 25.0
     max_queue_texts: int = 4096
     max_texts_per_request: int = 256
     max_text_chars: int = 16_000

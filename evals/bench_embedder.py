@@ -1,0 +1,221 @@
+"""Embedder benchmark: the service against the hardware's limit, in one run.
+
+(a) raw: the model encoding in-process at its best batch size (the limit);
+(b) the embedder service (a real process, real gRPC) at concurrency
+    1, 8, 32, 128 with short and mixed-length texts, one text per request;
+(c) the same load against the service with batching disabled (batch size 1);
+plus idle single-request latency against a direct single encode, and
+interactive latency while a bulk stream runs.
+
+Writes evals/results/embedder-<timestamp>.json. Run: make bench-embedder
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import random
+import secrets
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+
+import grpc
+import httpx
+import numpy as np
+
+from engram.v1 import embedder_pb2 as pb
+from engram.v1 import embedder_pb2_grpc
+from engram_embedder.backend import SentenceTransformerBackend
+from engram_kit.context import CallerContext
+
+RESULTS = Path(__file__).parent / "results"
+WORDS = [
+    "memory", "agent", "vector", "store", "search", "lease", "mail", "graph", "fact", "rule",
+    "decision", "deploy", "service", "cluster", "namespace", "token", "outbox", "event",
+    "stream", "batch", "model",
+]
+
+
+def texts(kind: str, n: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    hi = 12 if kind == "short" else 200
+    return [f"{i} " + " ".join(rng.choice(WORDS) for _ in range(rng.randint(5, hi)))
+            for i in range(n)]
+
+
+def pct(values: list[float], q: float) -> float:
+    return float(np.percentile(np.asarray(values) * 1000.0, q))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def embedder(token: str, **overrides: str) -> Iterator[int]:
+    grpc_port, http_port = free_port(), free_port()
+    env = {**os.environ, "ENGRAM_INTERNAL_TOKEN": token, "ENGRAM_GRPC_PORT": str(grpc_port),
+           "ENGRAM_HTTP_PORT": str(http_port), "HF_HUB_OFFLINE": "1", "ENGRAM_LOG_LEVEL": "WARNING",
+           **{f"ENGRAM_{k.upper()}": v for k, v in overrides.items()}}
+    proc = subprocess.Popen([sys.executable, "-m", "engram_embedder"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(600):
+            try:
+                if httpx.get(f"http://127.0.0.1:{http_port}/readyz", timeout=1).is_success:
+                    break
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.2)
+        else:
+            raise RuntimeError("embedder did not become ready")
+        yield grpc_port
+    finally:
+        proc.terminate()
+        proc.wait(30)
+
+
+def raw_best(backend: SentenceTransformerBackend, corpus: list[str],
+             sizes: tuple[int, ...]) -> dict:
+    """Best in-process throughput over batch sizes (ST sorts each call by length)."""
+    by_batch = {}
+    for size in sizes:
+        backend.sub_batch = size
+        sample = corpus[: max(size * 4, 256)] if size > 1 else corpus[:128]
+        backend.encode(sample[:size])  # warm
+        started = time.perf_counter()
+        for i in range(0, len(sample), size):
+            backend.encode(sample[i:i + size])
+        by_batch[size] = len(sample) / (time.perf_counter() - started)
+    best = max(by_batch, key=by_batch.get)
+    return {"sentences_per_s_by_batch": by_batch, "best_batch": best,
+            "best_sentences_per_s": by_batch[best]}
+
+
+async def load(port: int, md: tuple, corpus: list[str], concurrency: int,
+               priority: int = pb.EMBED_PRIORITY_INTERACTIVE) -> dict:
+    latencies: list[float] = []
+    queue = list(corpus)
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        stub = embedder_pb2_grpc.EmbedderServiceStub(channel)
+        await stub.Embed(pb.EmbedRequest(texts=["warm up"]), metadata=md, timeout=60)
+
+        async def worker() -> None:
+            while queue:
+                text = queue.pop()
+                started = time.perf_counter()
+                await stub.Embed(pb.EmbedRequest(texts=[text], priority=priority),
+                                 metadata=md, timeout=120)
+                latencies.append(time.perf_counter() - started)
+
+        started = time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        wall = time.perf_counter() - started
+    return {"concurrency": concurrency, "requests": len(latencies),
+            "sentences_per_s": len(latencies) / wall, "p50_ms": pct(latencies, 50),
+            "p95_ms": pct(latencies, 95)}
+
+
+async def with_bulk(port: int, md: tuple, probes: list[str], bulk: list[str]) -> dict:
+    """Interactive single requests (c=1) while a bulk stream runs."""
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        stub = embedder_pb2_grpc.EmbedderServiceStub(channel)
+        stop = asyncio.Event()
+
+        async def chunks():
+            i = 0
+            while not stop.is_set():
+                yield pb.EmbedRequest(texts=bulk[i % len(bulk): i % len(bulk) + 64],
+                                      priority=pb.EMBED_PRIORITY_BULK)
+                i += 64
+
+        async def drain() -> int:
+            n = 0
+            async for reply in stub.EmbedStream(chunks(), metadata=md, timeout=600):
+                n += len(reply.vectors)
+                if stop.is_set():
+                    break
+            return n
+
+        bulk_task = asyncio.create_task(drain())
+        await asyncio.sleep(1.0)
+        result = await load(port, md, probes, 1)
+        stop.set()
+        bulk_done = await bulk_task
+    result["bulk_texts_during"] = bulk_done
+    return result
+
+
+async def service_runs(port: int, md: tuple, n: int) -> dict:
+    out = {}
+    for kind in ("short", "mixed"):
+        corpus = texts(kind, n if kind == "short" else n // 4, seed=1)
+        out[kind] = [await load(port, md, corpus, c) for c in (1, 8, 32, 128)]
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--n", type=int, default=1024,
+                        help="requests per load point (short texts; mixed: n/4)")
+    parser.add_argument("--device", default="cpu")
+    args = parser.parse_args()
+    token = secrets.token_urlsafe(16)
+    md = CallerContext(principal="bench", namespace="bench").to_metadata(token)
+    backend = SentenceTransformerBackend("", args.device)
+    short = texts("short", 2048, seed=2)
+    raw = {"short": raw_best(backend, short, (1, 8, 16, 32, 64, 128, 256)),
+           "mixed": raw_best(backend, texts("mixed", 256, 3), (1, 16, 64))}
+    single = []
+    for t in short[:100]:
+        started = time.perf_counter()
+        backend.encode([t])
+        single.append(time.perf_counter() - started)
+    del backend  # free the cores for the service
+    with embedder(token, device=args.device) as port:
+        batched = asyncio.run(service_runs(port, md, args.n))
+        idle = asyncio.run(load(port, md, texts("short", 200, 9), 1))
+        busy = asyncio.run(with_bulk(port, md, texts("short", 200, 9), texts("mixed", 512, 5)))
+    with embedder(token, device=args.device, max_batch_size="1") as port:
+        unbatched = asyncio.run(service_runs(port, md, args.n))
+
+    def c32(runs: dict) -> float:
+        return next(r["sentences_per_s"] for r in runs["short"] if r["concurrency"] == 32)
+
+    report = {
+        "timestamp": datetime.now(UTC).isoformat(),
+        "machine": {"platform": platform.platform(), "cpus": os.cpu_count(),
+                    "device": args.device},
+        "command": "make bench-embedder (" + " ".join(["evals/bench_embedder.py", *sys.argv[1:]])
+                   + ")",
+        "ratio_vs_raw_c32": c32(batched) / raw["short"]["best_sentences_per_s"],
+        "ratio_vs_unbatched_c32": c32(batched) / c32(unbatched),
+        "idle_single_request": {"service_p50_ms": idle["p50_ms"],
+                                "direct_encode_p50_ms": pct(single, 50),
+                                "overhead_p50_ms": idle["p50_ms"] - pct(single, 50)},
+        "interactive_under_bulk": {"idle_p95_ms": idle["p95_ms"], "busy_p95_ms": busy["p95_ms"],
+                                   "ratio_p95": busy["p95_ms"] / idle["p95_ms"],
+                                   "bulk_texts_during": busy["bulk_texts_during"]},
+        "raw": raw, "service_batched": batched, "service_unbatched": unbatched,
+    }
+    RESULTS.mkdir(exist_ok=True)
+    path = RESULTS / f"embedder-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}.json"
+    path.write_text(json.dumps(report, indent=2))
+    summary = {k: report[k] for k in ("ratio_vs_raw_c32", "ratio_vs_unbatched_c32",
+                                      "idle_single_request", "interactive_under_bulk")}
+    sys.stdout.write(json.dumps(summary, indent=2) + f"\nwrote {path}\n")
+
+
+if __name__ == "__main__":
+    main()
