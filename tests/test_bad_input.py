@@ -58,4 +58,5 @@ async def test_unknown_tool_is_a_tool_error(stack: Stack, agent_token: str):
         tools = {t.name for t in (await client.list_tools()).tools}
     assert "Unknown tool" in message
     # Only tools the stack can serve are advertised.
-    assert tools == {"memory_store", "memory_search"}
+    assert tools == {"memory_store", "memory_search", "memory_get", "memory_recent",
+                     "memory_supersede", "memory_forget", "memory_reinforce"}

@@ -13,6 +13,7 @@ import pytest
 from engram.v1 import embedder_pb2, embedder_pb2_grpc
 from engram_cli.stack import Stack
 from engram_kit.context import CallerContext
+from engram_memory.embedding import vectors_of
 
 
 def _batch_count(stack: Stack) -> float:
@@ -38,7 +39,7 @@ async def test_info_and_concurrent_requests_share_batches(stack: Stack):
             await stub.Embed(embedder_pb2.EmbedRequest(texts=[]), metadata=md, timeout=5)
     assert info.dimension == 384 and info.model.endswith("all-MiniLM-L6-v2")
     assert info.backend == "sentence-transformers" and info.normalized
-    vectors = [np.asarray(r.vectors[0].values) for r in replies]
+    vectors = [vectors_of(r)[0] for r in replies]
     assert all(v.shape == (384,) for v in vectors)
     assert abs(float(np.linalg.norm(vectors[0])) - 1.0) < 1e-3
     batches = _batch_count(stack) - before

@@ -22,6 +22,7 @@ from engram_cli.stack import Stack
 from engram_embedder.backend import SentenceTransformerBackend
 from engram_embedder.batcher import Batcher, DeadlineExpired, Priority, QueueFull
 from engram_kit.context import CallerContext
+from engram_memory.embedding import vectors_of
 
 from .procs import free_port, service_process
 
@@ -57,7 +58,7 @@ async def test_200_concurrent_mixed_requests_get_their_own_vectors(stack: Stack,
                 pb.EMBED_PRIORITY_INTERACTIVE), metadata=md, timeout=120)
             for i, texts in enumerate(requests)))
     for texts, reply in zip(requests, replies, strict=True):
-        got = np.asarray([v.values for v in reply.vectors])
+        got = vectors_of(reply)
         want = reference.encode(texts)
         assert got.shape == want.shape
         assert np.min(np.sum(got * want, axis=1)) > 0.999
@@ -116,7 +117,7 @@ async def test_queue_full_is_resource_exhausted_with_retry_hint(stack: Stack, sl
         with pytest.raises(grpc.aio.AioRpcError) as err:
             await call
         trailing = dict(await call.trailing_metadata())
-        assert len((await waiting).vectors) == 6
+        assert (await waiting).count == 6
     assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
     assert "limit 8" in err.value.details()
     assert int(trailing["retry-after-ms"]) > 0
@@ -155,7 +156,7 @@ async def test_stream_returns_one_reply_per_chunk_in_order(stack: Stack, referen
                                                      timeout=60)]
     assert len(replies) == 4
     for chunk, reply in zip(chunks, replies, strict=True):
-        got = np.asarray([v.values for v in reply.vectors])
+        got = vectors_of(reply)
         assert np.min(np.sum(got * reference.encode(chunk), axis=1)) > 0.999
 
 
@@ -183,7 +184,7 @@ async def test_vllm_backend_over_the_openai_protocol(stack: Stack, reference, tm
         fake.terminate()
         fake.wait(10)
     assert (info.backend, info.model, info.dimension) == ("vllm", "minilm", 384)
-    got = np.asarray([v.values for v in reply.vectors])
+    got = vectors_of(reply)
     assert np.min(np.sum(got * reference.encode(texts), axis=1)) > 0.999
 
 

@@ -24,29 +24,25 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x65ngram/v1/embedder.proto\x12\tengram.v1\"n\n\x0c\x45mbedRequest\x12\r\n\x05texts\x18\x01 \x03(\t\x12#\n\x04kind\x18\x02 \x01(\x0e\x32\x15.engram.v1.EncodeKind\x12*\n\x08priority\x18\x03 \x01(\x0e\x32\x18.engram.v1.EmbedPriority\"\x1c\n\x06Vector\x12\x12\n\x06values\x18\x01 \x03(\x02\x42\x02\x10\x01\"U\n\rEmbedResponse\x12\"\n\x07vectors\x18\x01 \x03(\x0b\x32\x11.engram.v1.Vector\x12\r\n\x05model\x18\x02 \x01(\t\x12\x11\n\tdimension\x18\x03 \x01(\x05\"\r\n\x0bInfoRequest\"\xd4\x01\n\x0cInfoResponse\x12\x0f\n\x07\x62\x61\x63kend\x18\x01 \x01(\t\x12\r\n\x05model\x18\x02 \x01(\t\x12\x11\n\tdimension\x18\x03 \x01(\x05\x12\x12\n\nnormalized\x18\x04 \x01(\x08\x12\x16\n\x0emax_batch_size\x18\x05 \x01(\x05\x12\x1d\n\x15max_texts_per_request\x18\x06 \x01(\x05\x12\x17\n\x0fmax_queue_texts\x18\x07 \x01(\x05\x12\x14\n\x0cquery_prefix\x18\x08 \x01(\t\x12\x17\n\x0f\x64ocument_prefix\x18\t \x01(\t*Z\n\nEncodeKind\x12\x1b\n\x17\x45NCODE_KIND_UNSPECIFIED\x10\x00\x12\x18\n\x14\x45NCODE_KIND_DOCUMENT\x10\x01\x12\x15\n\x11\x45NCODE_KIND_QUERY\x10\x02*h\n\rEmbedPriority\x12\x1e\n\x1a\x45MBED_PRIORITY_UNSPECIFIED\x10\x00\x12\x1e\n\x1a\x45MBED_PRIORITY_INTERACTIVE\x10\x01\x12\x17\n\x13\x45MBED_PRIORITY_BULK\x10\x02\x32\xcc\x01\n\x0f\x45mbedderService\x12:\n\x05\x45mbed\x12\x17.engram.v1.EmbedRequest\x1a\x18.engram.v1.EmbedResponse\x12\x44\n\x0b\x45mbedStream\x12\x17.engram.v1.EmbedRequest\x1a\x18.engram.v1.EmbedResponse(\x01\x30\x01\x12\x37\n\x04Info\x12\x16.engram.v1.InfoRequest\x1a\x17.engram.v1.InfoResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x65ngram/v1/embedder.proto\x12\tengram.v1\"n\n\x0c\x45mbedRequest\x12\r\n\x05texts\x18\x01 \x03(\t\x12#\n\x04kind\x18\x02 \x01(\x0e\x32\x15.engram.v1.EncodeKind\x12*\n\x08priority\x18\x03 \x01(\x0e\x32\x18.engram.v1.EmbedPriority\"W\n\rEmbedResponse\x12\x15\n\rvectors_f32le\x18\x01 \x01(\x0c\x12\r\n\x05\x63ount\x18\x04 \x01(\x05\x12\r\n\x05model\x18\x02 \x01(\t\x12\x11\n\tdimension\x18\x03 \x01(\x05\"\r\n\x0bInfoRequest\"\xd4\x01\n\x0cInfoResponse\x12\x0f\n\x07\x62\x61\x63kend\x18\x01 \x01(\t\x12\r\n\x05model\x18\x02 \x01(\t\x12\x11\n\tdimension\x18\x03 \x01(\x05\x12\x12\n\nnormalized\x18\x04 \x01(\x08\x12\x16\n\x0emax_batch_size\x18\x05 \x01(\x05\x12\x1d\n\x15max_texts_per_request\x18\x06 \x01(\x05\x12\x17\n\x0fmax_queue_texts\x18\x07 \x01(\x05\x12\x14\n\x0cquery_prefix\x18\x08 \x01(\t\x12\x17\n\x0f\x64ocument_prefix\x18\t \x01(\t*Z\n\nEncodeKind\x12\x1b\n\x17\x45NCODE_KIND_UNSPECIFIED\x10\x00\x12\x18\n\x14\x45NCODE_KIND_DOCUMENT\x10\x01\x12\x15\n\x11\x45NCODE_KIND_QUERY\x10\x02*h\n\rEmbedPriority\x12\x1e\n\x1a\x45MBED_PRIORITY_UNSPECIFIED\x10\x00\x12\x1e\n\x1a\x45MBED_PRIORITY_INTERACTIVE\x10\x01\x12\x17\n\x13\x45MBED_PRIORITY_BULK\x10\x02\x32\xcc\x01\n\x0f\x45mbedderService\x12:\n\x05\x45mbed\x12\x17.engram.v1.EmbedRequest\x1a\x18.engram.v1.EmbedResponse\x12\x44\n\x0b\x45mbedStream\x12\x17.engram.v1.EmbedRequest\x1a\x18.engram.v1.EmbedResponse(\x01\x30\x01\x12\x37\n\x04Info\x12\x16.engram.v1.InfoRequest\x1a\x17.engram.v1.InfoResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'engram.v1.embedder_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_VECTOR'].fields_by_name['values']._loaded_options = None
-  _globals['_VECTOR'].fields_by_name['values']._serialized_options = b'\020\001'
-  _globals['_ENCODEKIND']._serialized_start=498
-  _globals['_ENCODEKIND']._serialized_end=588
-  _globals['_EMBEDPRIORITY']._serialized_start=590
-  _globals['_EMBEDPRIORITY']._serialized_end=694
+  _globals['_ENCODEKIND']._serialized_start=470
+  _globals['_ENCODEKIND']._serialized_end=560
+  _globals['_EMBEDPRIORITY']._serialized_start=562
+  _globals['_EMBEDPRIORITY']._serialized_end=666
   _globals['_EMBEDREQUEST']._serialized_start=39
   _globals['_EMBEDREQUEST']._serialized_end=149
-  _globals['_VECTOR']._serialized_start=151
-  _globals['_VECTOR']._serialized_end=179
-  _globals['_EMBEDRESPONSE']._serialized_start=181
-  _globals['_EMBEDRESPONSE']._serialized_end=266
-  _globals['_INFOREQUEST']._serialized_start=268
-  _globals['_INFOREQUEST']._serialized_end=281
-  _globals['_INFORESPONSE']._serialized_start=284
-  _globals['_INFORESPONSE']._serialized_end=496
-  _globals['_EMBEDDERSERVICE']._serialized_start=697
-  _globals['_EMBEDDERSERVICE']._serialized_end=901
+  _globals['_EMBEDRESPONSE']._serialized_start=151
+  _globals['_EMBEDRESPONSE']._serialized_end=238
+  _globals['_INFOREQUEST']._serialized_start=240
+  _globals['_INFOREQUEST']._serialized_end=253
+  _globals['_INFORESPONSE']._serialized_start=256
+  _globals['_INFORESPONSE']._serialized_end=468
+  _globals['_EMBEDDERSERVICE']._serialized_start=669
+  _globals['_EMBEDDERSERVICE']._serialized_end=873
 # @@protoc_insertion_point(module_scope)

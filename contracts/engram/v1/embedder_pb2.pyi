@@ -2,7 +2,7 @@ from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
-from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from collections.abc import Iterable as _Iterable
 from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
@@ -35,21 +35,17 @@ class EmbedRequest(_message.Message):
     priority: EmbedPriority
     def __init__(self, texts: _Optional[_Iterable[str]] = ..., kind: _Optional[_Union[EncodeKind, str]] = ..., priority: _Optional[_Union[EmbedPriority, str]] = ...) -> None: ...
 
-class Vector(_message.Message):
-    __slots__ = ("values",)
-    VALUES_FIELD_NUMBER: _ClassVar[int]
-    values: _containers.RepeatedScalarFieldContainer[float]
-    def __init__(self, values: _Optional[_Iterable[float]] = ...) -> None: ...
-
 class EmbedResponse(_message.Message):
-    __slots__ = ("vectors", "model", "dimension")
-    VECTORS_FIELD_NUMBER: _ClassVar[int]
+    __slots__ = ("vectors_f32le", "count", "model", "dimension")
+    VECTORS_F32LE_FIELD_NUMBER: _ClassVar[int]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
     MODEL_FIELD_NUMBER: _ClassVar[int]
     DIMENSION_FIELD_NUMBER: _ClassVar[int]
-    vectors: _containers.RepeatedCompositeFieldContainer[Vector]
+    vectors_f32le: bytes
+    count: int
     model: str
     dimension: int
-    def __init__(self, vectors: _Optional[_Iterable[_Union[Vector, _Mapping]]] = ..., model: _Optional[str] = ..., dimension: _Optional[int] = ...) -> None: ...
+    def __init__(self, vectors_f32le: _Optional[bytes] = ..., count: _Optional[int] = ..., model: _Optional[str] = ..., dimension: _Optional[int] = ...) -> None: ...
 
 class InfoRequest(_message.Message):
     __slots__ = ()

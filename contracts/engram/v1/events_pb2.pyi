@@ -10,20 +10,22 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class EventEnvelope(_message.Message):
-    __slots__ = ("event_id", "type", "namespace", "principal", "occurred_at", "entry_stored")
+    __slots__ = ("event_id", "type", "namespace", "principal", "occurred_at", "entry_stored", "entries_forgotten")
     EVENT_ID_FIELD_NUMBER: _ClassVar[int]
     TYPE_FIELD_NUMBER: _ClassVar[int]
     NAMESPACE_FIELD_NUMBER: _ClassVar[int]
     PRINCIPAL_FIELD_NUMBER: _ClassVar[int]
     OCCURRED_AT_FIELD_NUMBER: _ClassVar[int]
     ENTRY_STORED_FIELD_NUMBER: _ClassVar[int]
+    ENTRIES_FORGOTTEN_FIELD_NUMBER: _ClassVar[int]
     event_id: str
     type: str
     namespace: str
     principal: str
     occurred_at: _timestamp_pb2.Timestamp
     entry_stored: EntryStored
-    def __init__(self, event_id: _Optional[str] = ..., type: _Optional[str] = ..., namespace: _Optional[str] = ..., principal: _Optional[str] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., entry_stored: _Optional[_Union[EntryStored, _Mapping]] = ...) -> None: ...
+    entries_forgotten: EntriesForgotten
+    def __init__(self, event_id: _Optional[str] = ..., type: _Optional[str] = ..., namespace: _Optional[str] = ..., principal: _Optional[str] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., entry_stored: _Optional[_Union[EntryStored, _Mapping]] = ..., entries_forgotten: _Optional[_Union[EntriesForgotten, _Mapping]] = ...) -> None: ...
 
 class EntryStored(_message.Message):
     __slots__ = ("entry_id", "finding", "superseded", "embedded")
@@ -36,3 +38,11 @@ class EntryStored(_message.Message):
     superseded: _containers.RepeatedScalarFieldContainer[str]
     embedded: bool
     def __init__(self, entry_id: _Optional[str] = ..., finding: _Optional[str] = ..., superseded: _Optional[_Iterable[str]] = ..., embedded: _Optional[bool] = ...) -> None: ...
+
+class EntriesForgotten(_message.Message):
+    __slots__ = ("entry_ids", "reason")
+    ENTRY_IDS_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    entry_ids: _containers.RepeatedScalarFieldContainer[str]
+    reason: str
+    def __init__(self, entry_ids: _Optional[_Iterable[str]] = ..., reason: _Optional[str] = ...) -> None: ...

@@ -52,39 +52,57 @@ class Entry(_message.Message):
     def __init__(self, id: _Optional[str] = ..., text: _Optional[str] = ..., source: _Optional[str] = ..., tags: _Optional[_Iterable[str]] = ..., origin: _Optional[str] = ..., episode: _Optional[str] = ..., status: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., valid_from: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., writer_principal: _Optional[str] = ..., embedded: _Optional[bool] = ...) -> None: ...
 
 class StoreRequest(_message.Message):
-    __slots__ = ("text", "source", "tags", "origin", "episode", "valid_from")
+    __slots__ = ("text", "source", "tags", "origin", "episode", "valid_from", "supersedes", "reason")
     TEXT_FIELD_NUMBER: _ClassVar[int]
     SOURCE_FIELD_NUMBER: _ClassVar[int]
     TAGS_FIELD_NUMBER: _ClassVar[int]
     ORIGIN_FIELD_NUMBER: _ClassVar[int]
     EPISODE_FIELD_NUMBER: _ClassVar[int]
     VALID_FROM_FIELD_NUMBER: _ClassVar[int]
+    SUPERSEDES_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
     text: str
     source: str
     tags: _containers.RepeatedScalarFieldContainer[str]
     origin: str
     episode: str
     valid_from: _timestamp_pb2.Timestamp
-    def __init__(self, text: _Optional[str] = ..., source: _Optional[str] = ..., tags: _Optional[_Iterable[str]] = ..., origin: _Optional[str] = ..., episode: _Optional[str] = ..., valid_from: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    supersedes: str
+    reason: str
+    def __init__(self, text: _Optional[str] = ..., source: _Optional[str] = ..., tags: _Optional[_Iterable[str]] = ..., origin: _Optional[str] = ..., episode: _Optional[str] = ..., valid_from: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., supersedes: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class Tombstone(_message.Message):
+    __slots__ = ("id", "reason", "forgotten_at")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    FORGOTTEN_AT_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    reason: str
+    forgotten_at: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[str] = ..., reason: _Optional[str] = ..., forgotten_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class StoreResponse(_message.Message):
-    __slots__ = ("id", "finding", "related", "superseded", "embedded", "entry")
+    __slots__ = ("id", "finding", "related", "superseded", "embedded", "entry", "contested_with", "reasserts_forgotten")
     ID_FIELD_NUMBER: _ClassVar[int]
     FINDING_FIELD_NUMBER: _ClassVar[int]
     RELATED_FIELD_NUMBER: _ClassVar[int]
     SUPERSEDED_FIELD_NUMBER: _ClassVar[int]
     EMBEDDED_FIELD_NUMBER: _ClassVar[int]
     ENTRY_FIELD_NUMBER: _ClassVar[int]
+    CONTESTED_WITH_FIELD_NUMBER: _ClassVar[int]
+    REASSERTS_FORGOTTEN_FIELD_NUMBER: _ClassVar[int]
     id: str
     finding: Finding
     related: _containers.RepeatedScalarFieldContainer[str]
     superseded: _containers.RepeatedScalarFieldContainer[str]
     embedded: bool
     entry: Entry
-    def __init__(self, id: _Optional[str] = ..., finding: _Optional[_Union[Finding, str]] = ..., related: _Optional[_Iterable[str]] = ..., superseded: _Optional[_Iterable[str]] = ..., embedded: _Optional[bool] = ..., entry: _Optional[_Union[Entry, _Mapping]] = ...) -> None: ...
+    contested_with: _containers.RepeatedScalarFieldContainer[str]
+    reasserts_forgotten: Tombstone
+    def __init__(self, id: _Optional[str] = ..., finding: _Optional[_Union[Finding, str]] = ..., related: _Optional[_Iterable[str]] = ..., superseded: _Optional[_Iterable[str]] = ..., embedded: _Optional[bool] = ..., entry: _Optional[_Union[Entry, _Mapping]] = ..., contested_with: _Optional[_Iterable[str]] = ..., reasserts_forgotten: _Optional[_Union[Tombstone, _Mapping]] = ...) -> None: ...
 
 class SearchRequest(_message.Message):
-    __slots__ = ("query", "top_k", "tags", "source", "since", "until", "explain")
+    __slots__ = ("query", "top_k", "tags", "source", "since", "until", "explain", "episode", "as_of", "include_history")
     QUERY_FIELD_NUMBER: _ClassVar[int]
     TOP_K_FIELD_NUMBER: _ClassVar[int]
     TAGS_FIELD_NUMBER: _ClassVar[int]
@@ -92,6 +110,9 @@ class SearchRequest(_message.Message):
     SINCE_FIELD_NUMBER: _ClassVar[int]
     UNTIL_FIELD_NUMBER: _ClassVar[int]
     EXPLAIN_FIELD_NUMBER: _ClassVar[int]
+    EPISODE_FIELD_NUMBER: _ClassVar[int]
+    AS_OF_FIELD_NUMBER: _ClassVar[int]
+    INCLUDE_HISTORY_FIELD_NUMBER: _ClassVar[int]
     query: str
     top_k: int
     tags: _containers.RepeatedScalarFieldContainer[str]
@@ -99,7 +120,10 @@ class SearchRequest(_message.Message):
     since: _timestamp_pb2.Timestamp
     until: _timestamp_pb2.Timestamp
     explain: bool
-    def __init__(self, query: _Optional[str] = ..., top_k: _Optional[int] = ..., tags: _Optional[_Iterable[str]] = ..., source: _Optional[str] = ..., since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., until: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., explain: _Optional[bool] = ...) -> None: ...
+    episode: str
+    as_of: _timestamp_pb2.Timestamp
+    include_history: bool
+    def __init__(self, query: _Optional[str] = ..., top_k: _Optional[int] = ..., tags: _Optional[_Iterable[str]] = ..., source: _Optional[str] = ..., since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., until: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., explain: _Optional[bool] = ..., episode: _Optional[str] = ..., as_of: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., include_history: _Optional[bool] = ...) -> None: ...
 
 class RankTrace(_message.Message):
     __slots__ = ("dense_rank", "lexical_rank", "dense_distance", "lexical_score")
@@ -114,16 +138,18 @@ class RankTrace(_message.Message):
     def __init__(self, dense_rank: _Optional[int] = ..., lexical_rank: _Optional[int] = ..., dense_distance: _Optional[float] = ..., lexical_score: _Optional[float] = ...) -> None: ...
 
 class SearchHit(_message.Message):
-    __slots__ = ("entry", "score", "label", "trace")
+    __slots__ = ("entry", "score", "label", "trace", "contested_with")
     ENTRY_FIELD_NUMBER: _ClassVar[int]
     SCORE_FIELD_NUMBER: _ClassVar[int]
     LABEL_FIELD_NUMBER: _ClassVar[int]
     TRACE_FIELD_NUMBER: _ClassVar[int]
+    CONTESTED_WITH_FIELD_NUMBER: _ClassVar[int]
     entry: Entry
     score: float
     label: str
     trace: RankTrace
-    def __init__(self, entry: _Optional[_Union[Entry, _Mapping]] = ..., score: _Optional[float] = ..., label: _Optional[str] = ..., trace: _Optional[_Union[RankTrace, _Mapping]] = ...) -> None: ...
+    contested_with: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, entry: _Optional[_Union[Entry, _Mapping]] = ..., score: _Optional[float] = ..., label: _Optional[str] = ..., trace: _Optional[_Union[RankTrace, _Mapping]] = ..., contested_with: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class SearchResponse(_message.Message):
     __slots__ = ("hits", "mode", "note")
@@ -134,3 +160,113 @@ class SearchResponse(_message.Message):
     mode: str
     note: str
     def __init__(self, hits: _Optional[_Iterable[_Union[SearchHit, _Mapping]]] = ..., mode: _Optional[str] = ..., note: _Optional[str] = ...) -> None: ...
+
+class GetRequest(_message.Message):
+    __slots__ = ("id",)
+    ID_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    def __init__(self, id: _Optional[str] = ...) -> None: ...
+
+class Version(_message.Message):
+    __slots__ = ("version", "text", "changed_by", "reason", "status", "created_at")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    CHANGED_BY_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    text: str
+    changed_by: str
+    reason: str
+    status: str
+    created_at: _timestamp_pb2.Timestamp
+    def __init__(self, version: _Optional[int] = ..., text: _Optional[str] = ..., changed_by: _Optional[str] = ..., reason: _Optional[str] = ..., status: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class Link(_message.Message):
+    __slots__ = ("src", "dst", "kind")
+    SRC_FIELD_NUMBER: _ClassVar[int]
+    DST_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    src: str
+    dst: str
+    kind: str
+    def __init__(self, src: _Optional[str] = ..., dst: _Optional[str] = ..., kind: _Optional[str] = ...) -> None: ...
+
+class GetResponse(_message.Message):
+    __slots__ = ("entry", "versions", "links", "label", "superseded_by", "confirmations")
+    ENTRY_FIELD_NUMBER: _ClassVar[int]
+    VERSIONS_FIELD_NUMBER: _ClassVar[int]
+    LINKS_FIELD_NUMBER: _ClassVar[int]
+    LABEL_FIELD_NUMBER: _ClassVar[int]
+    SUPERSEDED_BY_FIELD_NUMBER: _ClassVar[int]
+    CONFIRMATIONS_FIELD_NUMBER: _ClassVar[int]
+    entry: Entry
+    versions: _containers.RepeatedCompositeFieldContainer[Version]
+    links: _containers.RepeatedCompositeFieldContainer[Link]
+    label: str
+    superseded_by: str
+    confirmations: int
+    def __init__(self, entry: _Optional[_Union[Entry, _Mapping]] = ..., versions: _Optional[_Iterable[_Union[Version, _Mapping]]] = ..., links: _Optional[_Iterable[_Union[Link, _Mapping]]] = ..., label: _Optional[str] = ..., superseded_by: _Optional[str] = ..., confirmations: _Optional[int] = ...) -> None: ...
+
+class RecentRequest(_message.Message):
+    __slots__ = ("n", "tags", "source")
+    N_FIELD_NUMBER: _ClassVar[int]
+    TAGS_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    n: int
+    tags: _containers.RepeatedScalarFieldContainer[str]
+    source: str
+    def __init__(self, n: _Optional[int] = ..., tags: _Optional[_Iterable[str]] = ..., source: _Optional[str] = ...) -> None: ...
+
+class RecentResponse(_message.Message):
+    __slots__ = ("entries",)
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    entries: _containers.RepeatedCompositeFieldContainer[Entry]
+    def __init__(self, entries: _Optional[_Iterable[_Union[Entry, _Mapping]]] = ...) -> None: ...
+
+class SupersedeRequest(_message.Message):
+    __slots__ = ("entry_id", "new_text", "reason")
+    ENTRY_ID_FIELD_NUMBER: _ClassVar[int]
+    NEW_TEXT_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    entry_id: str
+    new_text: str
+    reason: str
+    def __init__(self, entry_id: _Optional[str] = ..., new_text: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class ForgetRequest(_message.Message):
+    __slots__ = ("entry_id", "tags", "source", "before", "reason")
+    ENTRY_ID_FIELD_NUMBER: _ClassVar[int]
+    TAGS_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    BEFORE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    entry_id: str
+    tags: _containers.RepeatedScalarFieldContainer[str]
+    source: str
+    before: _timestamp_pb2.Timestamp
+    reason: str
+    def __init__(self, entry_id: _Optional[str] = ..., tags: _Optional[_Iterable[str]] = ..., source: _Optional[str] = ..., before: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class ForgetResponse(_message.Message):
+    __slots__ = ("forgotten", "tombstones")
+    FORGOTTEN_FIELD_NUMBER: _ClassVar[int]
+    TOMBSTONES_FIELD_NUMBER: _ClassVar[int]
+    forgotten: _containers.RepeatedScalarFieldContainer[str]
+    tombstones: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, forgotten: _Optional[_Iterable[str]] = ..., tombstones: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class ReinforceRequest(_message.Message):
+    __slots__ = ("entry_id",)
+    ENTRY_ID_FIELD_NUMBER: _ClassVar[int]
+    entry_id: str
+    def __init__(self, entry_id: _Optional[str] = ...) -> None: ...
+
+class ReinforceResponse(_message.Message):
+    __slots__ = ("id", "confirmations")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    CONFIRMATIONS_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    confirmations: int
+    def __init__(self, id: _Optional[str] = ..., confirmations: _Optional[int] = ...) -> None: ...

@@ -44,6 +44,31 @@ class MemoryServiceStub:
                 request_serializer=engram_dot_v1_dot_memory__pb2.SearchRequest.SerializeToString,
                 response_deserializer=engram_dot_v1_dot_memory__pb2.SearchResponse.FromString,
                 _registered_method=True)
+        self.Get = channel.unary_unary(
+                '/engram.v1.MemoryService/Get',
+                request_serializer=engram_dot_v1_dot_memory__pb2.GetRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_memory__pb2.GetResponse.FromString,
+                _registered_method=True)
+        self.Recent = channel.unary_unary(
+                '/engram.v1.MemoryService/Recent',
+                request_serializer=engram_dot_v1_dot_memory__pb2.RecentRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_memory__pb2.RecentResponse.FromString,
+                _registered_method=True)
+        self.Supersede = channel.unary_unary(
+                '/engram.v1.MemoryService/Supersede',
+                request_serializer=engram_dot_v1_dot_memory__pb2.SupersedeRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_memory__pb2.StoreResponse.FromString,
+                _registered_method=True)
+        self.Forget = channel.unary_unary(
+                '/engram.v1.MemoryService/Forget',
+                request_serializer=engram_dot_v1_dot_memory__pb2.ForgetRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_memory__pb2.ForgetResponse.FromString,
+                _registered_method=True)
+        self.Reinforce = channel.unary_unary(
+                '/engram.v1.MemoryService/Reinforce',
+                request_serializer=engram_dot_v1_dot_memory__pb2.ReinforceRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_memory__pb2.ReinforceResponse.FromString,
+                _registered_method=True)
 
 
 class MemoryServiceServicer:
@@ -61,6 +86,36 @@ class MemoryServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Get(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Recent(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Supersede(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Forget(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Reinforce(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MemoryServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -73,6 +128,31 @@ def add_MemoryServiceServicer_to_server(servicer, server):
                     servicer.Search,
                     request_deserializer=engram_dot_v1_dot_memory__pb2.SearchRequest.FromString,
                     response_serializer=engram_dot_v1_dot_memory__pb2.SearchResponse.SerializeToString,
+            ),
+            'Get': grpc.unary_unary_rpc_method_handler(
+                    servicer.Get,
+                    request_deserializer=engram_dot_v1_dot_memory__pb2.GetRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_memory__pb2.GetResponse.SerializeToString,
+            ),
+            'Recent': grpc.unary_unary_rpc_method_handler(
+                    servicer.Recent,
+                    request_deserializer=engram_dot_v1_dot_memory__pb2.RecentRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_memory__pb2.RecentResponse.SerializeToString,
+            ),
+            'Supersede': grpc.unary_unary_rpc_method_handler(
+                    servicer.Supersede,
+                    request_deserializer=engram_dot_v1_dot_memory__pb2.SupersedeRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_memory__pb2.StoreResponse.SerializeToString,
+            ),
+            'Forget': grpc.unary_unary_rpc_method_handler(
+                    servicer.Forget,
+                    request_deserializer=engram_dot_v1_dot_memory__pb2.ForgetRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_memory__pb2.ForgetResponse.SerializeToString,
+            ),
+            'Reinforce': grpc.unary_unary_rpc_method_handler(
+                    servicer.Reinforce,
+                    request_deserializer=engram_dot_v1_dot_memory__pb2.ReinforceRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_memory__pb2.ReinforceResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -129,6 +209,141 @@ class MemoryService:
             '/engram.v1.MemoryService/Search',
             engram_dot_v1_dot_memory__pb2.SearchRequest.SerializeToString,
             engram_dot_v1_dot_memory__pb2.SearchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Get(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.MemoryService/Get',
+            engram_dot_v1_dot_memory__pb2.GetRequest.SerializeToString,
+            engram_dot_v1_dot_memory__pb2.GetResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Recent(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.MemoryService/Recent',
+            engram_dot_v1_dot_memory__pb2.RecentRequest.SerializeToString,
+            engram_dot_v1_dot_memory__pb2.RecentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Supersede(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.MemoryService/Supersede',
+            engram_dot_v1_dot_memory__pb2.SupersedeRequest.SerializeToString,
+            engram_dot_v1_dot_memory__pb2.StoreResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Forget(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.MemoryService/Forget',
+            engram_dot_v1_dot_memory__pb2.ForgetRequest.SerializeToString,
+            engram_dot_v1_dot_memory__pb2.ForgetResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Reinforce(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.MemoryService/Reinforce',
+            engram_dot_v1_dot_memory__pb2.ReinforceRequest.SerializeToString,
+            engram_dot_v1_dot_memory__pb2.ReinforceResponse.FromString,
             options,
             channel_credentials,
             insecure,

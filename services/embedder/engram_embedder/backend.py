@@ -29,12 +29,18 @@ class EncoderBackend(Protocol):
         ...
 
 
+def _approx_tokens(text: str) -> int:
+    return len(text) // 4 + 2
+
+
 class SentenceTransformerBackend:
     name = "sentence-transformers"
     normalized = True
 
-    def __init__(self, model_path: str, device: str, sub_batch: int = 16) -> None:
+    def __init__(self, model_path: str, device: str, sub_batch: int = 64,
+                 tokens_per_call: int = 1024) -> None:
         self.sub_batch = sub_batch
+        self.tokens_per_call = tokens_per_call
         # Imported here so importing the module stays cheap (no work at import).
         from sentence_transformers import SentenceTransformer
 
@@ -49,12 +55,23 @@ class SentenceTransformerBackend:
         self.dimension = int(self._st.get_embedding_dimension())
 
     def encode(self, texts: list[str]) -> np.ndarray:
-        # sentence-transformers sorts by length and encodes `batch_size` at a
-        # time, so sub-batches hold texts of similar length (little padding).
-        return self._st.encode(
-            texts, batch_size=max(min(len(texts), self.sub_batch), 1), normalize_embeddings=True,
-            convert_to_numpy=True, show_progress_bar=False,
-        )
+        """Texts sorted by length go to the model in calls of similar length
+        whose padded size stays under `tokens_per_call`: short texts share a
+        call by the dozen, long ones go a few at a time (no padding waste)."""
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out = np.empty((len(texts), self.dimension), dtype=np.float32)
+        start = 0
+        while start < len(order):
+            end = start + 1
+            while end < len(order) and end - start < self.sub_batch and \
+                    (end - start + 1) * _approx_tokens(texts[order[end]]) <= self.tokens_per_call:
+                end += 1
+            chunk = [texts[i] for i in order[start:end]]
+            out[order[start:end]] = self._st.encode(
+                chunk, batch_size=len(chunk), normalize_embeddings=True,
+                convert_to_numpy=True, show_progress_bar=False)
+            start = end
+        return out
 
     def count_tokens(self, texts: list[str]) -> int:
         ids = self._st.tokenizer(texts, truncation=True,
@@ -102,10 +119,10 @@ class VllmBackend:
 
 
 def build_backend(name: str, model_path: str, device: str, vllm_url: str = "",
-                  model_name: str = "", timeout_s: float = 30.0,
-                  sub_batch: int = 16) -> EncoderBackend:
+                  model_name: str = "", timeout_s: float = 30.0, sub_batch: int = 64,
+                  tokens_per_call: int = 1024) -> EncoderBackend:
     if name == "sentence-transformers":
-        return SentenceTransformerBackend(model_path, device, sub_batch)
+        return SentenceTransformerBackend(model_path, device, sub_batch, tokens_per_call)
     if name == "vllm":
         return VllmBackend(vllm_url, model_name, timeout_s)
     raise SystemExit(f"unknown embedder backend {name!r}: use 'sentence-transformers' or 'vllm'")

@@ -25,6 +25,7 @@ async def amain(stop: asyncio.Event) -> None:
     backend = await asyncio.to_thread(
         build_backend, settings.backend, settings.model_path, settings.device,
         settings.vllm_url, settings.model_name, settings.backend_timeout_s, settings.sub_batch,
+        settings.tokens_per_call,
     )
     batcher = Batcher(backend, settings.max_batch_size, settings.max_wait_ms,
                       settings.max_queue_texts, settings.bulk_slice_ms)

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
+import numpy as np
 
 from engram.v1 import embedder_pb2, embedder_pb2_grpc
 from engram_kit.errors import DeadlineExceeded, InvalidArgument, ResourceExhausted
@@ -55,8 +56,8 @@ class EmbedderServicer(embedder_pb2_grpc.EmbedderServiceServicer):
                 from None
         backend = self.batcher.backend
         return embedder_pb2.EmbedResponse(
-            vectors=[embedder_pb2.Vector(values=row.tolist()) for row in matrix],
-            model=backend.model, dimension=backend.dimension,
+            vectors_f32le=np.ascontiguousarray(matrix, dtype="<f4").tobytes(),
+            count=len(matrix), model=backend.model, dimension=backend.dimension,
         )
 
     async def Embed(self, request: Any, context: Any) -> Any:  # noqa: N802 (gRPC name)

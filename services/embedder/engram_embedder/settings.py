@@ -20,8 +20,10 @@ class EmbedderSettings(ServiceSettings):
     # 0: dispatch as soon as the model is free; under load, texts that arrive
     # during an encode form the next batch by themselves.
     max_wait_ms: float = 0.0
-    # Texts per model call inside a batch, sorted by length (less padding).
-    sub_batch: int = 16
+    # Model calls inside a batch: texts sorted by length, at most sub_batch
+    # texts and about tokens_per_call padded tokens per call.
+    sub_batch: int = 64
+    tokens_per_call: int = 1024
     # While interactive traffic is recent, bulk work runs in slices of about
     # this much encode time, bounding how long a search waits behind it.
     bulk_slice_ms: float = 25.0

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from engram.v1 import memory_pb2, memory_pb2_grpc
+from engram.v1 import memory_pb2_grpc
 from engram_kit.context import CallerContext
 from engram_kit.grpc_client import Caller, open_channel
 
 from .settings import GatewaySettings
+
+_IDEMPOTENT = frozenset({"Search", "Get", "Recent"})
 
 
 class Backends:
@@ -33,14 +37,11 @@ class Backends:
             return False
         return reply.status == health_pb2.HealthCheckResponse.SERVING
 
-    async def memory_store(self, ctx: CallerContext,
-                           req: memory_pb2.StoreRequest) -> memory_pb2.StoreResponse:
-        # Not idempotent: a retry could store twice, so no automatic retry.
-        return await self._caller.call(self._memory.Store, req, ctx)
-
-    async def memory_search(self, ctx: CallerContext,
-                            req: memory_pb2.SearchRequest) -> memory_pb2.SearchResponse:
-        return await self._caller.call(self._memory.Search, req, ctx, idempotent=True)
+    async def memory(self, method: str, ctx: CallerContext, request: Any) -> Any:
+        """Call MemoryService.<method>. Reads retry on UNAVAILABLE; writes do
+        not (a retry could apply a write twice)."""
+        return await self._caller.call(getattr(self._memory, method), request, ctx,
+                                       idempotent=method in _IDEMPOTENT)
 
     async def close(self) -> None:
         await self._memory_channel.close()

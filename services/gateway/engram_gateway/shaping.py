@@ -46,26 +46,57 @@ def store_reply(resp: memory_pb2.StoreResponse) -> dict[str, Any]:
         "superseded": list(resp.superseded),
         "embedded": resp.embedded,
     }
+    if resp.contested_with:
+        reply["contested_with"] = list(resp.contested_with)
+        reply["note"] = ("held as contested: it disagrees with a stored memory and neither "
+                         "replaces the other; both are served until one is superseded")
+    if resp.HasField("reasserts_forgotten"):
+        stone = resp.reasserts_forgotten
+        reply["reasserts_forgotten"] = {
+            "tombstone": stone.id, "reason": stone.reason,
+            "forgotten_at": stone.forgotten_at.ToDatetime(tzinfo=UTC).isoformat()}
     if not resp.embedded:
         reply["note"] = NOT_EMBEDDED
     return reply
 
 
-def _entry(hit: memory_pb2.SearchHit, verbose: bool, explain: bool) -> dict[str, Any]:
-    e = hit.entry
+def entry_item(e: memory_pb2.Entry, label: str, verbose: bool) -> dict[str, Any]:
     item: dict[str, Any] = {
-        "id": e.id,
-        "text": e.text,
-        "score": round(hit.score, 5),
-        "tags": list(e.tags),
-        "source": e.source,
-        "date": e.valid_from.ToDatetime(tzinfo=UTC).date().isoformat(),
-        "label": hit.label,
+        "id": e.id, "text": e.text, "tags": list(e.tags), "source": e.source,
+        "date": e.valid_from.ToDatetime(tzinfo=UTC).date().isoformat(), "label": label,
     }
     if verbose:
         item.update(origin=e.origin, created_at=e.created_at.ToDatetime(tzinfo=UTC).isoformat(),
                     valid_from=e.valid_from.ToDatetime(tzinfo=UTC).isoformat(),
-                    writer=e.writer_principal, episode=e.episode, embedded=e.embedded)
+                    writer=e.writer_principal, episode=e.episode, embedded=e.embedded,
+                    status=e.status)
+    return item
+
+
+def get_reply(resp: memory_pb2.GetResponse) -> dict[str, Any]:
+    reply = entry_item(resp.entry, resp.label, verbose=True)
+    reply.update(
+        superseded_by=resp.superseded_by or None, confirmations=resp.confirmations,
+        versions=[{"version": v.version, "text": v.text, "by": v.changed_by, "reason": v.reason,
+                   "status": v.status, "at": v.created_at.ToDatetime(tzinfo=UTC).isoformat()}
+                  for v in resp.versions],
+        links=[{"src": ln.src, "dst": ln.dst, "kind": ln.kind} for ln in resp.links],
+    )
+    return reply
+
+
+def recent_reply(resp: memory_pb2.RecentResponse, verbose: bool) -> dict[str, Any]:
+    reply: dict[str, Any] = {"entries": [entry_item(e, "current", verbose)
+                                         for e in resp.entries]}
+    reply["tokens"] = approx_tokens(reply)
+    return reply
+
+
+def _entry(hit: memory_pb2.SearchHit, verbose: bool, explain: bool) -> dict[str, Any]:
+    item = entry_item(hit.entry, hit.label, verbose)
+    item["score"] = round(hit.score, 5)
+    if hit.contested_with:
+        item["contested_with"] = list(hit.contested_with)
     if explain:
         t = hit.trace
         item["trace"] = {"dense_rank": t.dense_rank or None, "lexical_rank": t.lexical_rank or None,

@@ -19,7 +19,7 @@ from .shaping import parse_time, search_reply, store_reply
 Namespace = Annotated[str | None, Field(description="Namespace to act in; default: your first.")]
 
 
-def _session_id(ctx: Context) -> str:
+def session_id(ctx: Context) -> str:
     request = getattr(ctx.request_context, "request", None)
     headers = getattr(request, "headers", None)
     return headers.get("mcp-session-id", "") if headers is not None else ""
@@ -36,21 +36,25 @@ def register_memory_tools(mcp: MCPServer, backends: Backends) -> None:
         origin: Annotated[str, Field(description="user | agent | assistant | action")] = "agent",
         episode: Annotated[str, Field(description="Episode/session label.")] = "",
         valid_from: Annotated[str | None, Field(description="ISO date it became true.")] = None,
+        supersedes: Annotated[str, Field(description="Id of the entry this replaces.")] = "",
         namespace: Namespace = None,
     ) -> dict[str, Any]:
         """Store a durable memory (a fact, decision, preference, lesson) after it is learned.
 
         Returns {id, finding, related, superseded, embedded}. finding says how it relates
-        to what is already stored: new, restatement (already known; nothing added) or
-        paraphrase (near-duplicate; linked in `related`). Search first, and correct an old
-        memory instead of storing a contradicting duplicate."""
-        caller = caller_for(namespace, _session_id(ctx))
+        to what is stored: new; restatement (already known, nothing added); paraphrase
+        (near-duplicate, linked in `related`); update (it corrects an entry, which is now
+        superseded: pass `supersedes`, or phrase it as a correction); conflict (it disagrees
+        with an entry and neither replaces the other: both kept, see `contested_with`).
+        `reasserts_forgotten` is set when the same content was forgotten before."""
+        caller = caller_for(namespace, session_id(ctx))
         with tool_errors("memory_store", caller.request_id):
             request = memory_pb2.StoreRequest(
                 text=text, source=source, tags=tags or [], origin=origin, episode=episode,
                 valid_from=to_timestamp(parse_time(valid_from, "valid_from")),
+                supersedes=supersedes,
             )
-            return store_reply(await backends.memory_store(caller, request))
+            return store_reply(await backends.memory("Store", caller, request))
 
     @mcp.tool(annotations=ToolAnnotations(read_only_hint=True, idempotent_hint=True))
     async def memory_search(
@@ -63,18 +67,26 @@ def register_memory_tools(mcp: MCPServer, backends: Backends) -> None:
         until: Annotated[str | None, Field(description="ISO date: valid from before.")] = None,
         explain: Annotated[bool, Field(description="Include the ranking trace.")] = False,
         verbose: Annotated[bool, Field(description="Include provenance fields.")] = False,
+        episode: Annotated[str, Field(description="Only entries of this episode.")] = "",
+        as_of: Annotated[str | None, Field(description="ISO time: what was current then.")]
+        = None,
+        include_history: Annotated[bool, Field(
+            description="Also superseded entries, labelled as such.")] = False,
         namespace: Namespace = None,
     ) -> dict[str, Any]:
         """Search long-term memory before acting on anything you might already know.
 
         Hybrid retrieval (semantic + full-text, fused). Returns {entries, facts, layer, mode,
-        notes, tokens}; each entry has id, text, score, tags, source, date, label. Only live
-        (current) entries are served."""
-        caller = caller_for(namespace, _session_id(ctx))
+        notes, tokens}; each entry has id, text, score, tags, source, date, label. Only
+        current entries are served unless `as_of` or `include_history` says otherwise;
+        entries that disagree with another current entry are labelled `contested`."""
+        caller = caller_for(namespace, session_id(ctx))
         with tool_errors("memory_search", caller.request_id):
             request = memory_pb2.SearchRequest(
                 query=query, top_k=top_k, tags=tags or [], source=source, explain=explain,
                 since=to_timestamp(parse_time(since, "since")),
-                until=to_timestamp(parse_time(until, "until")),
+                until=to_timestamp(parse_time(until, "until")), episode=episode,
+                as_of=to_timestamp(parse_time(as_of, "as_of")), include_history=include_history,
             )
-            return search_reply(await backends.memory_search(caller, request), verbose, explain)
+            reply = await backends.memory("Search", caller, request)
+            return search_reply(reply, verbose, explain)

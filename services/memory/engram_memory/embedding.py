@@ -27,6 +27,10 @@ EMBED_FAILURES = Counter(
 _SYSTEM = CallerContext(principal="memory")
 
 
+def vectors_of(reply: embedder_pb2.EmbedResponse) -> np.ndarray:
+    return np.frombuffer(reply.vectors_f32le, dtype="<f4").reshape(reply.count, reply.dimension)
+
+
 class EmbeddingSpaceMismatch(Exception):
     pass
 
@@ -89,7 +93,7 @@ class EmbedderClient:
             EMBED_FAILURES.labels("query" if query else "document").inc()
             log.warning("embedder unavailable", extra={"fields": {"error": exc.message}})
             return None
-        return np.asarray(reply.vectors[0].values, dtype=np.float32)
+        return vectors_of(reply)[0]
 
     async def embed_documents(self, texts: list[str], ctx: CallerContext,
                               timeout_s: float) -> list[np.ndarray] | None:
@@ -106,7 +110,7 @@ class EmbedderClient:
         except DomainError:
             EMBED_FAILURES.labels("sweep").inc()
             return None
-        return [np.asarray(v.values, dtype=np.float32) for v in reply.vectors]
+        return list(vectors_of(reply))
 
     async def close(self) -> None:
         await self._channel.close()

@@ -17,6 +17,7 @@ from engram_kit.runtime import run_until_signal
 
 from . import repo
 from .embedding import EmbedderClient, EmbeddingSpaceMismatch
+from .lifecycle import Lifecycle
 from .reembed import ReembedSweep
 from .service import MemoryService
 from .servicer import MemoryServicer
@@ -55,7 +56,8 @@ async def amain(stop: asyncio.Event) -> None:
     readiness.info["embedding_space"] = lambda: embedder.state
 
     def register(server: object) -> None:
-        memory_pb2_grpc.add_MemoryServiceServicer_to_server(MemoryServicer(service), server)
+        memory_pb2_grpc.add_MemoryServiceServicer_to_server(
+            MemoryServicer(service, Lifecycle(service)), server)
 
     try:
         await serve(s, register, readiness, stop, background=[link.run, relay.run, sweep.run])

@@ -42,27 +42,30 @@ class Filters:
     source: str
     since: datetime | None
     until: datetime | None
+    episode: str = ""
+    as_of: datetime | None = None  # what was live at that time
+    include_history: bool = False  # also superseded/archived rows, labelled
+
+    def relation(self, param: int) -> tuple[str, list]:
+        """The set of rows a read may serve: live now (the `live_entries`
+        view), live as of a time (`live_entries_at`), or with history."""
+        if self.as_of is not None:
+            return f"live_entries_at(${param})", [self.as_of]
+        if self.include_history:
+            return "(SELECT * FROM entries WHERE status IN ('live', 'superseded', 'archived'))", []
+        return "live_entries", []
 
     def sql(self, first_param: int) -> tuple[str, list]:
         """WHERE fragment (prefixed with AND) and its parameters."""
         clauses, params = [], []
         n = first_param
-        if self.tags:
-            clauses.append(f"tags @> ${n}::text[]")
-            params.append(self.tags)
-            n += 1
-        if self.source:
-            clauses.append(f"source = ${n}")
-            params.append(self.source)
-            n += 1
-        if self.since:
-            clauses.append(f"valid_from >= ${n}")
-            params.append(self.since)
-            n += 1
-        if self.until:
-            clauses.append(f"valid_from < ${n}")
-            params.append(self.until)
-            n += 1
+        for clause, value in (("tags @> ${n}::text[]", self.tags), ("source = ${n}", self.source),
+                              ("valid_from >= ${n}", self.since), ("valid_from < ${n}", self.until),
+                              ("episode = ${n}", self.episode)):
+            if value:
+                clauses.append(clause.replace("{n}", str(n)))
+                params.append(value)
+                n += 1
         return "".join(f" AND {c}" for c in clauses), params
 
 
@@ -70,19 +73,6 @@ async def find_live_by_hash(conn: asyncpg.Connection, text_hash: str) -> asyncpg
     return await conn.fetchrow(
         f"SELECT {ENTRY_COLUMNS} FROM live_entries WHERE text_hash = $1 "
         "ORDER BY created_at LIMIT 1", text_hash,
-    )
-
-
-async def nearest_live(conn: asyncpg.Connection, embedding: np.ndarray,
-                       limit: int) -> list[asyncpg.Record]:
-    """kNN over live entries of the transaction's namespace (RLS restricts
-    first; iterative HNSW scan keeps going until `limit` rows pass)."""
-    await conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-    return await conn.fetch(
-        "WITH knn AS MATERIALIZED ("
-        "  SELECT id, embedding <=> $1 AS distance FROM live_entries"
-        "  WHERE embedding IS NOT NULL ORDER BY embedding <=> $1 LIMIT $2)"
-        " SELECT id, distance FROM knn ORDER BY distance", embedding, limit,
     )
 
 
@@ -119,34 +109,38 @@ async def insert_outbox(conn: asyncpg.Connection, event_id: UUID, namespace: str
 
 async def dense_ranked(conn: asyncpg.Connection, embedding: np.ndarray, filters: Filters,
                        limit: int) -> list[asyncpg.Record]:
-    where, params = filters.sql(3)
+    relation, rel_params = filters.relation(3)
+    where, params = filters.sql(3 + len(rel_params))
     await conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
     return await conn.fetch(
         "WITH knn AS MATERIALIZED ("
-        "  SELECT id, embedding <=> $1 AS distance FROM live_entries"
+        f"  SELECT id, embedding <=> $1 AS distance FROM {relation} e"
         f"  WHERE embedding IS NOT NULL{where} ORDER BY embedding <=> $1 LIMIT $2)"
         " SELECT id, distance FROM knn ORDER BY distance",
-        embedding, limit, *params,
+        embedding, limit, *rel_params, *params,
     )
 
 
 async def lexical_ranked(conn: asyncpg.Connection, query: str, filters: Filters,
                          limit: int) -> list[asyncpg.Record]:
     """Full-text match with OR semantics over the query's terms."""
-    where, params = filters.sql(3)
+    relation, rel_params = filters.relation(3)
+    where, params = filters.sql(3 + len(rel_params))
     return await conn.fetch(
         "WITH q AS (SELECT NULLIF(replace(plainto_tsquery('english', $1)::text, ' & ', ' | '),"
         " '')::tsquery AS tsq)"
-        " SELECT e.id, ts_rank_cd(e.tsv, q.tsq) AS score FROM live_entries e, q"
+        f" SELECT e.id, ts_rank_cd(e.tsv, q.tsq) AS score FROM {relation} e, q"
         f" WHERE q.tsq IS NOT NULL AND e.tsv @@ q.tsq{where}"
         " ORDER BY score DESC, e.created_at DESC LIMIT $2",
-        query, limit, *params,
+        query, limit, *rel_params, *params,
     )
 
 
-async def fetch_live(conn: asyncpg.Connection, ids: list[UUID]) -> dict[UUID, asyncpg.Record]:
+async def fetch_by_ids(conn: asyncpg.Connection, ids: list[UUID]) -> dict[UUID, asyncpg.Record]:
+    """Rows already chosen by a ranked read (which applied the served set)."""
     rows = await conn.fetch(
-        f"SELECT {ENTRY_COLUMNS} FROM live_entries WHERE id = ANY($1::uuid[])", ids
+        f"SELECT {ENTRY_COLUMNS}, superseded_by, retired_at FROM entries"
+        " WHERE id = ANY($1::uuid[])", ids
     )
     return {r["id"]: r for r in rows}
 
@@ -188,4 +182,142 @@ async def vector_column_dimension(conn: asyncpg.Connection) -> int:
     return await conn.fetchval(
         "SELECT atttypmod FROM pg_attribute"
         " WHERE attrelid = 'entries'::regclass AND attname = 'embedding'"
+    )
+
+
+# --- lifecycle --------------------------------------------------------------
+
+FULL_COLUMNS = (
+    f"{ENTRY_COLUMNS}, confirmations, supersedes, superseded_by, retired_at, "
+    "last_reinforced_at, client_id, session_id"
+)
+
+
+async def nearest_live_texts(conn: asyncpg.Connection, embedding: np.ndarray,
+                             limit: int) -> list[asyncpg.Record]:
+    await conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+    return await conn.fetch(
+        "WITH knn AS MATERIALIZED ("
+        "  SELECT id, text, embedding <=> $1 AS distance FROM live_entries"
+        "  WHERE embedding IS NOT NULL ORDER BY embedding <=> $1 LIMIT $2)"
+        " SELECT id, text, distance FROM knn ORDER BY distance", embedding, limit,
+    )
+
+
+async def get_entry(conn: asyncpg.Connection, entry_id: UUID,
+                    for_update: bool = False) -> asyncpg.Record | None:
+    lock = " FOR UPDATE" if for_update else ""
+    return await conn.fetchrow(f"SELECT {FULL_COLUMNS} FROM entries WHERE id = $1{lock}",
+                               entry_id)
+
+
+async def retire(conn: asyncpg.Connection, entry_id: UUID, status: str,
+                 superseded_by: UUID | None) -> None:
+    await conn.execute(
+        "UPDATE entries SET status = $2, superseded_by = $3, retired_at = now() WHERE id = $1",
+        entry_id, status, superseded_by,
+    )
+
+
+async def set_supersedes(conn: asyncpg.Connection, entry_id: UUID, old_id: UUID) -> None:
+    await conn.execute("UPDATE entries SET supersedes = $2 WHERE id = $1", entry_id, old_id)
+
+
+async def add_version(conn: asyncpg.Connection, namespace: str, entry_id: UUID, text: str,
+                      changed_by: str, reason: str, status: str) -> None:
+    await conn.execute(
+        "INSERT INTO entry_versions (namespace, entry_id, version, text, changed_by, reason,"
+        " status) SELECT $1, $2, coalesce(max(version), 0) + 1, $3, $4, $5, $6"
+        " FROM entry_versions WHERE entry_id = $2",
+        namespace, entry_id, text, changed_by, reason, status,
+    )
+
+
+async def versions(conn: asyncpg.Connection, entry_id: UUID) -> list[asyncpg.Record]:
+    return await conn.fetch(
+        "SELECT version, text, changed_by, reason, status, created_at FROM entry_versions"
+        " WHERE entry_id = $1 ORDER BY version", entry_id,
+    )
+
+
+async def link(conn: asyncpg.Connection, namespace: str, src: UUID, dst: UUID,
+               kind: str) -> None:
+    await conn.execute(
+        "INSERT INTO entry_links (namespace, src, dst, kind) VALUES ($1, $2, $3, $4)"
+        " ON CONFLICT DO NOTHING", namespace, src, dst, kind,
+    )
+
+
+async def links_of(conn: asyncpg.Connection, entry_id: UUID) -> list[asyncpg.Record]:
+    return await conn.fetch(
+        "SELECT src, dst, kind FROM entry_links WHERE src = $1 OR dst = $1", entry_id
+    )
+
+
+async def contested_pairs(conn: asyncpg.Connection, ids: list[UUID]) -> list[asyncpg.Record]:
+    """Contradiction links touching `ids` whose other side is still live."""
+    return await conn.fetch(
+        "SELECT l.src, l.dst FROM entry_links l"
+        " JOIN live_entries a ON a.id = l.src JOIN live_entries b ON b.id = l.dst"
+        " WHERE l.kind = 'contradicts' AND (l.src = ANY($1::uuid[]) OR l.dst = ANY($1::uuid[]))",
+        ids,
+    )
+
+
+async def reinforce(conn: asyncpg.Connection, entry_id: UUID) -> asyncpg.Record | None:
+    return await conn.fetchrow(
+        "UPDATE entries SET confirmations = confirmations + 1, last_reinforced_at = now()"
+        " WHERE id = $1 AND status = 'live' RETURNING confirmations", entry_id,
+    )
+
+
+async def recent_live(conn: asyncpg.Connection, filters: Filters,
+                      limit: int) -> list[asyncpg.Record]:
+    where, params = filters.sql(2)
+    return await conn.fetch(
+        f"SELECT {ENTRY_COLUMNS} FROM live_entries e WHERE true{where}"
+        " ORDER BY created_at DESC LIMIT $1", limit, *params,
+    )
+
+
+async def select_for_forget(conn: asyncpg.Connection, filters: Filters,
+                            limit: int) -> list[asyncpg.Record]:
+    where, params = filters.sql(2)
+    return await conn.fetch(
+        f"SELECT id, text, text_hash FROM entries WHERE status <> 'deleted'{where}"
+        " ORDER BY created_at LIMIT $1 FOR UPDATE", limit, *params,
+    )
+
+
+async def forget_candidate(conn: asyncpg.Connection, entry_id: UUID) -> list[asyncpg.Record]:
+    return await conn.fetch(
+        "SELECT id, text, text_hash FROM entries WHERE id = $1 FOR UPDATE", entry_id
+    )
+
+
+async def delete_entries(conn: asyncpg.Connection, ids: list[UUID]) -> None:
+    """Removes rows, vectors and lexical data; links/versions/queue cascade and
+    supersession pointers are nulled (ON DELETE SET NULL)."""
+    await conn.execute("DELETE FROM entries WHERE id = ANY($1::uuid[])", ids)
+
+
+async def add_tombstone(conn: asyncpg.Connection, namespace: str, entry_id: UUID,
+                        content_hash: str, excerpt: str, reason: str, by: str) -> UUID:
+    return await conn.fetchval(
+        "INSERT INTO tombstones (id, namespace, entry_id, content_hash, excerpt, reason,"
+        " forgotten_by) VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6) RETURNING id",
+        namespace, entry_id, content_hash, excerpt, reason, by,
+    )
+
+
+async def tombstone_for_hash(conn: asyncpg.Connection, content_hash: str) -> asyncpg.Record | None:
+    return await conn.fetchrow(
+        "SELECT id, reason, forgotten_at, forgotten_by FROM tombstones WHERE content_hash = $1"
+        " ORDER BY forgotten_at DESC LIMIT 1", content_hash,
+    )
+
+
+async def tombstone_for_entry(conn: asyncpg.Connection, entry_id: UUID) -> asyncpg.Record | None:
+    return await conn.fetchrow(
+        "SELECT id, reason, forgotten_at FROM tombstones WHERE entry_id = $1", entry_id
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -12,10 +13,12 @@ import asyncpg
 
 from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
+from engram_kit.errors import Conflict, NotFound
 
 from . import repo
 from .embedding import EmbedderClient
 from .events import entry_stored_event
+from .findings import Neighbour, Typed, classify
 from .fusion import reciprocal_rank_fusion
 from .settings import MemorySettings
 from .validation import (
@@ -42,6 +45,8 @@ class StoreInput:
     origin: str = ""
     episode: str = ""
     valid_from: datetime | None = None
+    supersedes: uuid.UUID | None = None  # explicit replacement
+    reason: str = ""
 
 
 @dataclass
@@ -51,7 +56,9 @@ class StoreResult:
     entry: asyncpg.Record
     related: list[uuid.UUID] = field(default_factory=list)
     superseded: list[uuid.UUID] = field(default_factory=list)
+    contested_with: list[uuid.UUID] = field(default_factory=list)
     embedded: bool = False
+    reasserts_forgotten: asyncpg.Record | None = None
 
 
 @dataclass
@@ -62,16 +69,21 @@ class SearchInput:
     source: str = ""
     since: datetime | None = None
     until: datetime | None = None
+    episode: str = ""
+    as_of: datetime | None = None
+    include_history: bool = False
 
 
 @dataclass
 class SearchHit:
     entry: asyncpg.Record
     score: float
+    label: str
     dense_rank: int
     lexical_rank: int
     dense_distance: float
     lexical_score: float
+    contested_with: list[uuid.UUID] = field(default_factory=list)
 
 
 @dataclass
@@ -81,9 +93,20 @@ class SearchResult:
     note: str = ""
 
 
+def serving_label(row: asyncpg.Record, as_of: datetime | None) -> str:
+    """The one place that says how a served row is to be read."""
+    if as_of is not None:
+        return f"current as of {as_of.date().isoformat()}"
+    if row["status"] == "live":
+        return "current"
+    if row["status"] == "superseded":
+        return f"superseded by {row['superseded_by']}" if row["superseded_by"] else "superseded"
+    return row["status"]
+
+
 class MemoryService:
     def __init__(self, pool: asyncpg.Pool, embedder: EmbedderClient, settings: MemorySettings,
-                 on_outbox_write: callable) -> None:
+                 on_outbox_write: Callable[[], None]) -> None:
         self.pool = pool
         self.embedder = embedder
         self.s = settings
@@ -98,14 +121,13 @@ class MemoryService:
         vector = await self.embedder.embed_one(text, ctx, query=False)
         text_hash = normalised_hash(text)
         async with tenant_tx(self.pool, namespace) as conn:
+            if data.supersedes is not None:
+                await self._lock_live_target(conn, data.supersedes)
             same = await repo.find_live_by_hash(conn, text_hash)
-            if same is not None:
+            if same is not None and data.supersedes is None:
                 await repo.confirm(conn, same["id"])
                 return StoreResult(same["id"], "restatement", same, embedded=same["embedded"])
-            related = []
-            if vector is not None:
-                near = await repo.nearest_live(conn, vector, 3)
-                related = [r["id"] for r in near if r["distance"] <= self.s.paraphrase_distance]
+            typed = await self._type(conn, text, vector, data.supersedes)
             entry = repo.NewEntry(
                 id=uuid.uuid4(), namespace=namespace, text=text, text_hash=text_hash,
                 source=source, tags=tags, origin=origin, episode=data.episode or None,
@@ -114,15 +136,54 @@ class MemoryService:
                 embedding=vector,
             )
             row = await repo.insert_entry(conn, entry)
-            finding = "paraphrase" if related else "new"
+            await self._apply(conn, ctx, entry.id, typed, data.reason)
+            forgotten = await repo.tombstone_for_hash(conn, text_hash)
             event_id, subject, payload = entry_stored_event(
-                ctx, entry.id, finding, embedded=vector is not None
+                ctx, entry.id, typed.finding, embedded=vector is not None,
+                superseded=typed.supersedes,
             )
             await repo.insert_outbox(conn, event_id, namespace, subject, payload)
             if vector is None:
                 await repo.enqueue_embedding(conn, namespace, entry.id)
         self._on_outbox_write()
-        return StoreResult(entry.id, finding, row, related=related, embedded=vector is not None)
+        return StoreResult(entry.id, typed.finding, row, related=typed.related,
+                           superseded=typed.supersedes, contested_with=typed.contradicts,
+                           embedded=vector is not None, reasserts_forgotten=forgotten)
+
+    async def _lock_live_target(self, conn: asyncpg.Connection, target: uuid.UUID) -> None:
+        """Fail closed: an explicit replacement needs one live target."""
+        row = await repo.get_entry(conn, target, for_update=True)
+        if row is None:
+            raise NotFound(f"entry {target} does not exist in this namespace", field="entry_id")
+        if row["status"] != "live":
+            by = f" by {row['superseded_by']}" if row["superseded_by"] else ""
+            raise Conflict(f"entry {target} is already {row['status']}{by}; "
+                           "supersede the current entry instead", field="entry_id")
+
+    async def _type(self, conn: asyncpg.Connection, text: str, vector: object,
+                    explicit: uuid.UUID | None) -> Typed:
+        if explicit is not None:
+            return Typed("update", supersedes=[explicit])
+        if vector is None:
+            return Typed("new")
+        near = await repo.nearest_live_texts(conn, vector, 5)
+        return classify(text, [Neighbour(r["id"], r["text"], float(r["distance"])) for r in near],
+                        subject_distance=self.s.subject_distance,
+                        paraphrase_distance=self.s.paraphrase_distance)
+
+    async def _apply(self, conn: asyncpg.Connection, ctx: CallerContext, new_id: uuid.UUID,
+                     typed: Typed, reason: str) -> None:
+        for old in typed.supersedes:
+            old_row = await repo.get_entry(conn, old, for_update=True)
+            await repo.retire(conn, old, "superseded", new_id)
+            await repo.add_version(conn, ctx.namespace, old, old_row["text"], ctx.principal,
+                                   reason or "superseded", "superseded")
+            await repo.set_supersedes(conn, new_id, old)
+            await repo.link(conn, ctx.namespace, new_id, old, "supersedes")
+        for other in typed.contradicts:
+            await repo.link(conn, ctx.namespace, new_id, other, "contradicts")
+        for other in typed.related:
+            await repo.link(conn, ctx.namespace, new_id, other, "related")
 
     async def search(self, ctx: CallerContext, data: SearchInput) -> SearchResult:
         namespace = ctx.require_namespace()
@@ -130,7 +191,8 @@ class MemoryService:
         top_k = clean_top_k(data.top_k, self.s)
         check_window(data.since, data.until)
         filters = repo.Filters(clean_tags(data.tags, self.s), clean_source(data.source, self.s),
-                               data.since, data.until)
+                               data.since, data.until, data.episode, data.as_of,
+                               data.include_history)
         depth = max(top_k * 4, 20)
         vector = await self.embedder.embed_one(query, ctx, query=True)
         async with tenant_tx(self.pool, namespace) as conn:
@@ -139,14 +201,24 @@ class MemoryService:
             lexical = await repo.lexical_ranked(conn, query, filters, depth)
             channels = {"dense": [r["id"] for r in dense], "lexical": [r["id"] for r in lexical]}
             fused = reciprocal_rank_fusion(channels, self.s.rrf_k)[:top_k]
-            rows = await repo.fetch_live(conn, [f.key for f in fused])
+            rows = await repo.fetch_by_ids(conn, [f.key for f in fused])
+            contested = await repo.contested_pairs(conn, list(rows))
+        rivals: dict[uuid.UUID, list[uuid.UUID]] = {}
+        for pair in contested:
+            rivals.setdefault(pair["src"], []).append(pair["dst"])
+            rivals.setdefault(pair["dst"], []).append(pair["src"])
         distances = {r["id"]: float(r["distance"]) for r in dense}
         lex_scores = {r["id"]: float(r["score"]) for r in lexical}
-        hits = [
-            SearchHit(rows[f.key], f.score, f.ranks.get("dense", 0), f.ranks.get("lexical", 0),
-                      distances.get(f.key, 0.0), lex_scores.get(f.key, 0.0))
-            for f in fused if f.key in rows
-        ]
+        hits = []
+        for f in fused:
+            row = rows.get(f.key)
+            if row is None:
+                continue
+            label = "contested" if f.key in rivals and data.as_of is None else \
+                serving_label(row, data.as_of)
+            hits.append(SearchHit(row, f.score, label, f.ranks.get("dense", 0),
+                                  f.ranks.get("lexical", 0), distances.get(f.key, 0.0),
+                                  lex_scores.get(f.key, 0.0), rivals.get(f.key, [])))
         if vector is None:
             return SearchResult(hits, "lexical",
                                 "embedder unavailable: lexical (full-text) results only")

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import asyncpg
 
 from engram.v1 import memory_pb2, memory_pb2_grpc
 from engram_kit.context import current_caller
+from engram_kit.errors import InvalidArgument
 from engram_kit.timestamps import optional_datetime, to_timestamp
 
-from .service import MemoryService, SearchInput, StoreInput
+from .lifecycle import ForgetFilter, Lifecycle
+from .service import MemoryService, SearchInput, StoreInput, StoreResult, serving_label
 
 FINDINGS = {
     "new": memory_pb2.FINDING_NEW,
@@ -19,6 +22,18 @@ FINDINGS = {
     "update": memory_pb2.FINDING_UPDATE,
     "conflict": memory_pb2.FINDING_CONFLICT,
 }
+
+
+def parse_id(value: str, field: str, *, required: bool = True) -> uuid.UUID | None:
+    if not value:
+        if required:
+            raise InvalidArgument(f"{field} is required", field=field)
+        return None
+    try:
+        return uuid.UUID(value)
+    except ValueError:
+        raise InvalidArgument(f"{field} must be an entry id (a UUID), got {value[:40]!r}",
+                              field=field) from None
 
 
 def entry_message(row: asyncpg.Record) -> memory_pb2.Entry:
@@ -30,38 +45,87 @@ def entry_message(row: asyncpg.Record) -> memory_pb2.Entry:
     )
 
 
+def store_response(result: StoreResult) -> memory_pb2.StoreResponse:
+    stone = result.reasserts_forgotten
+    return memory_pb2.StoreResponse(
+        id=str(result.id), finding=FINDINGS[result.finding],
+        related=[str(r) for r in result.related],
+        superseded=[str(s) for s in result.superseded], embedded=result.embedded,
+        entry=entry_message(result.entry), contested_with=[str(c) for c in result.contested_with],
+        reasserts_forgotten=memory_pb2.Tombstone(
+            id=str(stone["id"]), reason=stone["reason"],
+            forgotten_at=to_timestamp(stone["forgotten_at"])) if stone else None,
+    )
+
+
 class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
-    def __init__(self, service: MemoryService) -> None:
+    def __init__(self, service: MemoryService, lifecycle: Lifecycle) -> None:
         self.service = service
+        self.lifecycle = lifecycle
 
     async def Store(self, request: Any, context: Any) -> Any:  # noqa: N802 (gRPC name)
         result = await self.service.store(current_caller(), StoreInput(
             text=request.text, source=request.source, tags=list(request.tags),
             origin=request.origin, episode=request.episode,
             valid_from=optional_datetime(request, "valid_from"),
+            supersedes=parse_id(request.supersedes, "supersedes", required=False),
+            reason=request.reason,
         ))
-        return memory_pb2.StoreResponse(
-            id=str(result.id), finding=FINDINGS[result.finding],
-            related=[str(r) for r in result.related],
-            superseded=[str(s) for s in result.superseded], embedded=result.embedded,
-            entry=entry_message(result.entry),
-        )
+        return store_response(result)
 
     async def Search(self, request: Any, context: Any) -> Any:  # noqa: N802
         result = await self.service.search(current_caller(), SearchInput(
             query=request.query, top_k=request.top_k, tags=list(request.tags),
             source=request.source, since=optional_datetime(request, "since"),
-            until=optional_datetime(request, "until"),
+            until=optional_datetime(request, "until"), episode=request.episode,
+            as_of=optional_datetime(request, "as_of"), include_history=request.include_history,
         ))
         hits = []
         for hit in result.hits:
-            trace = None
-            if request.explain:
-                trace = memory_pb2.RankTrace(
-                    dense_rank=hit.dense_rank, lexical_rank=hit.lexical_rank,
-                    dense_distance=hit.dense_distance, lexical_score=hit.lexical_score,
-                )
+            trace = memory_pb2.RankTrace(
+                dense_rank=hit.dense_rank, lexical_rank=hit.lexical_rank,
+                dense_distance=hit.dense_distance, lexical_score=hit.lexical_score,
+            ) if request.explain else None
             hits.append(memory_pb2.SearchHit(
-                entry=entry_message(hit.entry), score=hit.score, label="current", trace=trace,
+                entry=entry_message(hit.entry), score=hit.score, label=hit.label, trace=trace,
+                contested_with=[str(c) for c in hit.contested_with],
             ))
         return memory_pb2.SearchResponse(hits=hits, mode=result.mode, note=result.note)
+
+    async def Get(self, request: Any, context: Any) -> Any:  # noqa: N802
+        detail = await self.lifecycle.get(current_caller(), parse_id(request.id, "id"))
+        row = detail.entry
+        return memory_pb2.GetResponse(
+            entry=entry_message(row), label=serving_label(row, None),
+            superseded_by=str(row["superseded_by"] or ""), confirmations=row["confirmations"],
+            versions=[memory_pb2.Version(
+                version=v["version"], text=v["text"], changed_by=v["changed_by"],
+                reason=v["reason"], status=v["status"], created_at=to_timestamp(v["created_at"]))
+                for v in detail.versions],
+            links=[memory_pb2.Link(src=str(ln["src"]), dst=str(ln["dst"]), kind=ln["kind"])
+                   for ln in detail.links],
+        )
+
+    async def Recent(self, request: Any, context: Any) -> Any:  # noqa: N802
+        rows = await self.lifecycle.recent(current_caller(), request.n, list(request.tags),
+                                           request.source)
+        return memory_pb2.RecentResponse(entries=[entry_message(r) for r in rows])
+
+    async def Supersede(self, request: Any, context: Any) -> Any:  # noqa: N802
+        result = await self.lifecycle.supersede(
+            current_caller(), parse_id(request.entry_id, "entry_id"), request.new_text,
+            request.reason)
+        return store_response(result)
+
+    async def Forget(self, request: Any, context: Any) -> Any:  # noqa: N802
+        what = ForgetFilter(parse_id(request.entry_id, "entry_id", required=False),
+                            list(request.tags), request.source,
+                            optional_datetime(request, "before"))
+        result = await self.lifecycle.forget(current_caller(), what, request.reason)
+        return memory_pb2.ForgetResponse(forgotten=[str(i) for i in result.forgotten],
+                                         tombstones=[str(t) for t in result.tombstones])
+
+    async def Reinforce(self, request: Any, context: Any) -> Any:  # noqa: N802
+        entry_id = parse_id(request.entry_id, "entry_id")
+        count = await self.lifecycle.reinforce(current_caller(), entry_id)
+        return memory_pb2.ReinforceResponse(id=str(entry_id), confirmations=count)

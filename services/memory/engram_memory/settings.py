@@ -22,6 +22,9 @@ class MemorySettings(ServiceSettings, DatabaseSettings, NatsSettings):
     max_query_chars: int = 2_000
     max_top_k: int = 50
     default_top_k: int = 5
-    # Cosine distance under which a new write is a paraphrase of a neighbour.
+    # Cosine distances for typing a write: a neighbour within subject_distance
+    # is about the same subject; within paraphrase_distance it says the same.
+    subject_distance: float = 0.35
     paraphrase_distance: float = 0.08
+    max_forget_batch: int = 500
     rrf_k: int = 60

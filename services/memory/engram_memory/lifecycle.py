@@ -1,0 +1,117 @@
+"""Lifecycle operations: supersede, forget, reinforce, get, recent."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import asyncpg
+
+from engram_kit.context import CallerContext
+from engram_kit.db import tenant_tx
+from engram_kit.errors import InvalidArgument, NotFound
+
+from . import repo
+from .events import entries_forgotten_event
+from .service import MemoryService, StoreInput, StoreResult
+from .validation import clean_source, clean_tags, clean_text, clean_top_k
+
+
+@dataclass
+class ForgetFilter:
+    entry_id: uuid.UUID | None = None
+    tags: list[str] = field(default_factory=list)
+    source: str = ""
+    before: datetime | None = None
+
+
+@dataclass
+class ForgetResult:
+    forgotten: list[uuid.UUID]
+    tombstones: list[uuid.UUID]
+
+
+@dataclass
+class EntryDetail:
+    entry: asyncpg.Record
+    versions: list[asyncpg.Record]
+    links: list[asyncpg.Record]
+
+
+class Lifecycle:
+    def __init__(self, memory: MemoryService) -> None:
+        self.memory = memory
+        self.pool = memory.pool
+        self.s = memory.s
+
+    async def supersede(self, ctx: CallerContext, entry_id: uuid.UUID, new_text: str,
+                        reason: str) -> StoreResult:
+        """Replace a live entry; the old one stays as history. Fails closed on
+        a missing or already-retired target."""
+        return await self.memory.store(ctx, StoreInput(text=new_text, supersedes=entry_id,
+                                                       reason=reason or "superseded"))
+
+    async def forget(self, ctx: CallerContext, what: ForgetFilter, reason: str) -> ForgetResult:
+        namespace = ctx.require_namespace()
+        reason = clean_text(reason, 500, "reason")
+        filters = repo.Filters(clean_tags(what.tags, self.s), clean_source(what.source, self.s),
+                               None, what.before)
+        if what.entry_id is None and not (filters.tags or filters.source or what.before):
+            raise InvalidArgument("forget needs an entry_id or at least one filter "
+                                  "(tags, source, before)", field="entry_id")
+        async with tenant_tx(self.pool, namespace) as conn:
+            if what.entry_id is not None:
+                rows = await repo.forget_candidate(conn, what.entry_id)
+                if not rows:
+                    await self._explain_missing(conn, what.entry_id)
+            else:
+                rows = await repo.select_for_forget(conn, filters, self.s.max_forget_batch + 1)
+                if len(rows) > self.s.max_forget_batch:
+                    raise InvalidArgument(
+                        f"the filter matches more than {self.s.max_forget_batch} entries; "
+                        "narrow it", field="tags")
+            ids = [r["id"] for r in rows]
+            stones = [await repo.add_tombstone(conn, namespace, r["id"], r["text_hash"],
+                                               r["text"][:60], reason, ctx.principal)
+                      for r in rows]
+            if ids:
+                await repo.delete_entries(conn, ids)
+                event_id, subject, payload = entries_forgotten_event(ctx, ids, reason)
+                await repo.insert_outbox(conn, event_id, namespace, subject, payload)
+        return ForgetResult(ids, stones)
+
+    async def reinforce(self, ctx: CallerContext, entry_id: uuid.UUID) -> int:
+        async with tenant_tx(self.pool, ctx.require_namespace()) as conn:
+            row = await repo.reinforce(conn, entry_id)
+            if row is None:
+                await self._explain_missing(conn, entry_id)
+        return row["confirmations"]
+
+    async def get(self, ctx: CallerContext, entry_id: uuid.UUID) -> EntryDetail:
+        async with tenant_tx(self.pool, ctx.require_namespace()) as conn:
+            row = await repo.get_entry(conn, entry_id)
+            if row is None:
+                await self._explain_missing(conn, entry_id)
+            return EntryDetail(row, await repo.versions(conn, entry_id),
+                               await repo.links_of(conn, entry_id))
+
+    async def recent(self, ctx: CallerContext, n: int, tags: list[str],
+                     source: str) -> list[asyncpg.Record]:
+        limit = clean_top_k(n, self.s)
+        filters = repo.Filters(clean_tags(tags, self.s), clean_source(source, self.s), None, None)
+        async with tenant_tx(self.pool, ctx.require_namespace()) as conn:
+            return await repo.recent_live(conn, filters, limit)
+
+    @staticmethod
+    async def _explain_missing(conn: asyncpg.Connection, entry_id: uuid.UUID) -> None:
+        stone = await repo.tombstone_for_entry(conn, entry_id)
+        if stone is not None:
+            raise NotFound(f"entry {entry_id} was forgotten at "
+                           f"{stone['forgotten_at'].isoformat()} ({stone['reason']})",
+                           field="entry_id")
+        row = await repo.get_entry(conn, entry_id)
+        if row is not None:
+            raise InvalidArgument(f"entry {entry_id} is {row['status']}, not live",
+                                  field="entry_id")
+        raise NotFound(f"entry {entry_id} does not exist in this namespace", field="entry_id")
