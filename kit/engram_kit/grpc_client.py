@@ -19,6 +19,11 @@ T = TypeVar("T")
 
 _CHANNEL_OPTIONS = [
     ("grpc.keepalive_time_ms", 30_000),
+    # A peer that was down is retried within half a second once it is back,
+    # instead of after gRPC's default backoff (which grows to two minutes).
+    ("grpc.initial_reconnect_backoff_ms", 100),
+    ("grpc.min_reconnect_backoff_ms", 100),
+    ("grpc.max_reconnect_backoff_ms", 500),
     ("grpc.max_receive_message_length", 32 * 1024 * 1024),
     ("grpc.max_send_message_length", 32 * 1024 * 1024),
 ]

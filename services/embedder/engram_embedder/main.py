@@ -27,6 +27,8 @@ async def amain(stop: asyncio.Event) -> None:
         settings.vllm_url, settings.model_name, settings.backend_timeout_s, settings.sub_batch,
         settings.tokens_per_call,
     )
+    # The first call allocates and warms the model: do it before reporting ready.
+    await asyncio.to_thread(backend.encode, ["warm up"] * 4)
     batcher = Batcher(backend, settings.max_batch_size, settings.max_wait_ms,
                       settings.max_queue_texts, settings.bulk_slice_ms)
     readiness = Readiness(settings.service_name)

@@ -8,6 +8,8 @@ refused and the service reports it instead."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 
 import grpc
@@ -18,6 +20,7 @@ from engram.v1 import embedder_pb2, embedder_pb2_grpc
 from engram_kit.context import CallerContext
 from engram_kit.errors import DomainError
 from engram_kit.grpc_client import Caller, open_channel
+from engram_kit.runtime import sleep_or_stop
 
 log = logging.getLogger(__name__)
 
@@ -25,6 +28,7 @@ EMBED_FAILURES = Counter(
     "engram_memory_embed_failures_total", "Embedder calls that failed or timed out", ["kind"]
 )
 _SYSTEM = CallerContext(principal="memory")
+CONNECT_WAIT_S = 0.3
 
 
 def vectors_of(reply: embedder_pb2.EmbedResponse) -> np.ndarray:
@@ -73,11 +77,29 @@ class EmbedderClient:
     async def _ready(self) -> bool:
         if self.mismatch:
             return False
+        await self._connected()
         try:
             return await self.verify(self._timeout_s)
         except EmbeddingSpaceMismatch:
             log.error("embedding space mismatch", extra={"fields": {"error": self.mismatch}})
             return False
+
+    async def _connected(self, timeout_s: float = CONNECT_WAIT_S) -> None:
+        """A channel that failed while the embedder was down fails calls fast
+        until it reconnects; give a fresh connection attempt a moment."""
+        if self._channel.get_state(try_to_connect=True) != grpc.ChannelConnectivity.READY:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._channel.channel_ready(), timeout_s)
+
+    async def keep_connected(self, stop: asyncio.Event) -> None:
+        """Background job: keep the channel connected (and the space verified)
+        so that writes after an embedder outage do not meet a failing channel."""
+        while not stop.is_set():
+            if not self.mismatch:
+                await self._connected(timeout_s=1.0)
+                with contextlib.suppress(EmbeddingSpaceMismatch):
+                    await self.verify(timeout_s=1.0)
+            await sleep_or_stop(stop, 0.5)
 
     async def embed_one(self, text: str, ctx: CallerContext, *, query: bool) -> np.ndarray | None:
         if not await self._ready():

@@ -60,7 +60,8 @@ async def amain(stop: asyncio.Event) -> None:
             MemoryServicer(service, Lifecycle(service)), server)
 
     try:
-        await serve(s, register, readiness, stop, background=[link.run, relay.run, sweep.run])
+        jobs = [link.run, relay.run, sweep.run, embedder.keep_connected]
+        await serve(s, register, readiness, stop, background=jobs)
     finally:
         await embedder.close()
         await pool.close()
