@@ -283,7 +283,8 @@ async def run_engram(stack: Stack, token: str, convs: list[Conversation],
     stored_without_vector = 0
     reembed_wait_s = 0.0
     rankings: dict[str, list[list[str]]] = {}
-    retired: set[str] = set()  # dia ids whose entry a later write superseded (not served)
+    # Per conversation: dia ids whose entry a later write superseded (no longer served).
+    retired: dict[str, set[str]] = {}
     context_tokens: dict[str, float] = {}
 
     async def call(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -324,7 +325,7 @@ async def run_engram(stack: Stack, token: str, convs: list[Conversation],
                     # stands for every turn with the same (normalised) text.
                     by_id.setdefault(reply["id"], []).append(turn.dia_id)
                     superseded.update(reply.get("superseded", []))
-                retired.update(d for i in superseded for d in by_id.get(i, []))
+                retired[c.sample_id] = {d for i in superseded for d in by_id.get(i, [])}
                 t_wait = time.perf_counter()
                 while (left := await unembedded(dsn, c.namespace)) > 0:
                     if time.perf_counter() - t_wait > 600:
@@ -461,7 +462,10 @@ def main() -> int:
            for name, r in {"engram": engram["rankings"], **base}.items()}
     scored_ids = {q.qid for q in questions if q.gold}
     retired = engram["retired"]
-    hit_by_retirement = [q for q in questions if q.gold and retired & set(q.gold)]
+    evidence = {(c.sample_id, d) for c in convs for q in c.questions for d in q.gold}
+    retired_pairs = {(sid, d) for sid, ds in retired.items() for d in ds}
+    hit_by_retirement = [q for c in convs for q in c.questions
+                         if retired.get(c.sample_id, set()) & set(q.gold)]
     best_name = max(base_scores, key=lambda n: base_scores[n]["turn"]["r@10"])
     best_r10 = base_scores[best_name]["turn"]["r@10"]
     latency = {**engram["latency"], "encode_idle_p50_ms": encode_idle_p50}
@@ -496,8 +500,8 @@ def main() -> int:
                                       "reembed_wait_s", "search_modes")},
             # Turns whose entry the write path retired (finding "update" on a later
             # turn): search serves live entries only, so these cannot be found.
-            "turns_superseded": len(retired),
-            "evidence_turns_superseded": len({d for q in questions for d in q.gold} & retired),
+            "turns_superseded": len(retired_pairs),
+            "evidence_turns_superseded": len(evidence & retired_pairs),
             "questions_with_superseded_evidence": len(hit_by_retirement),
         },
         "git": git_state(),

@@ -270,3 +270,51 @@ class ReinforceResponse(_message.Message):
     id: str
     confirmations: int
     def __init__(self, id: _Optional[str] = ..., confirmations: _Optional[int] = ...) -> None: ...
+
+class EpisodeRequest(_message.Message):
+    __slots__ = ("title",)
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    title: str
+    def __init__(self, title: _Optional[str] = ...) -> None: ...
+
+class EpisodeReply(_message.Message):
+    __slots__ = ("id", "title", "parent_id")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    PARENT_ID_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    title: str
+    parent_id: str
+    def __init__(self, id: _Optional[str] = ..., title: _Optional[str] = ..., parent_id: _Optional[str] = ...) -> None: ...
+
+class BriefingRequest(_message.Message):
+    __slots__ = ("token_budget",)
+    TOKEN_BUDGET_FIELD_NUMBER: _ClassVar[int]
+    token_budget: int
+    def __init__(self, token_budget: _Optional[int] = ...) -> None: ...
+
+class EpisodeRecap(_message.Message):
+    __slots__ = ("id", "title", "parent_id", "started_at", "ended_at", "entries", "latest")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    PARENT_ID_FIELD_NUMBER: _ClassVar[int]
+    STARTED_AT_FIELD_NUMBER: _ClassVar[int]
+    ENDED_AT_FIELD_NUMBER: _ClassVar[int]
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    LATEST_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    title: str
+    parent_id: str
+    started_at: _timestamp_pb2.Timestamp
+    ended_at: _timestamp_pb2.Timestamp
+    entries: int
+    latest: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, id: _Optional[str] = ..., title: _Optional[str] = ..., parent_id: _Optional[str] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., entries: _Optional[int] = ..., latest: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class BriefingResponse(_message.Message):
+    __slots__ = ("episodes", "truncated")
+    EPISODES_FIELD_NUMBER: _ClassVar[int]
+    TRUNCATED_FIELD_NUMBER: _ClassVar[int]
+    episodes: _containers.RepeatedCompositeFieldContainer[EpisodeRecap]
+    truncated: bool
+    def __init__(self, episodes: _Optional[_Iterable[_Union[EpisodeRecap, _Mapping]]] = ..., truncated: _Optional[bool] = ...) -> None: ...

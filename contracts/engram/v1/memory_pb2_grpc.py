@@ -69,6 +69,26 @@ class MemoryServiceStub:
                 request_serializer=engram_dot_v1_dot_memory__pb2.ReinforceRequest.SerializeToString,
                 response_deserializer=engram_dot_v1_dot_memory__pb2.ReinforceResponse.FromString,
                 _registered_method=True)
+        self.EpisodeStart = channel.unary_unary(
+                '/engram.v1.MemoryService/EpisodeStart',
+                request_serializer=engram_dot_v1_dot_memory__pb2.EpisodeRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_memory__pb2.EpisodeReply.FromString,
+                _registered_method=True)
+        self.EpisodeEnd = channel.unary_unary(
+                '/engram.v1.MemoryService/EpisodeEnd',
+                request_serializer=engram_dot_v1_dot_memory__pb2.EpisodeRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_memory__pb2.EpisodeReply.FromString,
+                _registered_method=True)
+        self.SessionTitle = channel.unary_unary(
+                '/engram.v1.MemoryService/SessionTitle',
+                request_serializer=engram_dot_v1_dot_memory__pb2.EpisodeRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_memory__pb2.EpisodeReply.FromString,
+                _registered_method=True)
+        self.Briefing = channel.unary_unary(
+                '/engram.v1.MemoryService/Briefing',
+                request_serializer=engram_dot_v1_dot_memory__pb2.BriefingRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_memory__pb2.BriefingResponse.FromString,
+                _registered_method=True)
 
 
 class MemoryServiceServicer:
@@ -116,6 +136,30 @@ class MemoryServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def EpisodeStart(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def EpisodeEnd(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SessionTitle(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Briefing(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MemoryServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -153,6 +197,26 @@ def add_MemoryServiceServicer_to_server(servicer, server):
                     servicer.Reinforce,
                     request_deserializer=engram_dot_v1_dot_memory__pb2.ReinforceRequest.FromString,
                     response_serializer=engram_dot_v1_dot_memory__pb2.ReinforceResponse.SerializeToString,
+            ),
+            'EpisodeStart': grpc.unary_unary_rpc_method_handler(
+                    servicer.EpisodeStart,
+                    request_deserializer=engram_dot_v1_dot_memory__pb2.EpisodeRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_memory__pb2.EpisodeReply.SerializeToString,
+            ),
+            'EpisodeEnd': grpc.unary_unary_rpc_method_handler(
+                    servicer.EpisodeEnd,
+                    request_deserializer=engram_dot_v1_dot_memory__pb2.EpisodeRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_memory__pb2.EpisodeReply.SerializeToString,
+            ),
+            'SessionTitle': grpc.unary_unary_rpc_method_handler(
+                    servicer.SessionTitle,
+                    request_deserializer=engram_dot_v1_dot_memory__pb2.EpisodeRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_memory__pb2.EpisodeReply.SerializeToString,
+            ),
+            'Briefing': grpc.unary_unary_rpc_method_handler(
+                    servicer.Briefing,
+                    request_deserializer=engram_dot_v1_dot_memory__pb2.BriefingRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_memory__pb2.BriefingResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -344,6 +408,114 @@ class MemoryService:
             '/engram.v1.MemoryService/Reinforce',
             engram_dot_v1_dot_memory__pb2.ReinforceRequest.SerializeToString,
             engram_dot_v1_dot_memory__pb2.ReinforceResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def EpisodeStart(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.MemoryService/EpisodeStart',
+            engram_dot_v1_dot_memory__pb2.EpisodeRequest.SerializeToString,
+            engram_dot_v1_dot_memory__pb2.EpisodeReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def EpisodeEnd(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.MemoryService/EpisodeEnd',
+            engram_dot_v1_dot_memory__pb2.EpisodeRequest.SerializeToString,
+            engram_dot_v1_dot_memory__pb2.EpisodeReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SessionTitle(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.MemoryService/SessionTitle',
+            engram_dot_v1_dot_memory__pb2.EpisodeRequest.SerializeToString,
+            engram_dot_v1_dot_memory__pb2.EpisodeReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Briefing(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.MemoryService/Briefing',
+            engram_dot_v1_dot_memory__pb2.BriefingRequest.SerializeToString,
+            engram_dot_v1_dot_memory__pb2.BriefingResponse.FromString,
             options,
             channel_credentials,
             insecure,

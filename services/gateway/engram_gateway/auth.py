@@ -46,5 +46,6 @@ def caller_for(namespace: str | None, session_id: str = "") -> CallerContext:
         )
     return CallerContext(
         principal=token.client_id, namespace=chosen, client_id=token.client_id,
-        session_id=session_id, request_id=uuid.uuid4().hex[:16],
+        session_id=session_id or f"principal:{token.client_id}",
+        request_id=uuid.uuid4().hex[:16],
     )

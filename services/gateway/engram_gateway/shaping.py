@@ -116,3 +116,27 @@ def search_reply(resp: memory_pb2.SearchResponse, verbose: bool, explain: bool) 
     }
     reply["tokens"] = approx_tokens(reply)
     return reply
+
+
+# Briefing sections owned by services that do not serve them yet.
+UNBUILT_SECTIONS = {
+    "rules_and_constraints": "cortex fact layer not built (#4)",
+    "open_conflicts": "cortex fact layer not built (#4)",
+    "lessons": "lessons not built (#4, #6)",
+    "board_mail": "coordination board not built (#7)",
+}
+
+
+def briefing_reply(resp: memory_pb2.BriefingResponse) -> dict[str, Any]:
+    reply: dict[str, Any] = {
+        "episodes": [{
+            "id": e.id, "title": e.title, "parent": e.parent_id or None,
+            "started": e.started_at.ToDatetime(tzinfo=UTC).isoformat(timespec="minutes"),
+            "ended": e.ended_at.ToDatetime(tzinfo=UTC).isoformat(timespec="minutes")
+            if e.HasField("ended_at") else None,
+            "memories": e.entries, "latest": list(e.latest)} for e in resp.episodes],
+        "truncated": resp.truncated,
+        "unavailable": UNBUILT_SECTIONS,
+    }
+    reply["tokens"] = approx_tokens(reply)
+    return reply

@@ -20,9 +20,14 @@ Namespace = Annotated[str | None, Field(description="Namespace to act in; defaul
 
 
 def session_id(ctx: Context) -> str:
+    """The client's session: the MCP session header (handshake-era clients),
+    else an `X-Engram-Session` header the client may send, else empty (the
+    caller falls back to one rolling session per principal)."""
     request = getattr(ctx.request_context, "request", None)
     headers = getattr(request, "headers", None)
-    return headers.get("mcp-session-id", "") if headers is not None else ""
+    if headers is None:
+        return ""
+    return headers.get("mcp-session-id", "") or headers.get("x-engram-session", "")[:128]
 
 
 def register_memory_tools(mcp: MCPServer, backends: Backends) -> None:

@@ -17,6 +17,7 @@ from engram_kit.runtime import run_until_signal
 
 from . import repo
 from .embedding import EmbedderClient, EmbeddingSpaceMismatch
+from .episodes import Episodes
 from .lifecycle import Lifecycle
 from .reembed import ReembedSweep
 from .service import MemoryService
@@ -57,7 +58,7 @@ async def amain(stop: asyncio.Event) -> None:
 
     def register(server: object) -> None:
         memory_pb2_grpc.add_MemoryServiceServicer_to_server(
-            MemoryServicer(service, Lifecycle(service)), server)
+            MemoryServicer(service, Lifecycle(service), Episodes(pool)), server)
 
     try:
         jobs = [link.run, relay.run, sweep.run, embedder.keep_connected]

@@ -17,6 +17,7 @@ from engram_kit.errors import Conflict, NotFound
 
 from . import repo
 from .embedding import EmbedderClient
+from .episodes import current_episode
 from .events import entry_stored_event
 from .findings import Neighbour, Typed, classify
 from .fusion import reciprocal_rank_fusion
@@ -128,9 +129,10 @@ class MemoryService:
                 await repo.confirm(conn, same["id"])
                 return StoreResult(same["id"], "restatement", same, embedded=same["embedded"])
             typed = await self._type(conn, text, vector, data.supersedes)
+            episode = data.episode or await current_episode(conn, ctx)
             entry = repo.NewEntry(
                 id=uuid.uuid4(), namespace=namespace, text=text, text_hash=text_hash,
-                source=source, tags=tags, origin=origin, episode=data.episode or None,
+                source=source, tags=tags, origin=origin, episode=episode,
                 writer_principal=ctx.principal, client_id=ctx.client_id,
                 session_id=ctx.session_id, valid_from=data.valid_from or datetime.now(UTC),
                 embedding=vector,

@@ -12,8 +12,10 @@ from engram_kit.context import current_caller
 from engram_kit.errors import InvalidArgument
 from engram_kit.timestamps import optional_datetime, to_timestamp
 
+from .episodes import Episodes
 from .lifecycle import ForgetFilter, Lifecycle
 from .service import MemoryService, SearchInput, StoreInput, StoreResult, serving_label
+from .servicer_episodes import EpisodeHandlers
 
 FINDINGS = {
     "new": memory_pb2.FINDING_NEW,
@@ -58,10 +60,12 @@ def store_response(result: StoreResult) -> memory_pb2.StoreResponse:
     )
 
 
-class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
-    def __init__(self, service: MemoryService, lifecycle: Lifecycle) -> None:
+class MemoryServicer(EpisodeHandlers, memory_pb2_grpc.MemoryServiceServicer):
+    def __init__(self, service: MemoryService, lifecycle: Lifecycle,
+                 episodes: Episodes) -> None:
         self.service = service
         self.lifecycle = lifecycle
+        self.episodes = episodes
 
     async def Store(self, request: Any, context: Any) -> Any:  # noqa: N802 (gRPC name)
         result = await self.service.store(current_caller(), StoreInput(

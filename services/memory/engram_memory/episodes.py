@@ -1,0 +1,79 @@
+"""Episodes (sessions and nested tasks) and the session-start briefing."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+import asyncpg
+
+from engram_kit.context import CallerContext
+from engram_kit.db import tenant_tx
+from engram_kit.errors import Conflict, InvalidArgument
+
+from . import episodes_repo as repo
+from .validation import clean_text
+
+MAX_TITLE = 200
+
+
+@dataclass
+class Episode:
+    id: uuid.UUID
+    title: str
+    parent_id: uuid.UUID | None
+
+
+def _session(ctx: CallerContext) -> str:
+    if not ctx.session_id:
+        raise InvalidArgument("episodes need an MCP session (no session id on this call)")
+    return ctx.session_id
+
+
+async def current_episode(conn: asyncpg.Connection, ctx: CallerContext) -> str | None:
+    """The innermost open episode of the caller's session, opened on first use."""
+    if not ctx.session_id:
+        return None
+    open_ = await repo.innermost_open(conn, ctx.session_id)
+    if open_ is None:
+        open_ = await repo.create(conn, uuid.uuid4(), ctx.namespace, None, ctx.session_id,
+                                  f"session {ctx.session_id[:24]}", ctx.principal)
+    return str(open_["id"])
+
+
+class Episodes:
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self.pool = pool
+
+    async def start(self, ctx: CallerContext, title: str) -> Episode:
+        session = _session(ctx)
+        title = clean_text(title, MAX_TITLE, "title")
+        async with tenant_tx(self.pool, ctx.require_namespace()) as conn:
+            parent = await current_episode(conn, ctx)
+            row = await repo.create(conn, uuid.uuid4(), ctx.namespace, uuid.UUID(parent),
+                                    session, title, ctx.principal)
+        return Episode(row["id"], row["title"], row["parent_id"])
+
+    async def end(self, ctx: CallerContext) -> Episode:
+        session = _session(ctx)
+        async with tenant_tx(self.pool, ctx.require_namespace()) as conn:
+            row = await repo.innermost_open(conn, session)
+            if row is None or row["parent_id"] is None:
+                raise Conflict("no open episode to end in this session (the session's own "
+                               "episode ends with the session)")
+            await repo.end(conn, row["id"])
+        return Episode(row["id"], row["title"], row["parent_id"])
+
+    async def title_session(self, ctx: CallerContext, title: str) -> Episode:
+        session = _session(ctx)
+        title = clean_text(title, MAX_TITLE, "title")
+        async with tenant_tx(self.pool, ctx.require_namespace()) as conn:
+            await current_episode(conn, ctx)
+            root = await repo.session_root(conn, session)
+            await repo.retitle(conn, root["id"], title)
+        return Episode(root["id"], title, None)
+
+    async def recent(self, ctx: CallerContext, limit: int,
+                     per_episode: int) -> list[asyncpg.Record]:
+        async with tenant_tx(self.pool, ctx.require_namespace()) as conn:
+            return await repo.recent_with_entries(conn, limit, per_episode)

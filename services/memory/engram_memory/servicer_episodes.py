@@ -1,0 +1,48 @@
+"""gRPC handlers for episodes and the briefing (mixed into MemoryServicer)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engram.v1 import memory_pb2
+from engram_kit.context import current_caller
+from engram_kit.timestamps import to_timestamp
+
+from .episodes import Episode, Episodes
+
+DEFAULT_BUDGET = 800
+PER_EPISODE = 3
+
+
+def _reply(ep: Episode) -> memory_pb2.EpisodeReply:
+    return memory_pb2.EpisodeReply(id=str(ep.id), title=ep.title,
+                                   parent_id=str(ep.parent_id or ""))
+
+
+class EpisodeHandlers:
+    episodes: Episodes
+
+    async def EpisodeStart(self, request: Any, context: Any) -> Any:  # noqa: N802 (gRPC)
+        return _reply(await self.episodes.start(current_caller(), request.title))
+
+    async def EpisodeEnd(self, request: Any, context: Any) -> Any:  # noqa: N802
+        return _reply(await self.episodes.end(current_caller()))
+
+    async def SessionTitle(self, request: Any, context: Any) -> Any:  # noqa: N802
+        return _reply(await self.episodes.title_session(current_caller(), request.title))
+
+    async def Briefing(self, request: Any, context: Any) -> Any:  # noqa: N802
+        budget = request.token_budget or DEFAULT_BUDGET
+        rows = await self.episodes.recent(current_caller(), 20, PER_EPISODE)
+        recaps, used = [], 0
+        for row in rows:
+            cost = (len(row["title"]) + sum(len(t) for t in row["latest"])) // 4 + 12
+            if recaps and used + cost > budget:
+                break
+            used += cost
+            recaps.append(memory_pb2.EpisodeRecap(
+                id=str(row["id"]), title=row["title"], parent_id=str(row["parent_id"] or ""),
+                started_at=to_timestamp(row["started_at"]),
+                ended_at=to_timestamp(row["ended_at"]), entries=row["entries"],
+                latest=list(row["latest"])))
+        return memory_pb2.BriefingResponse(episodes=recaps, truncated=len(recaps) < len(rows))
