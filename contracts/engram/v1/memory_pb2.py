@@ -25,15 +25,15 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x65ngram/v1/memory.proto\x12\tengram.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xfc\x01\n\x05\x45ntry\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04text\x18\x02 \x01(\t\x12\x0e\n\x06source\x18\x03 \x01(\t\x12\x0c\n\x04tags\x18\x04 \x03(\t\x12\x0e\n\x06origin\x18\x05 \x01(\t\x12\x0f\n\x07\x65pisode\x18\x06 \x01(\t\x12\x0e\n\x06status\x18\x07 \x01(\t\x12.\n\ncreated_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nvalid_from\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x18\n\x10writer_principal\x18\n \x01(\t\x12\x10\n\x08\x65mbedded\x18\x0b \x01(\x08\"\xaf\x01\n\x0cStoreRequest\x12\x0c\n\x04text\x18\x01 \x01(\t\x12\x0e\n\x06source\x18\x02 \x01(\t\x12\x0c\n\x04tags\x18\x03 \x03(\t\x12\x0e\n\x06origin\x18\x04 \x01(\t\x12\x0f\n\x07\x65pisode\x18\x05 \x01(\t\x12.\n\nvalid_from\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x12\n\nsupersedes\x18\x07 \x01(\t\x12\x0e\n\x06reason\x18\x08 \x01(\t\"Y\n\tTombstone\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\x30\n\x0c\x66orgotten_at\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xe3\x01\n\rStoreResponse\x12\n\n\x02id\x18\x01 \x01(\t\x12#\n\x07\x66inding\x18\x02 \x01(\x0e\x32\x12.engram.v1.Finding\x12\x0f\n\x07related\x18\x03 \x03(\t\x12\x12\n\nsuperseded\x18\x04 \x03(\t\x12\x10\n\x08\x65mbedded\x18\x05 \x01(\x08\x12\x1f\n\x05\x65ntry\x18\x06 \x01(\x0b\x32\x10.engram.v1.Entry\x12\x16\n\x0e\x63ontested_with\x18\x07 \x03(\t\x12\x31\n\x13reasserts_forgotten\x18\x08 \x01(\x0b\x32\x14.engram.v1.Tombstone\"\x87\x02\n\rSearchRequest\x12\r\n\x05query\x18\x01 \x01(\t\x12\r\n\x05top_k\x18\x02 \x01(\x05\x12\x0c\n\x04tags\x18\x03 \x03(\t\x12\x0e\n\x06source\x18\x04 \x01(\t\x12)\n\x05since\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12)\n\x05until\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0f\n\x07\x65xplain\x18\x07 \x01(\x08\x12\x0f\n\x07\x65pisode\x18\x08 \x01(\t\x12)\n\x05\x61s_of\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x17\n\x0finclude_history\x18\n \x01(\x08\"d\n\tRankTrace\x12\x12\n\ndense_rank\x18\x01 \x01(\x05\x12\x14\n\x0clexical_rank\x18\x02 \x01(\x05\x12\x16\n\x0e\x64\x65nse_distance\x18\x03 \x01(\x02\x12\x15\n\rlexical_score\x18\x04 \x01(\x02\"\x87\x01\n\tSearchHit\x12\x1f\n\x05\x65ntry\x18\x01 \x01(\x0b\x32\x10.engram.v1.Entry\x12\r\n\x05score\x18\x02 \x01(\x02\x12\r\n\x05label\x18\x03 \x01(\t\x12#\n\x05trace\x18\x04 \x01(\x0b\x32\x14.engram.v1.RankTrace\x12\x16\n\x0e\x63ontested_with\x18\x05 \x03(\t\"P\n\x0eSearchResponse\x12\"\n\x04hits\x18\x01 \x03(\x0b\x32\x14.engram.v1.SearchHit\x12\x0c\n\x04mode\x18\x02 \x01(\t\x12\x0c\n\x04note\x18\x03 \x01(\t\"\x18\n\nGetRequest\x12\n\n\x02id\x18\x01 \x01(\t\"\x8c\x01\n\x07Version\x12\x0f\n\x07version\x18\x01 \x01(\x05\x12\x0c\n\x04text\x18\x02 \x01(\t\x12\x12\n\nchanged_by\x18\x03 \x01(\t\x12\x0e\n\x06reason\x18\x04 \x01(\t\x12\x0e\n\x06status\x18\x05 \x01(\t\x12.\n\ncreated_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\".\n\x04Link\x12\x0b\n\x03src\x18\x01 \x01(\t\x12\x0b\n\x03\x64st\x18\x02 \x01(\t\x12\x0c\n\x04kind\x18\x03 \x01(\t\"\xb1\x01\n\x0bGetResponse\x12\x1f\n\x05\x65ntry\x18\x01 \x01(\x0b\x32\x10.engram.v1.Entry\x12$\n\x08versions\x18\x02 \x03(\x0b\x32\x12.engram.v1.Version\x12\x1e\n\x05links\x18\x03 \x03(\x0b\x32\x0f.engram.v1.Link\x12\r\n\x05label\x18\x04 \x01(\t\x12\x15\n\rsuperseded_by\x18\x05 \x01(\t\x12\x15\n\rconfirmations\x18\x06 \x01(\x05\"8\n\rRecentRequest\x12\t\n\x01n\x18\x01 \x01(\x05\x12\x0c\n\x04tags\x18\x02 \x03(\t\x12\x0e\n\x06source\x18\x03 \x01(\t\"3\n\x0eRecentResponse\x12!\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x10.engram.v1.Entry\"F\n\x10SupersedeRequest\x12\x10\n\x08\x65ntry_id\x18\x01 \x01(\t\x12\x10\n\x08new_text\x18\x02 \x01(\t\x12\x0e\n\x06reason\x18\x03 \x01(\t\"{\n\rForgetRequest\x12\x10\n\x08\x65ntry_id\x18\x01 \x01(\t\x12\x0c\n\x04tags\x18\x02 \x03(\t\x12\x0e\n\x06source\x18\x03 \x01(\t\x12*\n\x06\x62\x65\x66ore\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0e\n\x06reason\x18\x05 \x01(\t\"7\n\x0e\x46orgetResponse\x12\x11\n\tforgotten\x18\x01 \x03(\t\x12\x12\n\ntombstones\x18\x02 \x03(\t\"$\n\x10ReinforceRequest\x12\x10\n\x08\x65ntry_id\x18\x01 \x01(\t\"6\n\x11ReinforceResponse\x12\n\n\x02id\x18\x01 \x01(\t\x12\x15\n\rconfirmations\x18\x02 \x01(\x05\"\x1f\n\x0e\x45pisodeRequest\x12\r\n\x05title\x18\x01 \x01(\t\"<\n\x0c\x45pisodeReply\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x11\n\tparent_id\x18\x03 \x01(\t\"\'\n\x0f\x42riefingRequest\x12\x14\n\x0ctoken_budget\x18\x01 \x01(\x05\"\xbb\x01\n\x0c\x45pisodeRecap\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x11\n\tparent_id\x18\x03 \x01(\t\x12.\n\nstarted_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nded_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0f\n\x07\x65ntries\x18\x06 \x01(\x05\x12\x0e\n\x06latest\x18\x07 \x03(\t\"P\n\x10\x42riefingResponse\x12)\n\x08\x65pisodes\x18\x01 \x03(\x0b\x32\x17.engram.v1.EpisodeRecap\x12\x11\n\ttruncated\x18\x02 \x01(\x08*\x8e\x01\n\x07\x46inding\x12\x17\n\x13\x46INDING_UNSPECIFIED\x10\x00\x12\x0f\n\x0b\x46INDING_NEW\x10\x01\x12\x17\n\x13\x46INDING_RESTATEMENT\x10\x02\x12\x16\n\x12\x46INDING_PARAPHRASE\x10\x03\x12\x12\n\x0e\x46INDING_UPDATE\x10\x04\x12\x14\n\x10\x46INDING_CONFLICT\x10\x05\x32\xd9\x05\n\rMemoryService\x12:\n\x05Store\x12\x17.engram.v1.StoreRequest\x1a\x18.engram.v1.StoreResponse\x12=\n\x06Search\x12\x18.engram.v1.SearchRequest\x1a\x19.engram.v1.SearchResponse\x12\x34\n\x03Get\x12\x15.engram.v1.GetRequest\x1a\x16.engram.v1.GetResponse\x12=\n\x06Recent\x12\x18.engram.v1.RecentRequest\x1a\x19.engram.v1.RecentResponse\x12\x42\n\tSupersede\x12\x1b.engram.v1.SupersedeRequest\x1a\x18.engram.v1.StoreResponse\x12=\n\x06\x46orget\x12\x18.engram.v1.ForgetRequest\x1a\x19.engram.v1.ForgetResponse\x12\x46\n\tReinforce\x12\x1b.engram.v1.ReinforceRequest\x1a\x1c.engram.v1.ReinforceResponse\x12\x42\n\x0c\x45pisodeStart\x12\x19.engram.v1.EpisodeRequest\x1a\x17.engram.v1.EpisodeReply\x12@\n\nEpisodeEnd\x12\x19.engram.v1.EpisodeRequest\x1a\x17.engram.v1.EpisodeReply\x12\x42\n\x0cSessionTitle\x12\x19.engram.v1.EpisodeRequest\x1a\x17.engram.v1.EpisodeReply\x12\x43\n\x08\x42riefing\x12\x1a.engram.v1.BriefingRequest\x1a\x1b.engram.v1.BriefingResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x65ngram/v1/memory.proto\x12\tengram.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xfc\x01\n\x05\x45ntry\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04text\x18\x02 \x01(\t\x12\x0e\n\x06source\x18\x03 \x01(\t\x12\x0c\n\x04tags\x18\x04 \x03(\t\x12\x0e\n\x06origin\x18\x05 \x01(\t\x12\x0f\n\x07\x65pisode\x18\x06 \x01(\t\x12\x0e\n\x06status\x18\x07 \x01(\t\x12.\n\ncreated_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nvalid_from\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x18\n\x10writer_principal\x18\n \x01(\t\x12\x10\n\x08\x65mbedded\x18\x0b \x01(\x08\"\xaf\x01\n\x0cStoreRequest\x12\x0c\n\x04text\x18\x01 \x01(\t\x12\x0e\n\x06source\x18\x02 \x01(\t\x12\x0c\n\x04tags\x18\x03 \x03(\t\x12\x0e\n\x06origin\x18\x04 \x01(\t\x12\x0f\n\x07\x65pisode\x18\x05 \x01(\t\x12.\n\nvalid_from\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x12\n\nsupersedes\x18\x07 \x01(\t\x12\x0e\n\x06reason\x18\x08 \x01(\t\"Y\n\tTombstone\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\x30\n\x0c\x66orgotten_at\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xe3\x01\n\rStoreResponse\x12\n\n\x02id\x18\x01 \x01(\t\x12#\n\x07\x66inding\x18\x02 \x01(\x0e\x32\x12.engram.v1.Finding\x12\x0f\n\x07related\x18\x03 \x03(\t\x12\x12\n\nsuperseded\x18\x04 \x03(\t\x12\x10\n\x08\x65mbedded\x18\x05 \x01(\x08\x12\x1f\n\x05\x65ntry\x18\x06 \x01(\x0b\x32\x10.engram.v1.Entry\x12\x16\n\x0e\x63ontested_with\x18\x07 \x03(\t\x12\x31\n\x13reasserts_forgotten\x18\x08 \x01(\x0b\x32\x14.engram.v1.Tombstone\"\x87\x02\n\rSearchRequest\x12\r\n\x05query\x18\x01 \x01(\t\x12\r\n\x05top_k\x18\x02 \x01(\x05\x12\x0c\n\x04tags\x18\x03 \x03(\t\x12\x0e\n\x06source\x18\x04 \x01(\t\x12)\n\x05since\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12)\n\x05until\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0f\n\x07\x65xplain\x18\x07 \x01(\x08\x12\x0f\n\x07\x65pisode\x18\x08 \x01(\t\x12)\n\x05\x61s_of\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x17\n\x0finclude_history\x18\n \x01(\x08\"d\n\tRankTrace\x12\x12\n\ndense_rank\x18\x01 \x01(\x05\x12\x14\n\x0clexical_rank\x18\x02 \x01(\x05\x12\x16\n\x0e\x64\x65nse_distance\x18\x03 \x01(\x02\x12\x15\n\rlexical_score\x18\x04 \x01(\x02\"\x87\x01\n\tSearchHit\x12\x1f\n\x05\x65ntry\x18\x01 \x01(\x0b\x32\x10.engram.v1.Entry\x12\r\n\x05score\x18\x02 \x01(\x02\x12\r\n\x05label\x18\x03 \x01(\t\x12#\n\x05trace\x18\x04 \x01(\x0b\x32\x14.engram.v1.RankTrace\x12\x16\n\x0e\x63ontested_with\x18\x05 \x03(\t\"\xb1\x01\n\x0b\x44ocumentHit\x12\x13\n\x0b\x64ocument_id\x18\x01 \x01(\t\x12\x10\n\x08\x63hunk_id\x18\x02 \x01(\t\x12\x0f\n\x07ordinal\x18\x03 \x01(\x05\x12\x0c\n\x04text\x18\x04 \x01(\t\x12\x0e\n\x06source\x18\x05 \x01(\t\x12\r\n\x05title\x18\x06 \x01(\t\x12\r\n\x05score\x18\x07 \x01(\x02\x12.\n\ncreated_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x8a\x01\n\x0eSearchResponse\x12\"\n\x04hits\x18\x01 \x03(\x0b\x32\x14.engram.v1.SearchHit\x12)\n\tdocuments\x18\x04 \x03(\x0b\x32\x16.engram.v1.DocumentHit\x12\r\n\x05layer\x18\x05 \x01(\t\x12\x0c\n\x04mode\x18\x02 \x01(\t\x12\x0c\n\x04note\x18\x03 \x01(\t\"\x18\n\nGetRequest\x12\n\n\x02id\x18\x01 \x01(\t\"\x8c\x01\n\x07Version\x12\x0f\n\x07version\x18\x01 \x01(\x05\x12\x0c\n\x04text\x18\x02 \x01(\t\x12\x12\n\nchanged_by\x18\x03 \x01(\t\x12\x0e\n\x06reason\x18\x04 \x01(\t\x12\x0e\n\x06status\x18\x05 \x01(\t\x12.\n\ncreated_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\".\n\x04Link\x12\x0b\n\x03src\x18\x01 \x01(\t\x12\x0b\n\x03\x64st\x18\x02 \x01(\t\x12\x0c\n\x04kind\x18\x03 \x01(\t\"\xb1\x01\n\x0bGetResponse\x12\x1f\n\x05\x65ntry\x18\x01 \x01(\x0b\x32\x10.engram.v1.Entry\x12$\n\x08versions\x18\x02 \x03(\x0b\x32\x12.engram.v1.Version\x12\x1e\n\x05links\x18\x03 \x03(\x0b\x32\x0f.engram.v1.Link\x12\r\n\x05label\x18\x04 \x01(\t\x12\x15\n\rsuperseded_by\x18\x05 \x01(\t\x12\x15\n\rconfirmations\x18\x06 \x01(\x05\"8\n\rRecentRequest\x12\t\n\x01n\x18\x01 \x01(\x05\x12\x0c\n\x04tags\x18\x02 \x03(\t\x12\x0e\n\x06source\x18\x03 \x01(\t\"3\n\x0eRecentResponse\x12!\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x10.engram.v1.Entry\"F\n\x10SupersedeRequest\x12\x10\n\x08\x65ntry_id\x18\x01 \x01(\t\x12\x10\n\x08new_text\x18\x02 \x01(\t\x12\x0e\n\x06reason\x18\x03 \x01(\t\"{\n\rForgetRequest\x12\x10\n\x08\x65ntry_id\x18\x01 \x01(\t\x12\x0c\n\x04tags\x18\x02 \x03(\t\x12\x0e\n\x06source\x18\x03 \x01(\t\x12*\n\x06\x62\x65\x66ore\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0e\n\x06reason\x18\x05 \x01(\t\"7\n\x0e\x46orgetResponse\x12\x11\n\tforgotten\x18\x01 \x03(\t\x12\x12\n\ntombstones\x18\x02 \x03(\t\"$\n\x10ReinforceRequest\x12\x10\n\x08\x65ntry_id\x18\x01 \x01(\t\"6\n\x11ReinforceResponse\x12\n\n\x02id\x18\x01 \x01(\t\x12\x15\n\rconfirmations\x18\x02 \x01(\x05\"\x1f\n\x0e\x45pisodeRequest\x12\r\n\x05title\x18\x01 \x01(\t\"<\n\x0c\x45pisodeReply\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x11\n\tparent_id\x18\x03 \x01(\t\"\'\n\x0f\x42riefingRequest\x12\x14\n\x0ctoken_budget\x18\x01 \x01(\x05\"\xbb\x01\n\x0c\x45pisodeRecap\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x11\n\tparent_id\x18\x03 \x01(\t\x12.\n\nstarted_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nded_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0f\n\x07\x65ntries\x18\x06 \x01(\x05\x12\x0e\n\x06latest\x18\x07 \x03(\t\"P\n\x10\x42riefingResponse\x12)\n\x08\x65pisodes\x18\x01 \x03(\x0b\x32\x17.engram.v1.EpisodeRecap\x12\x11\n\ttruncated\x18\x02 \x01(\x08\"W\n\x15\x44ocumentIngestRequest\x12\x0f\n\x07\x63ontent\x18\x01 \x01(\t\x12\x0e\n\x06source\x18\x02 \x01(\t\x12\r\n\x05title\x18\x03 \x01(\t\x12\x0e\n\x06\x66ormat\x18\x04 \x01(\t\"Y\n\x16\x44ocumentIngestResponse\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0e\n\x06\x63hunks\x18\x02 \x01(\x05\x12\x10\n\x08\x65mbedded\x18\x03 \x01(\x08\x12\x11\n\tduplicate\x18\x04 \x01(\x08\"5\n\x15\x44ocumentSearchRequest\x12\r\n\x05query\x18\x01 \x01(\t\x12\r\n\x05top_k\x18\x02 \x01(\x05\"Q\n\x16\x44ocumentSearchResponse\x12)\n\tdocuments\x18\x01 \x03(\x0b\x32\x16.engram.v1.DocumentHit\x12\x0c\n\x04mode\x18\x02 \x01(\t*\x8e\x01\n\x07\x46inding\x12\x17\n\x13\x46INDING_UNSPECIFIED\x10\x00\x12\x0f\n\x0b\x46INDING_NEW\x10\x01\x12\x17\n\x13\x46INDING_RESTATEMENT\x10\x02\x12\x16\n\x12\x46INDING_PARAPHRASE\x10\x03\x12\x12\n\x0e\x46INDING_UPDATE\x10\x04\x12\x14\n\x10\x46INDING_CONFLICT\x10\x05\x32\x87\x07\n\rMemoryService\x12:\n\x05Store\x12\x17.engram.v1.StoreRequest\x1a\x18.engram.v1.StoreResponse\x12=\n\x06Search\x12\x18.engram.v1.SearchRequest\x1a\x19.engram.v1.SearchResponse\x12\x34\n\x03Get\x12\x15.engram.v1.GetRequest\x1a\x16.engram.v1.GetResponse\x12=\n\x06Recent\x12\x18.engram.v1.RecentRequest\x1a\x19.engram.v1.RecentResponse\x12\x42\n\tSupersede\x12\x1b.engram.v1.SupersedeRequest\x1a\x18.engram.v1.StoreResponse\x12=\n\x06\x46orget\x12\x18.engram.v1.ForgetRequest\x1a\x19.engram.v1.ForgetResponse\x12\x46\n\tReinforce\x12\x1b.engram.v1.ReinforceRequest\x1a\x1c.engram.v1.ReinforceResponse\x12\x42\n\x0c\x45pisodeStart\x12\x19.engram.v1.EpisodeRequest\x1a\x17.engram.v1.EpisodeReply\x12@\n\nEpisodeEnd\x12\x19.engram.v1.EpisodeRequest\x1a\x17.engram.v1.EpisodeReply\x12\x42\n\x0cSessionTitle\x12\x19.engram.v1.EpisodeRequest\x1a\x17.engram.v1.EpisodeReply\x12\x43\n\x08\x42riefing\x12\x1a.engram.v1.BriefingRequest\x1a\x1b.engram.v1.BriefingResponse\x12U\n\x0e\x44ocumentIngest\x12 .engram.v1.DocumentIngestRequest\x1a!.engram.v1.DocumentIngestResponse\x12U\n\x0e\x44ocumentSearch\x12 .engram.v1.DocumentSearchRequest\x1a!.engram.v1.DocumentSearchResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'engram.v1.memory_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_FINDING']._serialized_start=2677
-  _globals['_FINDING']._serialized_end=2819
+  _globals['_FINDING']._serialized_start=3234
+  _globals['_FINDING']._serialized_end=3376
   _globals['_ENTRY']._serialized_start=71
   _globals['_ENTRY']._serialized_end=323
   _globals['_STOREREQUEST']._serialized_start=326
@@ -48,40 +48,50 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_RANKTRACE']._serialized_end=1190
   _globals['_SEARCHHIT']._serialized_start=1193
   _globals['_SEARCHHIT']._serialized_end=1328
-  _globals['_SEARCHRESPONSE']._serialized_start=1330
-  _globals['_SEARCHRESPONSE']._serialized_end=1410
-  _globals['_GETREQUEST']._serialized_start=1412
-  _globals['_GETREQUEST']._serialized_end=1436
-  _globals['_VERSION']._serialized_start=1439
-  _globals['_VERSION']._serialized_end=1579
-  _globals['_LINK']._serialized_start=1581
-  _globals['_LINK']._serialized_end=1627
-  _globals['_GETRESPONSE']._serialized_start=1630
-  _globals['_GETRESPONSE']._serialized_end=1807
-  _globals['_RECENTREQUEST']._serialized_start=1809
-  _globals['_RECENTREQUEST']._serialized_end=1865
-  _globals['_RECENTRESPONSE']._serialized_start=1867
-  _globals['_RECENTRESPONSE']._serialized_end=1918
-  _globals['_SUPERSEDEREQUEST']._serialized_start=1920
-  _globals['_SUPERSEDEREQUEST']._serialized_end=1990
-  _globals['_FORGETREQUEST']._serialized_start=1992
-  _globals['_FORGETREQUEST']._serialized_end=2115
-  _globals['_FORGETRESPONSE']._serialized_start=2117
-  _globals['_FORGETRESPONSE']._serialized_end=2172
-  _globals['_REINFORCEREQUEST']._serialized_start=2174
-  _globals['_REINFORCEREQUEST']._serialized_end=2210
-  _globals['_REINFORCERESPONSE']._serialized_start=2212
-  _globals['_REINFORCERESPONSE']._serialized_end=2266
-  _globals['_EPISODEREQUEST']._serialized_start=2268
-  _globals['_EPISODEREQUEST']._serialized_end=2299
-  _globals['_EPISODEREPLY']._serialized_start=2301
-  _globals['_EPISODEREPLY']._serialized_end=2361
-  _globals['_BRIEFINGREQUEST']._serialized_start=2363
-  _globals['_BRIEFINGREQUEST']._serialized_end=2402
-  _globals['_EPISODERECAP']._serialized_start=2405
-  _globals['_EPISODERECAP']._serialized_end=2592
-  _globals['_BRIEFINGRESPONSE']._serialized_start=2594
-  _globals['_BRIEFINGRESPONSE']._serialized_end=2674
-  _globals['_MEMORYSERVICE']._serialized_start=2822
-  _globals['_MEMORYSERVICE']._serialized_end=3551
+  _globals['_DOCUMENTHIT']._serialized_start=1331
+  _globals['_DOCUMENTHIT']._serialized_end=1508
+  _globals['_SEARCHRESPONSE']._serialized_start=1511
+  _globals['_SEARCHRESPONSE']._serialized_end=1649
+  _globals['_GETREQUEST']._serialized_start=1651
+  _globals['_GETREQUEST']._serialized_end=1675
+  _globals['_VERSION']._serialized_start=1678
+  _globals['_VERSION']._serialized_end=1818
+  _globals['_LINK']._serialized_start=1820
+  _globals['_LINK']._serialized_end=1866
+  _globals['_GETRESPONSE']._serialized_start=1869
+  _globals['_GETRESPONSE']._serialized_end=2046
+  _globals['_RECENTREQUEST']._serialized_start=2048
+  _globals['_RECENTREQUEST']._serialized_end=2104
+  _globals['_RECENTRESPONSE']._serialized_start=2106
+  _globals['_RECENTRESPONSE']._serialized_end=2157
+  _globals['_SUPERSEDEREQUEST']._serialized_start=2159
+  _globals['_SUPERSEDEREQUEST']._serialized_end=2229
+  _globals['_FORGETREQUEST']._serialized_start=2231
+  _globals['_FORGETREQUEST']._serialized_end=2354
+  _globals['_FORGETRESPONSE']._serialized_start=2356
+  _globals['_FORGETRESPONSE']._serialized_end=2411
+  _globals['_REINFORCEREQUEST']._serialized_start=2413
+  _globals['_REINFORCEREQUEST']._serialized_end=2449
+  _globals['_REINFORCERESPONSE']._serialized_start=2451
+  _globals['_REINFORCERESPONSE']._serialized_end=2505
+  _globals['_EPISODEREQUEST']._serialized_start=2507
+  _globals['_EPISODEREQUEST']._serialized_end=2538
+  _globals['_EPISODEREPLY']._serialized_start=2540
+  _globals['_EPISODEREPLY']._serialized_end=2600
+  _globals['_BRIEFINGREQUEST']._serialized_start=2602
+  _globals['_BRIEFINGREQUEST']._serialized_end=2641
+  _globals['_EPISODERECAP']._serialized_start=2644
+  _globals['_EPISODERECAP']._serialized_end=2831
+  _globals['_BRIEFINGRESPONSE']._serialized_start=2833
+  _globals['_BRIEFINGRESPONSE']._serialized_end=2913
+  _globals['_DOCUMENTINGESTREQUEST']._serialized_start=2915
+  _globals['_DOCUMENTINGESTREQUEST']._serialized_end=3002
+  _globals['_DOCUMENTINGESTRESPONSE']._serialized_start=3004
+  _globals['_DOCUMENTINGESTRESPONSE']._serialized_end=3093
+  _globals['_DOCUMENTSEARCHREQUEST']._serialized_start=3095
+  _globals['_DOCUMENTSEARCHREQUEST']._serialized_end=3148
+  _globals['_DOCUMENTSEARCHRESPONSE']._serialized_start=3150
+  _globals['_DOCUMENTSEARCHRESPONSE']._serialized_end=3231
+  _globals['_MEMORYSERVICE']._serialized_start=3379
+  _globals['_MEMORYSERVICE']._serialized_end=4282
 # @@protoc_insertion_point(module_scope)

@@ -151,15 +151,39 @@ class SearchHit(_message.Message):
     contested_with: _containers.RepeatedScalarFieldContainer[str]
     def __init__(self, entry: _Optional[_Union[Entry, _Mapping]] = ..., score: _Optional[float] = ..., label: _Optional[str] = ..., trace: _Optional[_Union[RankTrace, _Mapping]] = ..., contested_with: _Optional[_Iterable[str]] = ...) -> None: ...
 
+class DocumentHit(_message.Message):
+    __slots__ = ("document_id", "chunk_id", "ordinal", "text", "source", "title", "score", "created_at")
+    DOCUMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    CHUNK_ID_FIELD_NUMBER: _ClassVar[int]
+    ORDINAL_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    document_id: str
+    chunk_id: str
+    ordinal: int
+    text: str
+    source: str
+    title: str
+    score: float
+    created_at: _timestamp_pb2.Timestamp
+    def __init__(self, document_id: _Optional[str] = ..., chunk_id: _Optional[str] = ..., ordinal: _Optional[int] = ..., text: _Optional[str] = ..., source: _Optional[str] = ..., title: _Optional[str] = ..., score: _Optional[float] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
 class SearchResponse(_message.Message):
-    __slots__ = ("hits", "mode", "note")
+    __slots__ = ("hits", "documents", "layer", "mode", "note")
     HITS_FIELD_NUMBER: _ClassVar[int]
+    DOCUMENTS_FIELD_NUMBER: _ClassVar[int]
+    LAYER_FIELD_NUMBER: _ClassVar[int]
     MODE_FIELD_NUMBER: _ClassVar[int]
     NOTE_FIELD_NUMBER: _ClassVar[int]
     hits: _containers.RepeatedCompositeFieldContainer[SearchHit]
+    documents: _containers.RepeatedCompositeFieldContainer[DocumentHit]
+    layer: str
     mode: str
     note: str
-    def __init__(self, hits: _Optional[_Iterable[_Union[SearchHit, _Mapping]]] = ..., mode: _Optional[str] = ..., note: _Optional[str] = ...) -> None: ...
+    def __init__(self, hits: _Optional[_Iterable[_Union[SearchHit, _Mapping]]] = ..., documents: _Optional[_Iterable[_Union[DocumentHit, _Mapping]]] = ..., layer: _Optional[str] = ..., mode: _Optional[str] = ..., note: _Optional[str] = ...) -> None: ...
 
 class GetRequest(_message.Message):
     __slots__ = ("id",)
@@ -318,3 +342,43 @@ class BriefingResponse(_message.Message):
     episodes: _containers.RepeatedCompositeFieldContainer[EpisodeRecap]
     truncated: bool
     def __init__(self, episodes: _Optional[_Iterable[_Union[EpisodeRecap, _Mapping]]] = ..., truncated: _Optional[bool] = ...) -> None: ...
+
+class DocumentIngestRequest(_message.Message):
+    __slots__ = ("content", "source", "title", "format")
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    FORMAT_FIELD_NUMBER: _ClassVar[int]
+    content: str
+    source: str
+    title: str
+    format: str
+    def __init__(self, content: _Optional[str] = ..., source: _Optional[str] = ..., title: _Optional[str] = ..., format: _Optional[str] = ...) -> None: ...
+
+class DocumentIngestResponse(_message.Message):
+    __slots__ = ("id", "chunks", "embedded", "duplicate")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    CHUNKS_FIELD_NUMBER: _ClassVar[int]
+    EMBEDDED_FIELD_NUMBER: _ClassVar[int]
+    DUPLICATE_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    chunks: int
+    embedded: bool
+    duplicate: bool
+    def __init__(self, id: _Optional[str] = ..., chunks: _Optional[int] = ..., embedded: _Optional[bool] = ..., duplicate: _Optional[bool] = ...) -> None: ...
+
+class DocumentSearchRequest(_message.Message):
+    __slots__ = ("query", "top_k")
+    QUERY_FIELD_NUMBER: _ClassVar[int]
+    TOP_K_FIELD_NUMBER: _ClassVar[int]
+    query: str
+    top_k: int
+    def __init__(self, query: _Optional[str] = ..., top_k: _Optional[int] = ...) -> None: ...
+
+class DocumentSearchResponse(_message.Message):
+    __slots__ = ("documents", "mode")
+    DOCUMENTS_FIELD_NUMBER: _ClassVar[int]
+    MODE_FIELD_NUMBER: _ClassVar[int]
+    documents: _containers.RepeatedCompositeFieldContainer[DocumentHit]
+    mode: str
+    def __init__(self, documents: _Optional[_Iterable[_Union[DocumentHit, _Mapping]]] = ..., mode: _Optional[str] = ...) -> None: ...

@@ -89,6 +89,16 @@ class MemoryServiceStub:
                 request_serializer=engram_dot_v1_dot_memory__pb2.BriefingRequest.SerializeToString,
                 response_deserializer=engram_dot_v1_dot_memory__pb2.BriefingResponse.FromString,
                 _registered_method=True)
+        self.DocumentIngest = channel.unary_unary(
+                '/engram.v1.MemoryService/DocumentIngest',
+                request_serializer=engram_dot_v1_dot_memory__pb2.DocumentIngestRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_memory__pb2.DocumentIngestResponse.FromString,
+                _registered_method=True)
+        self.DocumentSearch = channel.unary_unary(
+                '/engram.v1.MemoryService/DocumentSearch',
+                request_serializer=engram_dot_v1_dot_memory__pb2.DocumentSearchRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_memory__pb2.DocumentSearchResponse.FromString,
+                _registered_method=True)
 
 
 class MemoryServiceServicer:
@@ -160,6 +170,18 @@ class MemoryServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def DocumentIngest(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DocumentSearch(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MemoryServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -217,6 +239,16 @@ def add_MemoryServiceServicer_to_server(servicer, server):
                     servicer.Briefing,
                     request_deserializer=engram_dot_v1_dot_memory__pb2.BriefingRequest.FromString,
                     response_serializer=engram_dot_v1_dot_memory__pb2.BriefingResponse.SerializeToString,
+            ),
+            'DocumentIngest': grpc.unary_unary_rpc_method_handler(
+                    servicer.DocumentIngest,
+                    request_deserializer=engram_dot_v1_dot_memory__pb2.DocumentIngestRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_memory__pb2.DocumentIngestResponse.SerializeToString,
+            ),
+            'DocumentSearch': grpc.unary_unary_rpc_method_handler(
+                    servicer.DocumentSearch,
+                    request_deserializer=engram_dot_v1_dot_memory__pb2.DocumentSearchRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_memory__pb2.DocumentSearchResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -516,6 +548,60 @@ class MemoryService:
             '/engram.v1.MemoryService/Briefing',
             engram_dot_v1_dot_memory__pb2.BriefingRequest.SerializeToString,
             engram_dot_v1_dot_memory__pb2.BriefingResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DocumentIngest(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.MemoryService/DocumentIngest',
+            engram_dot_v1_dot_memory__pb2.DocumentIngestRequest.SerializeToString,
+            engram_dot_v1_dot_memory__pb2.DocumentIngestResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DocumentSearch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.MemoryService/DocumentSearch',
+            engram_dot_v1_dot_memory__pb2.DocumentSearchRequest.SerializeToString,
+            engram_dot_v1_dot_memory__pb2.DocumentSearchResponse.FromString,
             options,
             channel_credentials,
             insecure,

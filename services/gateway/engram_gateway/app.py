@@ -18,6 +18,7 @@ from .clients import Backends
 from .principals import PrincipalStore
 from .settings import GatewaySettings
 from .tools import register_memory_tools
+from .tools_documents import register_document_tools
 from .tools_episodes import register_episode_tools
 from .tools_lifecycle import register_lifecycle_tools
 
@@ -42,6 +43,7 @@ def build_mcp(settings: GatewaySettings, store: PrincipalStore, backends: Backen
     register_memory_tools(mcp, backends)
     register_lifecycle_tools(mcp, backends)
     register_episode_tools(mcp, backends)
+    register_document_tools(mcp, backends)
     return mcp
 
 

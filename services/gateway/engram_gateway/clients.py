@@ -13,7 +13,7 @@ from engram_kit.grpc_client import Caller, open_channel
 
 from .settings import GatewaySettings
 
-_IDEMPOTENT = frozenset({"Search", "Get", "Recent", "Briefing"})
+_IDEMPOTENT = frozenset({"Search", "Get", "Recent", "Briefing", "DocumentSearch"})
 
 
 class Backends:

@@ -110,12 +110,21 @@ def search_reply(resp: memory_pb2.SearchResponse, verbose: bool, explain: bool) 
     reply: dict[str, Any] = {
         "entries": [_entry(h, verbose, explain) for h in resp.hits],
         "facts": [],
-        "layer": "entries",
+        "layer": resp.layer or "entries",
         "mode": resp.mode,
         "notes": [n for n in (resp.note, FACTS_NOT_BUILT) if n],
     }
+    if resp.documents:
+        reply["documents"] = document_items(resp.documents)
     reply["tokens"] = approx_tokens(reply)
     return reply
+
+
+def document_items(hits: Any) -> list[dict[str, Any]]:
+    return [{"document_id": d.document_id, "chunk": d.ordinal, "text": d.text,
+             "source": d.source, "title": d.title, "score": round(d.score, 5),
+             "date": d.created_at.ToDatetime(tzinfo=UTC).date().isoformat(),
+             "label": "document (verbatim source)"} for d in hits]
 
 
 # Briefing sections owned by services that do not serve them yet.

@@ -71,3 +71,4 @@ def register_episode_tools(mcp: MCPServer, backends: Backends) -> None:
         import json
 
         return "engram briefing:\n" + json.dumps(await build_briefing(ctx, None, 800), indent=1)
+

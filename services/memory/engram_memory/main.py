@@ -16,6 +16,7 @@ from engram_kit.outbox import OutboxRelay
 from engram_kit.runtime import run_until_signal
 
 from . import repo
+from .documents import Documents
 from .embedding import EmbedderClient, EmbeddingSpaceMismatch
 from .episodes import Episodes
 from .lifecycle import Lifecycle
@@ -47,6 +48,8 @@ async def amain(stop: asyncio.Event) -> None:
     link = NatsLink(s, name=s.service_name)
     relay = OutboxRelay(pool, link, SCHEMA, s.service_name)
     service = MemoryService(pool, embedder, s, on_outbox_write=relay.notify)
+    documents = Documents(pool, embedder, s)
+    service.documents = documents
     sweep = ReembedSweep(pool, embedder, s.reembed_interval_s)
 
     readiness = Readiness(s.service_name)
@@ -58,7 +61,7 @@ async def amain(stop: asyncio.Event) -> None:
 
     def register(server: object) -> None:
         memory_pb2_grpc.add_MemoryServiceServicer_to_server(
-            MemoryServicer(service, Lifecycle(service), Episodes(pool)), server)
+            MemoryServicer(service, Lifecycle(service), Episodes(pool), documents), server)
 
     try:
         jobs = [link.run, relay.run, sweep.run, embedder.keep_connected]

@@ -16,6 +16,7 @@ from engram_kit.db import tenant_tx
 from engram_kit.errors import Conflict, NotFound
 
 from . import repo
+from .documents import ChunkHit, Documents
 from .embedding import EmbedderClient
 from .episodes import current_episode
 from .events import entry_stored_event
@@ -92,6 +93,8 @@ class SearchResult:
     hits: list[SearchHit]
     mode: str
     note: str = ""
+    documents: list[ChunkHit] = field(default_factory=list)
+    layer: str = "entries"
 
 
 def serving_label(row: asyncpg.Record, as_of: datetime | None) -> str:
@@ -112,6 +115,7 @@ class MemoryService:
         self.embedder = embedder
         self.s = settings
         self._on_outbox_write = on_outbox_write
+        self.documents: Documents | None = None  # set by wiring; enables fall-through
 
     async def store(self, ctx: CallerContext, data: StoreInput) -> StoreResult:
         namespace = ctx.require_namespace()
@@ -221,7 +225,12 @@ class MemoryService:
             hits.append(SearchHit(row, f.score, label, f.ranks.get("dense", 0),
                                   f.ranks.get("lexical", 0), distances.get(f.key, 0.0),
                                   lex_scores.get(f.key, 0.0), rivals.get(f.key, [])))
+        result = SearchResult(hits, "hybrid" if vector is not None else "lexical")
         if vector is None:
-            return SearchResult(hits, "lexical",
-                                "embedder unavailable: lexical (full-text) results only")
-        return SearchResult(hits, "hybrid")
+            result.note = "embedder unavailable: lexical (full-text) results only"
+        if len(hits) < max(1, top_k // 2) and self.documents is not None:
+            # Thin memory layer: fall through to the verbatim documents.
+            result.documents = await self.documents.search(ctx, query, top_k, vector)
+            if result.documents:
+                result.layer = "entries+documents" if hits else "documents"
+        return result

@@ -12,9 +12,11 @@ from engram_kit.context import current_caller
 from engram_kit.errors import InvalidArgument
 from engram_kit.timestamps import optional_datetime, to_timestamp
 
+from .documents import Documents
 from .episodes import Episodes
 from .lifecycle import ForgetFilter, Lifecycle
 from .service import MemoryService, SearchInput, StoreInput, StoreResult, serving_label
+from .servicer_documents import DocumentHandlers, document_hits
 from .servicer_episodes import EpisodeHandlers
 
 FINDINGS = {
@@ -60,12 +62,15 @@ def store_response(result: StoreResult) -> memory_pb2.StoreResponse:
     )
 
 
-class MemoryServicer(EpisodeHandlers, memory_pb2_grpc.MemoryServiceServicer):
-    def __init__(self, service: MemoryService, lifecycle: Lifecycle,
-                 episodes: Episodes) -> None:
+class MemoryServicer(EpisodeHandlers, DocumentHandlers,
+                     memory_pb2_grpc.MemoryServiceServicer):
+    def __init__(self, service: MemoryService, lifecycle: Lifecycle, episodes: Episodes,
+                 documents: Documents) -> None:
         self.service = service
         self.lifecycle = lifecycle
         self.episodes = episodes
+        self.documents = documents
+        self.embedder = service.embedder
 
     async def Store(self, request: Any, context: Any) -> Any:  # noqa: N802 (gRPC name)
         result = await self.service.store(current_caller(), StoreInput(
@@ -94,7 +99,9 @@ class MemoryServicer(EpisodeHandlers, memory_pb2_grpc.MemoryServiceServicer):
                 entry=entry_message(hit.entry), score=hit.score, label=hit.label, trace=trace,
                 contested_with=[str(c) for c in hit.contested_with],
             ))
-        return memory_pb2.SearchResponse(hits=hits, mode=result.mode, note=result.note)
+        return memory_pb2.SearchResponse(hits=hits, mode=result.mode, note=result.note,
+                                         documents=document_hits(result.documents),
+                                         layer=result.layer)
 
     async def Get(self, request: Any, context: Any) -> Any:  # noqa: N802
         detail = await self.lifecycle.get(current_caller(), parse_id(request.id, "id"))

@@ -27,4 +27,5 @@ class MemorySettings(ServiceSettings, DatabaseSettings, NatsSettings):
     subject_distance: float = 0.35
     paraphrase_distance: float = 0.08
     max_forget_batch: int = 500
+    max_document_chars: int = 2_000_000
     rrf_k: int = 60

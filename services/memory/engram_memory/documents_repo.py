@@ -1,0 +1,63 @@
+"""SQL for documents and their chunks. The caller owns the transaction."""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+import asyncpg
+import numpy as np
+
+
+async def find_by_hash(conn: asyncpg.Connection, content_hash: str) -> asyncpg.Record | None:
+    return await conn.fetchrow(
+        "SELECT d.id, (SELECT count(*) FROM document_chunks c WHERE c.document_id = d.id)"
+        " AS chunks FROM documents d WHERE content_hash = $1", content_hash,
+    )
+
+
+async def insert_document(conn: asyncpg.Connection, doc_id: UUID, namespace: str, source: str,
+                          title: str, fmt: str, content: str, content_hash: str,
+                          by: str) -> None:
+    await conn.execute(
+        "INSERT INTO documents (id, namespace, source, title, format, content, content_hash,"
+        " created_by) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+        doc_id, namespace, source, title, fmt, content, content_hash, by,
+    )
+
+
+async def insert_chunks(conn: asyncpg.Connection, rows: list[tuple]) -> None:
+    """rows: (id, namespace, document_id, ordinal, start_char, text, embedding|None)."""
+    await conn.executemany(
+        "INSERT INTO document_chunks (id, namespace, document_id, ordinal, start_char, text,"
+        " embedding) VALUES ($1, $2, $3, $4, $5, $6, $7)", rows,
+    )
+
+
+async def dense_chunks(conn: asyncpg.Connection, embedding: np.ndarray,
+                       limit: int) -> list[asyncpg.Record]:
+    await conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+    return await conn.fetch(
+        "WITH knn AS MATERIALIZED (SELECT id, embedding <=> $1 AS distance"
+        "  FROM document_chunks WHERE embedding IS NOT NULL ORDER BY embedding <=> $1 LIMIT $2)"
+        " SELECT id, distance FROM knn ORDER BY distance", embedding, limit,
+    )
+
+
+async def lexical_chunks(conn: asyncpg.Connection, query: str,
+                         limit: int) -> list[asyncpg.Record]:
+    return await conn.fetch(
+        "WITH q AS (SELECT NULLIF(replace(plainto_tsquery('english', $1)::text, ' & ', ' | '),"
+        " '')::tsquery AS tsq)"
+        " SELECT c.id, ts_rank_cd(c.tsv, q.tsq) AS score FROM document_chunks c, q"
+        " WHERE q.tsq IS NOT NULL AND c.tsv @@ q.tsq ORDER BY score DESC LIMIT $2",
+        query, limit,
+    )
+
+
+async def chunks_by_ids(conn: asyncpg.Connection, ids: list[UUID]) -> dict[UUID, asyncpg.Record]:
+    rows = await conn.fetch(
+        "SELECT c.id, c.document_id, c.ordinal, c.start_char, c.text, d.source, d.title,"
+        " d.created_at FROM document_chunks c JOIN documents d ON d.id = c.document_id"
+        " WHERE c.id = ANY($1::uuid[])", ids,
+    )
+    return {r["id"]: r for r in rows}
