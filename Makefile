@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.engram-installed
 
-.PHONY: setup up test lint proto proto-check bench-e2e bench-embedder bench-locomo clean
+.PHONY: setup up test lint proto proto-check bench-e2e bench-embedder bench-locomo bench-scale clean
 
 setup: $(STAMP)
 
@@ -36,6 +36,9 @@ bench-e2e: setup
 
 bench-embedder: setup
 	$(VENV)/bin/python evals/bench_embedder.py
+
+bench-scale: setup
+	$(VENV)/bin/python evals/bench_scale.py
 
 bench-locomo: setup
 	$(VENV)/bin/python evals/bench_locomo.py

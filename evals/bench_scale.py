@@ -1,0 +1,166 @@
+"""Scale benchmark: memory_store / memory_search latency through MCP as one
+namespace grows (10k, 100k entries by default), HNSW insert cost and storage
+per entry.
+
+Bulk rows are synthetic sentences with PRECOMPUTED vectors (random unit
+vectors, not the model's), inserted with COPY as the admin role; the timed
+stores and searches go through the real stack (MCP -> gateway -> memory ->
+embedder). Sizes beyond what is run are extrapolated and marked as such.
+
+Writes evals/results/scale-<timestamp>.json. Run: make bench-scale
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import json
+import os
+import platform
+import random
+import sys
+import tempfile
+import time
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+
+import asyncpg
+import numpy as np
+from pgvector.asyncpg import register_vector
+
+from engram_cli.settings import CliSettings
+from engram_cli.stack import Stack
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.helpers import call, mcp_client  # noqa: E402 (after the path tweak)
+
+RESULTS = Path(__file__).parent / "results"
+NAMESPACE = "default"
+# A Zipf-distributed vocabulary of pseudo-words, so term frequencies look
+# like text (a tiny vocabulary would make every query term match every row).
+_RNG = random.Random(5)
+VOCAB = ["".join(_RNG.choice("bcdfghjklmnprstvz") + _RNG.choice("aeiou") for _ in range(3))
+         for _ in range(5_000)]
+WEIGHTS = [1 / (rank + 1) for rank in range(len(VOCAB))]
+
+
+def sentence(rng: random.Random, i: int) -> str:
+    words = rng.choices(VOCAB, weights=WEIGHTS, k=rng.randint(6, 18))
+    return f"Note {i}: " + " ".join(words) + "."
+
+
+async def bulk_insert(dsn: str, start: int, count: int, rng: random.Random) -> float:
+    conn = await asyncpg.connect(dsn)
+    await register_vector(conn)
+    now = datetime.now(UTC)
+    try:
+        started = time.perf_counter()
+        batch = 5_000
+        for offset in range(start, start + count, batch):
+            rows = []
+            for i in range(offset, min(offset + batch, start + count)):
+                text = sentence(rng, i)
+                vec = np.asarray([rng.gauss(0, 1) for _ in range(384)], dtype=np.float32)
+                rows.append((uuid.uuid4(), NAMESPACE, text,
+                             hashlib.sha256(text.lower().encode()).hexdigest(), "scale",
+                             ["scale"], "agent", "bench", now, vec / np.linalg.norm(vec)))
+            await conn.copy_records_to_table(
+                "entries", schema_name="memory", records=rows,
+                columns=["id", "namespace", "text", "text_hash", "source", "tags", "origin",
+                         "writer_principal", "valid_from", "embedding"])
+        # Fresh planner statistics, as autovacuum would give a live system.
+        await conn.execute("ANALYZE memory.entries")
+        return time.perf_counter() - started
+    finally:
+        await conn.close()
+
+
+def pct(values: list[float], q: float) -> float:
+    return float(np.percentile(np.asarray(values) * 1000, q))
+
+
+async def measure(stack: Stack, token: str, n: int, rng: random.Random) -> dict:
+    stores, searches = [], []
+    async with mcp_client(stack.mcp_url, token) as client:
+        for i in range(n):
+            started = time.perf_counter()
+            await call(client, "memory_store", {"text": f"Timed write {rng.random()}: "
+                                                        + sentence(rng, i)})
+            stores.append(time.perf_counter() - started)
+            started = time.perf_counter()
+            await call(client, "memory_search", {"query": sentence(rng, i), "top_k": 10})
+            searches.append(time.perf_counter() - started)
+    return {"store_p50_ms": pct(stores, 50), "store_p95_ms": pct(stores, 95),
+            "search_p50_ms": pct(searches, 50), "search_p95_ms": pct(searches, 95)}
+
+
+async def storage(dsn: str) -> dict:
+    conn = await asyncpg.connect(dsn)
+    try:
+        rows = await conn.fetchval("SELECT count(*) FROM memory.entries")
+        total = await conn.fetchval("SELECT pg_total_relation_size('memory.entries')")
+        hnsw = await conn.fetchval("SELECT pg_relation_size('memory.entries_embedding_hnsw')")
+    finally:
+        await conn.close()
+    return {"rows": rows, "bytes_per_entry": total / max(rows, 1), "hnsw_bytes": hnsw}
+
+
+async def run(args: argparse.Namespace) -> dict:
+    data_dir = Path(args.data_dir or tempfile.mkdtemp(prefix="engram-scale-"))
+    stack = Stack(CliSettings(data_dir=data_dir, port_offset=args.port_offset))
+    stack.start()
+    rng = random.Random(11)
+    points, have = [], 0
+    try:
+        for size in args.sizes:
+            insert_s = await bulk_insert(stack.postgres.admin_dsn, have, size - have, rng)
+            rate = (size - have) / insert_s
+            have = size
+            point = {"entries": size, "bulk_insert_s": insert_s, "insert_rows_per_s": rate,
+                     **await measure(stack, stack.first_token, args.n, rng),
+                     **await storage(stack.postgres.admin_dsn)}
+            points.append(point)
+            sys.stdout.write(json.dumps(point) + "\n")
+            sys.stdout.flush()
+    finally:
+        stack.stop()
+    return {"points": points}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--n", type=int, default=100, help="timed stores and searches per size")
+    parser.add_argument("--port-offset", type=int, default=600)
+    parser.add_argument("--data-dir", default="")
+    args = parser.parse_args()
+    result = asyncio.run(run(args))
+    first, last = result["points"][0], result["points"][-1]
+    growth = last["search_p95_ms"] / first["search_p95_ms"]
+    report = {
+        "timestamp": datetime.now(UTC).isoformat(),
+        "machine": {"platform": platform.platform(), "cpus": os.cpu_count()},
+        "command": "make bench-scale (evals/bench_scale.py " + " ".join(sys.argv[1:]) + ")",
+        "vectors": "bulk rows: precomputed random unit vectors; timed writes/searches: the "
+                   "real embedder through MCP",
+        **result,
+        "search_p95_growth": {"from": first["entries"], "to": last["entries"], "ratio": growth},
+        "extrapolated_1m": {
+            "note": "EXTRAPOLATION, not measured: linear in bulk insert time; search p95 "
+                    "scaled by the measured growth per 10x",
+            "bulk_insert_s": 1_000_000 / last["insert_rows_per_s"],
+            "search_p95_ms": last["search_p95_ms"] * growth ** (
+                np.log10(1_000_000 / last["entries"]) / np.log10(last["entries"]
+                                                                  / first["entries"])),
+        } if last["entries"] < 1_000_000 and len(result["points"]) > 1 else None,
+    }
+    RESULTS.mkdir(exist_ok=True)
+    path = RESULTS / f"scale-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}.json"
+    path.write_text(json.dumps(report, indent=2))
+    sys.stdout.write(f"wrote {path}\n")
+
+
+if __name__ == "__main__":
+    main()
