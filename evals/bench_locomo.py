@@ -378,8 +378,8 @@ def idle_encode_p50_ms(encoder: SentenceTransformerBackend, sentences: list[str]
 
 
 def git_state() -> dict[str, Any]:
-    """The code measured: HEAD plus how many files differed from it (others may be
-    editing the working tree while a benchmark runs)."""
+    """The code measured, taken before the stack starts: HEAD plus how many files
+    differed from it (others may be editing the working tree)."""
     def git(*cmd: str) -> str:
         return subprocess.run(["git", *cmd], cwd=REPO_ROOT, capture_output=True,
                               text=True, check=False).stdout.strip()
@@ -419,6 +419,7 @@ def main() -> int:
     out = sys.stdout
     started_at = datetime.now(UTC)
     load_at_start = os.getloadavg()[0]
+    code = git_state()  # before the services start: the code they load
     convs = load_conversations(args.data, audit, args.conversations)
     if args.data_dir is None:
         data_dir, owned = Path(tempfile.mkdtemp(prefix="engram-locomo-")), True
@@ -504,7 +505,7 @@ def main() -> int:
             "evidence_turns_superseded": len(evidence & retired_pairs),
             "questions_with_superseded_evidence": len(hit_by_retirement),
         },
-        "git": git_state(),
+        "git": code,
         "settings": {"top_k": TOP_K, "ks": list(KS), "bm25": {"k1": BM25_K1, "b": BM25_B},
                      "rrf_k": RRF_K, "dense_model": encoder.model,
                      "warmup_calls": WARMUP, "encode_idle_sentences": len(sentences),

@@ -16,9 +16,12 @@ import re
 from dataclasses import dataclass, field
 from uuid import UUID
 
+# Explicit correction wording only: everyday words like "now" appear in
+# ordinary statements and must not retire anything (measured on LoCoMo, where
+# "now" made 65 dialogue turns supersede others).
 _CUES = re.compile(
-    r"\b(actually|correction|corrected|update[ds]?|no longer|not anymore|any ?more|"
-    r"instead|changed|now|moved|renamed|replaced|from now on|as of)\b", re.I)
+    r"\b(correction|corrected|actually|no longer|not any ?more|instead of|changed (?:to|from)|"
+    r"moved to|renamed to|replaced by|update:)", re.I)
 _NUMBER = re.compile(r"\b\d+(?:[.:/-]\d+)*\b")
 _NEGATION = re.compile(r"\b(not|never|no|don't|doesn't|isn't|aren't|won't|cannot|can't)\b", re.I)
 _WORD = re.compile(r"[a-z0-9_./-]+")
@@ -59,9 +62,12 @@ def _one_value_changed(new: str, old: str) -> bool:
 def _conflicting(new: str, old: str) -> bool:
     """Same subject with incompatible details: one changed value or a flipped
     negation, while most of the wording is shared."""
-    if _overlap(new, old) < 0.5:
+    overlap = _overlap(new, old)
+    if overlap < 0.5:
         return False
-    negation_flips = bool(_NEGATION.search(new)) != bool(_NEGATION.search(old))
+    # A flipped negation alone needs near-identical wording ("X is not Y").
+    negation_flips = bool(_NEGATION.search(new)) != bool(_NEGATION.search(old)) and \
+        overlap >= 0.75
     return _one_value_changed(new, old) or negation_flips
 
 
@@ -71,7 +77,7 @@ def classify(text: str, neighbours: list[Neighbour], *, subject_distance: float,
     if not near:
         return Typed("new")
     closest = near[0]
-    if _CUES.search(text) and _overlap(text, closest.text) >= 0.4:
+    if _CUES.search(text) and _overlap(text, closest.text) >= 0.5:
         return Typed("update", supersedes=[closest.id])
     contradicted = [n.id for n in near if _conflicting(text, n.text)]
     if contradicted:
