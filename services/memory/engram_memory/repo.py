@@ -121,38 +121,19 @@ async def dense_ranked(conn: asyncpg.Connection, embedding: np.ndarray, filters:
     )
 
 
-# Full-text with OR semantics over the query's terms, minus the terms so
-# common in this namespace that they would make every row a match: a term
-# found in COMMON_TERM_ROWS rows or more is dropped (counting stops there, so
-# the check is bounded); when every term is that common, all terms must match.
-COMMON_TERM_ROWS = 2000
-LEXICAL_QUERY = """
-WITH terms AS (
-    SELECT DISTINCT lexeme FROM unnest(tsvector_to_array(to_tsvector('english', $1))) lexeme
-), counted AS (
-    SELECT lexeme, (SELECT count(*) FROM (
-        SELECT 1 FROM {relation} c WHERE c.tsv @@ to_tsquery('simple', quote_literal(lexeme))
-        LIMIT $3) hits) AS n
-    FROM terms
-), q AS (
-    SELECT coalesce(
-        to_tsquery('simple', string_agg(quote_literal(lexeme), ' | ')
-                   FILTER (WHERE n < $3)),
-        plainto_tsquery('english', $1)) AS tsq
-    FROM counted
-)
-SELECT e.id, ts_rank_cd(e.tsv, q.tsq) AS score FROM {relation} e, q
-WHERE q.tsq IS NOT NULL AND numnode(q.tsq) > 0 AND e.tsv @@ q.tsq{where}
-ORDER BY score DESC, e.created_at DESC LIMIT $2
-"""
-
-
 async def lexical_ranked(conn: asyncpg.Connection, query: str, filters: Filters,
                          limit: int) -> list[asyncpg.Record]:
-    relation, rel_params = filters.relation(4)
-    where, params = filters.sql(4 + len(rel_params))
-    return await conn.fetch(LEXICAL_QUERY.format(relation=relation, where=where),
-                            query, limit, COMMON_TERM_ROWS, *rel_params, *params)
+    """Full-text match with OR semantics over the query's terms."""
+    relation, rel_params = filters.relation(3)
+    where, params = filters.sql(3 + len(rel_params))
+    return await conn.fetch(
+        "WITH q AS (SELECT NULLIF(replace(plainto_tsquery('english', $1)::text, ' & ', ' | '),"
+        " '')::tsquery AS tsq)"
+        f" SELECT e.id, ts_rank_cd(e.tsv, q.tsq) AS score FROM {relation} e, q"
+        f" WHERE q.tsq IS NOT NULL AND e.tsv @@ q.tsq{where}"
+        " ORDER BY score DESC, e.created_at DESC LIMIT $2",
+        query, limit, *rel_params, *params,
+    )
 
 
 async def fetch_by_ids(conn: asyncpg.Connection, ids: list[UUID]) -> dict[UUID, asyncpg.Record]:
