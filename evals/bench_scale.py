@@ -47,8 +47,10 @@ WEIGHTS = [1 / (rank + 1) for rank in range(len(VOCAB))]
 
 
 def sentence(rng: random.Random, i: int) -> str:
+    # No shared prefix: a term in every row would make each OR lexical match
+    # the whole namespace (ranking cost grows with the number of matches).
     words = rng.choices(VOCAB, weights=WEIGHTS, k=rng.randint(6, 18))
-    return f"Note {i}: " + " ".join(words) + "."
+    return " ".join(words).capitalize() + f" ({i})."
 
 
 async def bulk_insert(dsn: str, start: int, count: int, rng: random.Random) -> float:
