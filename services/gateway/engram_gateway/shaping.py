@@ -46,17 +46,20 @@ def store_reply(resp: memory_pb2.StoreResponse) -> dict[str, Any]:
         "superseded": list(resp.superseded),
         "embedded": resp.embedded,
     }
+    notes = []
     if resp.contested_with:
         reply["contested_with"] = list(resp.contested_with)
-        reply["note"] = ("held as contested: it disagrees with a stored memory and neither "
-                         "replaces the other; both are served until one is superseded")
+        notes.append("held as contested: it disagrees with a stored memory and neither "
+                     "replaces the other; both are served until one is superseded")
     if resp.HasField("reasserts_forgotten"):
         stone = resp.reasserts_forgotten
         reply["reasserts_forgotten"] = {
             "tombstone": stone.id, "reason": stone.reason,
             "forgotten_at": stone.forgotten_at.ToDatetime(tzinfo=UTC).isoformat()}
     if not resp.embedded:
-        reply["note"] = NOT_EMBEDDED
+        notes.append(NOT_EMBEDDED)
+    if notes:
+        reply["note"] = "; ".join(notes)
     return reply
 
 

@@ -18,7 +18,7 @@ from .chunking import chunk, plain_text
 from .embedding import EmbedderClient
 from .fusion import reciprocal_rank_fusion
 from .settings import MemorySettings
-from .validation import clean_source, clean_text
+from .validation import clean_source, clean_text, clean_top_k
 
 FORMATS = ("text", "markdown", "html")
 EMBED_GROUP = 256
@@ -57,7 +57,7 @@ class Documents:
         async with tenant_tx(self.pool, namespace) as conn:
             known = await repo.find_by_hash(conn, digest)
         if known is not None:
-            return IngestResult(known["id"], known["chunks"], True, duplicate=True)
+            return IngestResult(known["id"], known["chunks"], known["embedded"], duplicate=True)
         pieces = chunk(plain_text(content, fmt))
         vectors = await self._embed([p.text for p in pieces], ctx)
         doc_id = uuid.uuid4()
@@ -77,6 +77,15 @@ class Documents:
                 return None
             out.extend(group)
         return out
+
+    async def search_query(self, ctx: CallerContext, query: str,
+                           top_k: int) -> tuple[list[ChunkHit], bool]:
+        """Validate, embed and search; returns the hits and whether the dense
+        channel took part (False: the embedder was unavailable)."""
+        query = clean_text(query, self.s.max_query_chars, "query")
+        top_k = clean_top_k(top_k, self.s)
+        vector = await self.embedder.embed_one(query, ctx, query=True)
+        return await self.search(ctx, query, top_k, vector), vector is not None
 
     async def search(self, ctx: CallerContext, query: str, top_k: int,
                      vector: np.ndarray | None) -> list[ChunkHit]:

@@ -10,8 +10,9 @@ import numpy as np
 
 async def find_by_hash(conn: asyncpg.Connection, content_hash: str) -> asyncpg.Record | None:
     return await conn.fetchrow(
-        "SELECT d.id, (SELECT count(*) FROM document_chunks c WHERE c.document_id = d.id)"
-        " AS chunks FROM documents d WHERE content_hash = $1", content_hash,
+        "SELECT d.id, count(c.id) AS chunks, coalesce(bool_and(c.embedding IS NOT NULL), true)"
+        " AS embedded FROM documents d LEFT JOIN document_chunks c ON c.document_id = d.id"
+        " WHERE d.content_hash = $1 GROUP BY d.id", content_hash,
     )
 
 

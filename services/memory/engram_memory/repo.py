@@ -211,10 +211,13 @@ async def get_entry(conn: asyncpg.Connection, entry_id: UUID,
                                entry_id)
 
 
-async def retire(conn: asyncpg.Connection, entry_id: UUID, status: str,
-                 superseded_by: UUID | None) -> None:
-    await conn.execute(
-        "UPDATE entries SET status = $2, superseded_by = $3, retired_at = now() WHERE id = $1",
+async def retire_live(conn: asyncpg.Connection, entry_id: UUID, status: str,
+                      superseded_by: UUID | None) -> str | None:
+    """Retire a live entry atomically; returns its text (the pre-image), or
+    None when it is no longer live (e.g. a concurrent write retired it)."""
+    return await conn.fetchval(
+        "UPDATE entries SET status = $2, superseded_by = $3, retired_at = now()"
+        " WHERE id = $1 AND status = 'live' RETURNING text",
         entry_id, status, superseded_by,
     )
 

@@ -179,13 +179,17 @@ class MemoryService:
 
     async def _apply(self, conn: asyncpg.Connection, ctx: CallerContext, new_id: uuid.UUID,
                      typed: Typed, reason: str) -> None:
-        for old in typed.supersedes:
-            old_row = await repo.get_entry(conn, old, for_update=True)
-            await repo.retire(conn, old, "superseded", new_id)
-            await repo.add_version(conn, ctx.namespace, old, old_row["text"], ctx.principal,
+        for old in list(typed.supersedes):
+            old_text = await repo.retire_live(conn, old, "superseded", new_id)
+            if old_text is None:  # retired meanwhile by another write: nothing to replace
+                typed.supersedes.remove(old)
+                continue
+            await repo.add_version(conn, ctx.namespace, old, old_text, ctx.principal,
                                    reason or "superseded", "superseded")
             await repo.set_supersedes(conn, new_id, old)
             await repo.link(conn, ctx.namespace, new_id, old, "supersedes")
+        if typed.finding == "update" and not typed.supersedes:
+            typed.finding = "new"
         for other in typed.contradicts:
             await repo.link(conn, ctx.namespace, new_id, other, "contradicts")
         for other in typed.related:

@@ -70,7 +70,6 @@ class MemoryServicer(EpisodeHandlers, DocumentHandlers,
         self.lifecycle = lifecycle
         self.episodes = episodes
         self.documents = documents
-        self.embedder = service.embedder
 
     async def Store(self, request: Any, context: Any) -> Any:  # noqa: N802 (gRPC name)
         result = await self.service.store(current_caller(), StoreInput(

@@ -9,8 +9,6 @@ from engram_kit.context import current_caller
 from engram_kit.timestamps import to_timestamp
 
 from .documents import ChunkHit, Documents
-from .embedding import EmbedderClient
-from .validation import clean_text, clean_top_k
 
 
 def document_hits(hits: list[ChunkHit]) -> list[memory_pb2.DocumentHit]:
@@ -23,7 +21,6 @@ def document_hits(hits: list[ChunkHit]) -> list[memory_pb2.DocumentHit]:
 
 class DocumentHandlers:
     documents: Documents
-    embedder: EmbedderClient
 
     async def DocumentIngest(self, request: Any, context: Any) -> Any:  # noqa: N802 (gRPC)
         result = await self.documents.ingest(current_caller(), request.content, request.source,
@@ -33,12 +30,7 @@ class DocumentHandlers:
             duplicate=result.duplicate)
 
     async def DocumentSearch(self, request: Any, context: Any) -> Any:  # noqa: N802
-        ctx = current_caller()
-        settings = self.documents.s
-        query = clean_text(request.query, settings.max_query_chars, "query")
-        top_k = clean_top_k(request.top_k, settings)
-        vector = await self.embedder.embed_one(query, ctx, query=True)
-        hits = await self.documents.search(ctx, query, top_k, vector)
+        hits, dense = await self.documents.search_query(current_caller(), request.query,
+                                                        request.top_k)
         return memory_pb2.DocumentSearchResponse(documents=document_hits(hits),
-                                                 mode="hybrid" if vector is not None
-                                                 else "lexical")
+                                                 mode="hybrid" if dense else "lexical")
