@@ -16,8 +16,12 @@ from mcp.client.streamable_http import streamable_http_client
 
 
 @asynccontextmanager
-async def mcp_client(url: str, token: str) -> AsyncIterator[Client]:
-    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30)
+async def mcp_client(url: str, token: str, session: str = "") -> AsyncIterator[Client]:
+    """An MCP client; `session` makes it a distinct agent instance of its principal."""
+    headers = {"Authorization": f"Bearer {token}"}
+    if session:
+        headers["X-Engram-Session"] = session
+    http = httpx2.AsyncClient(headers=headers, timeout=30)
     async with Client(streamable_http_client(url, http_client=http)) as client:
         yield client
 

@@ -14,6 +14,7 @@ MD_PRINCIPAL = "x-engram-principal"
 MD_NAMESPACE = "x-engram-namespace"
 MD_CLIENT_ID = "x-engram-client-id"
 MD_SESSION_ID = "x-engram-session-id"
+MD_ROLE = "x-engram-role"
 MD_REQUEST_ID = "x-request-id"
 
 NAMESPACE_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,62}$")
@@ -26,6 +27,9 @@ class CallerContext:
     client_id: str = ""
     session_id: str = ""
     request_id: str = ""
+    # Set by the gateway from the authenticated principal; services trust it
+    # only because the internal token proves the call came through the gateway.
+    role: str = ""
 
     def to_metadata(self, internal_token: str) -> tuple[tuple[str, str], ...]:
         pairs = [
@@ -35,6 +39,7 @@ class CallerContext:
             (MD_CLIENT_ID, self.client_id),
             (MD_SESSION_ID, self.session_id),
             (MD_REQUEST_ID, self.request_id),
+            (MD_ROLE, self.role),
         ]
         return tuple((k, v) for k, v in pairs if v)
 
@@ -47,6 +52,7 @@ class CallerContext:
             client_id=md.get(MD_CLIENT_ID, ""),
             session_id=md.get(MD_SESSION_ID, ""),
             request_id=md.get(MD_REQUEST_ID, ""),
+            role=md.get(MD_ROLE, ""),
         )
 
     def require_namespace(self) -> str:

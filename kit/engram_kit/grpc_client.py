@@ -48,7 +48,7 @@ class Caller:
         *,
         timeout_s: float | None = None,
         idempotent: bool = False,
-        attempts: int = 3,
+        attempts: int = 4,
     ) -> T:
         metadata = caller.to_metadata(self._token)
         timeout = timeout_s if timeout_s is not None else self.default_timeout_s
@@ -60,5 +60,6 @@ class Caller:
                 retry = err.code() == grpc.StatusCode.UNAVAILABLE and attempt + 1 < tries
                 if not retry:
                     raise from_rpc_error(err) from None
-                await asyncio.sleep(0.05 * 2**attempt)
+                # 0.1 + 0.2 + 0.4 s: outlasts one reconnect backoff (max 0.5 s).
+                await asyncio.sleep(0.1 * 2**attempt)
         raise AssertionError("unreachable")

@@ -120,6 +120,9 @@ async def _grant(conn: asyncpg.Connection, role: str, schema: str) -> None:
     await conn.execute(
         f'REVOKE INSERT, UPDATE, DELETE ON "{schema}".schema_migrations FROM "{role}"'
     )
+    # An `audit` table is append-only for the service itself.
+    if await conn.fetchval("SELECT to_regclass($1)", f'"{schema}".audit') is not None:
+        await conn.execute(f'REVOKE UPDATE, DELETE ON "{schema}".audit FROM "{role}"')
 
 
 async def migrations_current(pool: asyncpg.Pool, schema: str, directory: Path) -> bool:

@@ -37,7 +37,12 @@ class CoordinationServiceStub:
         self.UpdateAgent = channel.unary_unary(
                 '/engram.v1.CoordinationService/UpdateAgent',
                 request_serializer=engram_dot_v1_dot_coordination__pb2.UpdateAgentRequest.SerializeToString,
-                response_deserializer=engram_dot_v1_dot_coordination__pb2.UpdateAgentResponse.FromString,
+                response_deserializer=engram_dot_v1_dot_coordination__pb2.AgentReply.FromString,
+                _registered_method=True)
+        self.ParkAgent = channel.unary_unary(
+                '/engram.v1.CoordinationService/ParkAgent',
+                request_serializer=engram_dot_v1_dot_coordination__pb2.ParkRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_coordination__pb2.AgentReply.FromString,
                 _registered_method=True)
         self.ListAgents = channel.unary_unary(
                 '/engram.v1.CoordinationService/ListAgents',
@@ -46,13 +51,23 @@ class CoordinationServiceStub:
                 _registered_method=True)
         self.ClaimLease = channel.unary_unary(
                 '/engram.v1.CoordinationService/ClaimLease',
+                request_serializer=engram_dot_v1_dot_coordination__pb2.ClaimLeaseRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_coordination__pb2.LeaseReply.FromString,
+                _registered_method=True)
+        self.RenewLease = channel.unary_unary(
+                '/engram.v1.CoordinationService/RenewLease',
                 request_serializer=engram_dot_v1_dot_coordination__pb2.LeaseRequest.SerializeToString,
-                response_deserializer=engram_dot_v1_dot_coordination__pb2.LeaseResponse.FromString,
+                response_deserializer=engram_dot_v1_dot_coordination__pb2.LeaseReply.FromString,
                 _registered_method=True)
         self.ReleaseLease = channel.unary_unary(
                 '/engram.v1.CoordinationService/ReleaseLease',
                 request_serializer=engram_dot_v1_dot_coordination__pb2.LeaseRequest.SerializeToString,
-                response_deserializer=engram_dot_v1_dot_coordination__pb2.LeaseResponse.FromString,
+                response_deserializer=engram_dot_v1_dot_coordination__pb2.LeaseReply.FromString,
+                _registered_method=True)
+        self.ListLeases = channel.unary_unary(
+                '/engram.v1.CoordinationService/ListLeases',
+                request_serializer=engram_dot_v1_dot_coordination__pb2.ListLeasesRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_coordination__pb2.ListLeasesResponse.FromString,
                 _registered_method=True)
         self.SendMessage = channel.unary_unary(
                 '/engram.v1.CoordinationService/SendMessage',
@@ -69,12 +84,23 @@ class CoordinationServiceStub:
                 request_serializer=engram_dot_v1_dot_coordination__pb2.AckMessagesRequest.SerializeToString,
                 response_deserializer=engram_dot_v1_dot_coordination__pb2.AckMessagesResponse.FromString,
                 _registered_method=True)
+        self.RedactMessages = channel.unary_unary(
+                '/engram.v1.CoordinationService/RedactMessages',
+                request_serializer=engram_dot_v1_dot_coordination__pb2.RedactMessagesRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_coordination__pb2.RedactMessagesResponse.FromString,
+                _registered_method=True)
 
 
 class CoordinationServiceServicer:
     """Missing associated documentation comment in .proto file."""
 
     def UpdateAgent(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ParkAgent(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -92,7 +118,19 @@ class CoordinationServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RenewLease(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ReleaseLease(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListLeases(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -116,13 +154,24 @@ class CoordinationServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RedactMessages(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_CoordinationServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
             'UpdateAgent': grpc.unary_unary_rpc_method_handler(
                     servicer.UpdateAgent,
                     request_deserializer=engram_dot_v1_dot_coordination__pb2.UpdateAgentRequest.FromString,
-                    response_serializer=engram_dot_v1_dot_coordination__pb2.UpdateAgentResponse.SerializeToString,
+                    response_serializer=engram_dot_v1_dot_coordination__pb2.AgentReply.SerializeToString,
+            ),
+            'ParkAgent': grpc.unary_unary_rpc_method_handler(
+                    servicer.ParkAgent,
+                    request_deserializer=engram_dot_v1_dot_coordination__pb2.ParkRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_coordination__pb2.AgentReply.SerializeToString,
             ),
             'ListAgents': grpc.unary_unary_rpc_method_handler(
                     servicer.ListAgents,
@@ -131,13 +180,23 @@ def add_CoordinationServiceServicer_to_server(servicer, server):
             ),
             'ClaimLease': grpc.unary_unary_rpc_method_handler(
                     servicer.ClaimLease,
+                    request_deserializer=engram_dot_v1_dot_coordination__pb2.ClaimLeaseRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_coordination__pb2.LeaseReply.SerializeToString,
+            ),
+            'RenewLease': grpc.unary_unary_rpc_method_handler(
+                    servicer.RenewLease,
                     request_deserializer=engram_dot_v1_dot_coordination__pb2.LeaseRequest.FromString,
-                    response_serializer=engram_dot_v1_dot_coordination__pb2.LeaseResponse.SerializeToString,
+                    response_serializer=engram_dot_v1_dot_coordination__pb2.LeaseReply.SerializeToString,
             ),
             'ReleaseLease': grpc.unary_unary_rpc_method_handler(
                     servicer.ReleaseLease,
                     request_deserializer=engram_dot_v1_dot_coordination__pb2.LeaseRequest.FromString,
-                    response_serializer=engram_dot_v1_dot_coordination__pb2.LeaseResponse.SerializeToString,
+                    response_serializer=engram_dot_v1_dot_coordination__pb2.LeaseReply.SerializeToString,
+            ),
+            'ListLeases': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListLeases,
+                    request_deserializer=engram_dot_v1_dot_coordination__pb2.ListLeasesRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_coordination__pb2.ListLeasesResponse.SerializeToString,
             ),
             'SendMessage': grpc.unary_unary_rpc_method_handler(
                     servicer.SendMessage,
@@ -153,6 +212,11 @@ def add_CoordinationServiceServicer_to_server(servicer, server):
                     servicer.AckMessages,
                     request_deserializer=engram_dot_v1_dot_coordination__pb2.AckMessagesRequest.FromString,
                     response_serializer=engram_dot_v1_dot_coordination__pb2.AckMessagesResponse.SerializeToString,
+            ),
+            'RedactMessages': grpc.unary_unary_rpc_method_handler(
+                    servicer.RedactMessages,
+                    request_deserializer=engram_dot_v1_dot_coordination__pb2.RedactMessagesRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_coordination__pb2.RedactMessagesResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -181,7 +245,34 @@ class CoordinationService:
             target,
             '/engram.v1.CoordinationService/UpdateAgent',
             engram_dot_v1_dot_coordination__pb2.UpdateAgentRequest.SerializeToString,
-            engram_dot_v1_dot_coordination__pb2.UpdateAgentResponse.FromString,
+            engram_dot_v1_dot_coordination__pb2.AgentReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ParkAgent(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CoordinationService/ParkAgent',
+            engram_dot_v1_dot_coordination__pb2.ParkRequest.SerializeToString,
+            engram_dot_v1_dot_coordination__pb2.AgentReply.FromString,
             options,
             channel_credentials,
             insecure,
@@ -234,8 +325,35 @@ class CoordinationService:
             request,
             target,
             '/engram.v1.CoordinationService/ClaimLease',
+            engram_dot_v1_dot_coordination__pb2.ClaimLeaseRequest.SerializeToString,
+            engram_dot_v1_dot_coordination__pb2.LeaseReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RenewLease(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CoordinationService/RenewLease',
             engram_dot_v1_dot_coordination__pb2.LeaseRequest.SerializeToString,
-            engram_dot_v1_dot_coordination__pb2.LeaseResponse.FromString,
+            engram_dot_v1_dot_coordination__pb2.LeaseReply.FromString,
             options,
             channel_credentials,
             insecure,
@@ -262,7 +380,34 @@ class CoordinationService:
             target,
             '/engram.v1.CoordinationService/ReleaseLease',
             engram_dot_v1_dot_coordination__pb2.LeaseRequest.SerializeToString,
-            engram_dot_v1_dot_coordination__pb2.LeaseResponse.FromString,
+            engram_dot_v1_dot_coordination__pb2.LeaseReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListLeases(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CoordinationService/ListLeases',
+            engram_dot_v1_dot_coordination__pb2.ListLeasesRequest.SerializeToString,
+            engram_dot_v1_dot_coordination__pb2.ListLeasesResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -344,6 +489,33 @@ class CoordinationService:
             '/engram.v1.CoordinationService/AckMessages',
             engram_dot_v1_dot_coordination__pb2.AckMessagesRequest.SerializeToString,
             engram_dot_v1_dot_coordination__pb2.AckMessagesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RedactMessages(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CoordinationService/RedactMessages',
+            engram_dot_v1_dot_coordination__pb2.RedactMessagesRequest.SerializeToString,
+            engram_dot_v1_dot_coordination__pb2.RedactMessagesResponse.FromString,
             options,
             channel_credentials,
             insecure,

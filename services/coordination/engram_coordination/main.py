@@ -1,33 +1,52 @@
-"""Wiring only.
-
-The board RPCs are defined in proto/engram/v1/coordination.proto; until
-issue #7 builds them each answers UNIMPLEMENTED with a message naming the
-issue, and the gateway advertises no board tool."""
+"""Wiring only: settings -> migrations -> pool -> NATS -> gRPC server."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from pathlib import Path
 
 from engram.v1 import coordination_pb2_grpc as rpc
-from engram_kit.grpc_server import unimplemented
-from engram_kit.runtime import run_until_signal
+from engram_kit.events import NatsLink
+from engram_kit.runtime import run_until_signal, sleep_or_stop
 from engram_kit.service import run_database_service
 
+from .board import HintPublisher
+from .leases import Leases
+from .mail import Mail
+from .presence import Presence
+from .servicer import CoordinationServicer
 from .settings import CoordinationSettings
 
 SCHEMA = "coordination"
 MIGRATIONS = Path(__file__).parent / "migrations"
+log = logging.getLogger(__name__)
 
 
 async def amain(stop: asyncio.Event) -> None:
-    servicer = unimplemented(rpc.CoordinationServiceServicer, "coordination", "#7")
+    settings = CoordinationSettings()
+    link = NatsLink(settings, name=settings.service_name)
+    hints = HintPublisher(link, settings.hint_subject_prefix)
 
     def build(pool: object, readiness: object) -> tuple:
-        return (lambda server: rpc.add_CoordinationServiceServicer_to_server(
-            servicer, server)), []
+        leases = Leases(pool, settings, hints)
+        servicer = CoordinationServicer(settings, Presence(pool, settings), leases,
+                                        Mail(pool, settings, hints))
+        # NATS only carries live hints; the board works without it.
+        readiness.info["nats_connected"] = lambda: link.connected
 
-    await run_database_service(CoordinationSettings(), stop, SCHEMA, MIGRATIONS, build)
+        async def sweep(stop: asyncio.Event) -> None:
+            while not stop.is_set():
+                try:
+                    await leases.sweep_once()
+                except Exception as exc:  # keep sweeping; the next pass retries
+                    log.warning("lease sweep failed", extra={"fields": {"error": repr(exc)}})
+                await sleep_or_stop(stop, settings.lease_sweep_interval_s)
+
+        return (lambda server: rpc.add_CoordinationServiceServicer_to_server(
+            servicer, server)), [link.run, sweep]
+
+    await run_database_service(settings, stop, SCHEMA, MIGRATIONS, build)
 
 
 def main() -> None:

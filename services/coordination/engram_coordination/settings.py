@@ -1,9 +1,38 @@
 from __future__ import annotations
 
-from engram_kit.settings import DatabaseSettings, ServiceSettings
+from engram_kit.settings import DatabaseSettings, NatsSettings, ServiceSettings
 
 
-class CoordinationSettings(ServiceSettings, DatabaseSettings):
+class CoordinationSettings(ServiceSettings, DatabaseSettings, NatsSettings):
+    """Board limits. Every one is enforced with an error that names it."""
+
     service_name: str = "coordination"
     grpc_port: int = 8755
     http_port: int = 8765
+    # Presence
+    active_window_s: int = 3600          # peers seen within this are listed
+    stale_status_s: int = 7200           # a non-empty status older than this is stale
+    list_default: int = 20
+    list_max: int = 50
+    field_max_chars: int = 200           # project, task, status
+    children_max: int = 8
+    child_label_max_chars: int = 40
+    park_default_s: int = 12 * 3600
+    park_max_s: int = 7 * 24 * 3600
+    # Leases
+    lease_ttl_default_s: int = 300
+    lease_ttl_min_s: int = 1
+    lease_ttl_max_s: int = 24 * 3600
+    lease_handoff_s: float = 30.0        # the queue head's window to take a freed lease
+    lease_queue_max: int = 50
+    lease_name_max_chars: int = 200
+    lease_sweep_interval_s: float = 1.0
+    # Mail
+    message_max_bytes: int = 8192
+    pending_max: int = 256               # unacked messages per recipient
+    sends_per_minute: int = 60           # per sender agent; a fan-out counts once
+    fanout_max: int = 50                 # recipients of one project:/all send
+    receive_page_max: int = 50
+    ack_max_ids: int = 50
+    request_id_max_chars: int = 128
+    hint_subject_prefix: str = "engram.board"

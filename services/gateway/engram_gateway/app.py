@@ -16,8 +16,10 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from .auth import PrincipalTokenVerifier
 from .clients import Backends
 from .principals import PrincipalStore
+from .rest_board import build_board_router
 from .settings import GatewaySettings
 from .tools import register_memory_tools
+from .tools_board import register_board_tools
 from .tools_documents import register_document_tools
 from .tools_episodes import register_episode_tools
 from .tools_lifecycle import register_lifecycle_tools
@@ -44,6 +46,7 @@ def build_mcp(settings: GatewaySettings, store: PrincipalStore, backends: Backen
     register_lifecycle_tools(mcp, backends)
     register_episode_tools(mcp, backends)
     register_document_tools(mcp, backends)
+    register_board_tools(mcp, backends)
     return mcp
 
 
@@ -79,14 +82,17 @@ def build_app(settings: GatewaySettings) -> FastAPI:
 
     @app.get("/readyz")
     async def readyz() -> JSONResponse:
-        memory_ok = await backends.memory_ready()
-        body = {"service": "gateway", "ready": memory_ok, "checks": {"memory": memory_ok},
+        checks = await backends.ready()
+        ready = all(checks.values())
+        body = {"service": "gateway", "ready": ready, "checks": checks,
                 "principals": store.count()}
-        return JSONResponse(body, status_code=200 if memory_ok else 503)
+        return JSONResponse(body, status_code=200 if ready else 503)
 
     @app.get("/metrics")
     async def metrics() -> Response:
         return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
 
+    app.state.principals = store
+    app.include_router(build_board_router(backends))
     app.mount("/", mcp_app)
     return app

@@ -31,21 +31,35 @@ class PrincipalTokenVerifier:
 
 
 def caller_for(namespace: str | None, session_id: str = "") -> CallerContext:
-    """The authenticated caller acting in `namespace` (default: its first)."""
+    """The authenticated MCP caller acting in `namespace` (default: its first)."""
     token = get_access_token()
     if token is None:  # the transport rejects unauthenticated calls first
         raise ToolError("not authenticated")
-    allowed = list((token.claims or {}).get("namespaces", []))
+    try:
+        return caller_context(token.client_id, (token.scopes or [""])[0],
+                              list((token.claims or {}).get("namespaces", [])),
+                              namespace, session_id)
+    except NamespaceRefused as exc:
+        raise ToolError(str(exc)) from None
+
+
+class NamespaceRefused(Exception):
+    """The principal may not act in the namespace it asked for."""
+
+
+def caller_context(principal: str, role: str, allowed: list[str], namespace: str | None,
+                   session_id: str = "") -> CallerContext:
+    """The caller context for an authenticated principal (MCP and REST)."""
     chosen = namespace if namespace else (allowed[0] if allowed else "")
     if not chosen or not NAMESPACE_RE.match(chosen):
-        raise ToolError("namespace must be 1-63 chars of a-z, 0-9, '_', '.', '-'")
+        raise NamespaceRefused("namespace must be 1-63 chars of a-z, 0-9, '_', '.', '-'")
     if chosen not in allowed:
-        raise ToolError(
-            f"principal {token.client_id!r} may not use namespace {chosen!r}; "
+        raise NamespaceRefused(
+            f"principal {principal!r} may not use namespace {chosen!r}; "
             f"allowed: {', '.join(allowed) or 'none'}"
         )
     return CallerContext(
-        principal=token.client_id, namespace=chosen, client_id=token.client_id,
-        session_id=session_id or f"principal:{token.client_id}",
-        request_id=uuid.uuid4().hex[:16],
+        principal=principal, namespace=chosen, client_id=principal,
+        session_id=session_id or f"principal:{principal}",
+        request_id=uuid.uuid4().hex[:16], role=role,
     )

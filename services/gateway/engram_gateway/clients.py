@@ -7,13 +7,14 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from engram.v1 import memory_pb2_grpc
+from engram.v1 import coordination_pb2_grpc, memory_pb2_grpc
 from engram_kit.context import CallerContext
 from engram_kit.grpc_client import Caller, open_channel
 
 from .settings import GatewaySettings
 
-_IDEMPOTENT = frozenset({"Search", "Get", "Recent", "Briefing", "DocumentSearch"})
+_IDEMPOTENT = frozenset({"Search", "Get", "Recent", "Briefing", "DocumentSearch",
+                         "ListAgents", "ListLeases", "ReceiveMessages"})
 
 
 class Backends:
@@ -28,14 +29,24 @@ class Backends:
     def open(self) -> None:
         self._memory_channel = open_channel(self._settings.memory_addr)
         self._memory = memory_pb2_grpc.MemoryServiceStub(self._memory_channel)
-        self._memory_health = health_pb2_grpc.HealthStub(self._memory_channel)
+        self._coordination_channel = open_channel(self._settings.coordination_addr)
+        self._coordination = coordination_pb2_grpc.CoordinationServiceStub(
+            self._coordination_channel)
+        self._health = {
+            "memory": health_pb2_grpc.HealthStub(self._memory_channel),
+            "coordination": health_pb2_grpc.HealthStub(self._coordination_channel),
+        }
 
-    async def memory_ready(self) -> bool:
-        try:
-            reply = await self._memory_health.Check(health_pb2.HealthCheckRequest(), timeout=2)
-        except grpc.aio.AioRpcError:
-            return False
-        return reply.status == health_pb2.HealthCheckResponse.SERVING
+    async def ready(self) -> dict[str, bool]:
+        """Health of each backing service the gateway calls."""
+        checks = {}
+        for name, stub in self._health.items():
+            try:
+                reply = await stub.Check(health_pb2.HealthCheckRequest(), timeout=2)
+                checks[name] = reply.status == health_pb2.HealthCheckResponse.SERVING
+            except grpc.aio.AioRpcError:
+                checks[name] = False
+        return checks
 
     async def memory(self, method: str, ctx: CallerContext, request: Any) -> Any:
         """Call MemoryService.<method>. Reads retry on UNAVAILABLE; writes do
@@ -43,5 +54,11 @@ class Backends:
         return await self._caller.call(getattr(self._memory, method), request, ctx,
                                        idempotent=method in _IDEMPOTENT)
 
+    async def coordination(self, method: str, ctx: CallerContext, request: Any) -> Any:
+        """Call CoordinationService.<method> (reads retry, writes do not)."""
+        return await self._caller.call(getattr(self._coordination, method), request, ctx,
+                                       idempotent=method in _IDEMPOTENT)
+
     async def close(self) -> None:
         await self._memory_channel.close()
+        await self._coordination_channel.close()

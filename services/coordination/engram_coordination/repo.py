@@ -1,0 +1,109 @@
+"""SQL for the board's agents and audit rows. The caller owns the
+transaction (a tenant transaction, so RLS limits every statement to the
+caller's namespace). Leases and mail live in repo_leases / repo_mail."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+import asyncpg
+
+# Columns an update may set; anything else is a programming error.
+_AGENT_COLUMNS = frozenset({
+    "project", "task", "status", "status_at", "expect_at", "children", "park_reason",
+    "park_needs", "park_clear_by", "park_resume", "park_expires", "park_set_at",
+})
+
+
+async def touch_agent(conn: asyncpg.Connection, namespace: str, agent_id: str,
+                      principal: str) -> bool:
+    """Register on first sight, else heartbeat. True when newly registered."""
+    return await conn.fetchval(
+        """INSERT INTO agents (namespace, id, principal) VALUES ($1, $2, $3)
+           ON CONFLICT (namespace, id) DO UPDATE SET last_seen = now()
+           RETURNING (xmax = 0)""",
+        namespace, agent_id, principal,
+    )
+
+
+async def get_agent(conn: asyncpg.Connection, agent_id: str) -> asyncpg.Record | None:
+    return await conn.fetchrow("SELECT * FROM agents WHERE id = $1", agent_id)
+
+
+async def update_agent(conn: asyncpg.Connection, agent_id: str,
+                       fields: dict[str, Any]) -> asyncpg.Record:
+    unknown = set(fields) - _AGENT_COLUMNS
+    if unknown:
+        raise ValueError(f"not updatable: {sorted(unknown)}")
+    values = [json.dumps(v) if k == "children" else v for k, v in fields.items()]
+    sets = ", ".join(f"{col} = ${i + 2}" for i, col in enumerate(fields))
+    return await conn.fetchrow(
+        f"UPDATE agents SET {sets} WHERE id = $1 RETURNING *", agent_id, *values)
+
+
+async def active_agents(conn: asyncpg.Connection, since: datetime, exclude: str,
+                        limit: int) -> list[asyncpg.Record]:
+    """Peers seen since `since`, leaseholders first, then most recent."""
+    return await conn.fetch(
+        """SELECT a.* FROM agents a
+           WHERE a.last_seen >= $1 AND a.id <> $2
+           ORDER BY EXISTS (SELECT 1 FROM leases l WHERE l.holder = a.id
+                            AND l.expires_at > now()) DESC,
+                    a.last_seen DESC, a.id
+           LIMIT $3""",
+        since, exclude, limit,
+    )
+
+
+async def count_agents(conn: asyncpg.Connection, since: datetime,
+                       exclude: str) -> tuple[int, int]:
+    """(active peers, older peers), the caller excluded."""
+    row = await conn.fetchrow(
+        """SELECT count(*) FILTER (WHERE last_seen >= $1) AS active,
+                  count(*) FILTER (WHERE last_seen < $1) AS older
+           FROM agents WHERE id <> $2""",
+        since, exclude,
+    )
+    return row["active"], row["older"]
+
+
+async def agents_by_prefix(conn: asyncpg.Connection, prefix: str,
+                           limit: int = 10) -> list[str]:
+    escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    rows = await conn.fetch(
+        "SELECT id FROM agents WHERE id LIKE $1 || '%' ORDER BY id LIMIT $2", escaped, limit)
+    return [r["id"] for r in rows]
+
+
+async def active_peer_ids(conn: asyncpg.Connection, since: datetime, exclude: str,
+                          project: str | None, limit: int) -> list[str]:
+    rows = await conn.fetch(
+        """SELECT id FROM agents
+           WHERE last_seen >= $1 AND id <> $2 AND ($3::text IS NULL OR project = $3)
+           ORDER BY id LIMIT $4""",
+        since, exclude, project, limit,
+    )
+    return [r["id"] for r in rows]
+
+
+async def held_leases(conn: asyncpg.Connection, agent_ids: list[str]) -> dict[str, list[str]]:
+    rows = await conn.fetch(
+        """SELECT holder, name FROM leases
+           WHERE holder = ANY($1::text[]) AND expires_at > now() ORDER BY name""",
+        agent_ids,
+    )
+    held: dict[str, list[str]] = {}
+    for r in rows:
+        held.setdefault(r["holder"], []).append(r["name"])
+    return held
+
+
+async def audit(conn: asyncpg.Connection, namespace: str, principal: str, agent_id: str,
+                action: str, subject: str = "", detail: dict[str, Any] | None = None) -> None:
+    await conn.execute(
+        """INSERT INTO audit (namespace, principal, agent_id, action, subject, detail)
+           VALUES ($1, $2, $3, $4, $5, $6::jsonb)""",
+        namespace, principal, agent_id, action, subject, json.dumps(detail or {}),
+    )

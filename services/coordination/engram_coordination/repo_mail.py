@@ -1,0 +1,101 @@
+"""SQL for board mail. The caller owns the transaction."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+
+import asyncpg
+
+
+@dataclass(frozen=True)
+class NewMessage:
+    namespace: str
+    batch_id: uuid.UUID
+    sender: str
+    sender_principal: str
+    recipient: str
+    addressed_to: str
+    request_id: str
+    kind: str
+    body: str
+    body_sha256: str
+
+
+async def insert(conn: asyncpg.Connection, m: NewMessage) -> uuid.UUID | None:
+    """The new message's id; None when (sender, request_id, recipient) exists."""
+    return await conn.fetchval(
+        """INSERT INTO messages (namespace, id, batch_id, sender, sender_principal, recipient,
+                                 addressed_to, request_id, kind, body, body_sha256)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+           ON CONFLICT (namespace, sender, request_id, recipient) WHERE request_id <> ''
+           DO NOTHING RETURNING id""",
+        m.namespace, uuid.uuid4(), m.batch_id, m.sender, m.sender_principal, m.recipient,
+        m.addressed_to, m.request_id, m.kind, m.body, m.body_sha256,
+    )
+
+
+async def by_request(conn: asyncpg.Connection, sender: str,
+                     request_id: str) -> list[asyncpg.Record]:
+    return await conn.fetch(
+        """SELECT id, recipient, body_sha256, addressed_to FROM messages
+           WHERE sender = $1 AND request_id = $2 ORDER BY recipient""",
+        sender, request_id)
+
+
+async def pending_counts(conn: asyncpg.Connection, recipients: list[str]) -> dict[str, int]:
+    rows = await conn.fetch(
+        """SELECT recipient, count(*) AS n FROM messages
+           WHERE recipient = ANY($1::text[]) AND acked_at IS NULL GROUP BY recipient""",
+        recipients)
+    return {r["recipient"]: r["n"] for r in rows}
+
+
+async def sends_since(conn: asyncpg.Connection, sender: str, since: datetime) -> int:
+    """Distinct sends (a fan-out is one) by `sender` since `since`."""
+    return await conn.fetchval(
+        """SELECT count(DISTINCT batch_id) FROM messages
+           WHERE sender = $1 AND sent_at >= $2 AND kind = 'mail'""",
+        sender, since)
+
+
+async def pending(conn: asyncpg.Connection, recipient: str, after: tuple[datetime, uuid.UUID]
+                  | None, limit: int) -> list[asyncpg.Record]:
+    """Unacked mail, oldest first, after the cursor position."""
+    if after is None:
+        return await conn.fetch(
+            """SELECT * FROM messages WHERE recipient = $1 AND acked_at IS NULL
+               ORDER BY sent_at, id LIMIT $2""",
+            recipient, limit)
+    return await conn.fetch(
+        """SELECT * FROM messages WHERE recipient = $1 AND acked_at IS NULL
+             AND (sent_at, id) > ($2, $3) ORDER BY sent_at, id LIMIT $4""",
+        recipient, after[0], after[1], limit)
+
+
+async def pending_count(conn: asyncpg.Connection, recipient: str) -> int:
+    return await conn.fetchval(
+        "SELECT count(*) FROM messages WHERE recipient = $1 AND acked_at IS NULL", recipient)
+
+
+async def owners(conn: asyncpg.Connection, ids: list[uuid.UUID]) -> list[asyncpg.Record]:
+    return await conn.fetch(
+        "SELECT id, recipient, acked_at FROM messages WHERE id = ANY($1::uuid[])", ids)
+
+
+async def ack(conn: asyncpg.Connection, recipient: str, ids: list[uuid.UUID]) -> int:
+    done = await conn.execute(
+        """UPDATE messages SET acked_at = now()
+           WHERE recipient = $1 AND id = ANY($2::uuid[]) AND acked_at IS NULL""",
+        recipient, ids)
+    return int(done.split()[-1])
+
+
+async def redact(conn: asyncpg.Connection, ids: list[uuid.UUID],
+                 by: str) -> list[asyncpg.Record]:
+    return await conn.fetch(
+        """UPDATE messages SET body = NULL, redacted_at = now(), redacted_by = $2
+           WHERE id = ANY($1::uuid[]) AND body IS NOT NULL
+           RETURNING id, body_sha256""",
+        ids, by)
