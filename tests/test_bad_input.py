@@ -61,4 +61,4 @@ async def test_unknown_tool_is_a_tool_error(stack: Stack, agent_token: str):
     assert tools == {"memory_store", "memory_search", "memory_get", "memory_recent",
                      "memory_supersede", "memory_forget", "memory_reinforce", "episode_start",
                      "episode_end", "session_title", "briefing", "document_ingest",
-                     "document_search"}
+                     "document_search", "board_agents", "board_lease", "board_message"}

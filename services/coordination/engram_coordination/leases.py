@@ -123,8 +123,7 @@ class Leases:
                              hints: Hints) -> LeaseOutcome:
         holder, offered = state.row["holder"], state.row["offered_to"]
         if holder == actor.agent_id:
-            row = await repo_leases.renew(conn, name, ttl)
-            return LeaseOutcome(LeaseState(row, state.queue, None), granted=True, renewed=True)
+            return await self._renew(conn, actor, name, ttl, state)
         if holder is None and offered in (None, actor.agent_id):
             row = await repo_leases.grant(conn, name, actor.agent_id, ttl)
             if actor.agent_id in state.queue:
@@ -152,8 +151,16 @@ class Leases:
             if state.row["holder"] != actor.agent_id:
                 raise Conflict(f"you do not hold lease {name!r} (it expired or was never "
                                "yours); claim it again for a new fencing token")
-            row = await repo_leases.renew(conn, name, ttl)
+            outcome = await self._renew(conn, actor, name, ttl, state)
         await self._hints.publish(hints)
+        return outcome
+
+    async def _renew(self, conn: asyncpg.Connection, actor: Actor, name: str, ttl: float,
+                     state: LeaseState) -> LeaseOutcome:
+        row = await repo_leases.renew(conn, name, ttl)
+        await repo.audit(conn, actor.namespace, actor.principal, actor.agent_id,
+                         "lease.renew", name, {"fencing_token": row["last_token"],
+                                               "ttl_seconds": ttl})
         return LeaseOutcome(LeaseState(row, state.queue, None), granted=True, renewed=True)
 
     async def release(self, actor: Actor, name: str) -> LeaseOutcome:
