@@ -61,4 +61,6 @@ async def test_unknown_tool_is_a_tool_error(stack: Stack, agent_token: str):
     assert tools == {"memory_store", "memory_search", "memory_get", "memory_recent",
                      "memory_supersede", "memory_forget", "memory_reinforce", "episode_start",
                      "episode_end", "session_title", "briefing", "document_ingest",
-                     "document_search", "board_agents", "board_lease", "board_message"}
+                     "document_search", "board_agents", "board_lease", "board_message",
+                     "fact_set", "fact_get", "fact_history", "fact_retract", "set_add",
+                     "set_remove", "conflict_list", "conflict_resolve", "alias_add"}

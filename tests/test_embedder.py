@@ -13,7 +13,7 @@ import pytest
 from engram.v1 import embedder_pb2, embedder_pb2_grpc
 from engram_cli.stack import Stack
 from engram_kit.context import CallerContext
-from engram_memory.embedding import vectors_of
+from engram_kit.embedder_client import vectors_of
 
 
 def _batch_count(stack: Stack) -> float:

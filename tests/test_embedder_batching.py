@@ -22,7 +22,7 @@ from engram_cli.stack import Stack
 from engram_embedder.backend import SentenceTransformerBackend
 from engram_embedder.batcher import Batcher, DeadlineExpired, Priority, QueueFull
 from engram_kit.context import CallerContext
-from engram_memory.embedding import vectors_of
+from engram_kit.embedder_client import vectors_of
 
 from .procs import free_port, service_process
 

@@ -8,7 +8,7 @@ import httpx
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from engram.v1 import cortex_pb2, cortex_pb2_grpc, memory_pb2, memory_pb2_grpc
+from engram.v1 import dreamer_pb2, dreamer_pb2_grpc, memory_pb2, memory_pb2_grpc
 from engram_cli.stack import Stack
 from engram_kit.context import CallerContext
 
@@ -68,10 +68,10 @@ async def test_grpc_requires_a_namespace(stack: Stack):
 async def test_unbuilt_rpc_answers_unimplemented_with_reason(stack: Stack):
     token = stack.secrets["ENGRAM_INTERNAL_TOKEN"]
     ctx = CallerContext(principal="t", namespace="default")
-    async with grpc.aio.insecure_channel(_address(stack, "cortex")) as channel:
-        stub = cortex_pb2_grpc.CortexServiceStub(channel)
+    async with grpc.aio.insecure_channel(_address(stack, "dreamer")) as channel:
+        stub = dreamer_pb2_grpc.DreamerServiceStub(channel)
         with pytest.raises(grpc.aio.AioRpcError) as err:
-            await stub.GetFact(cortex_pb2.GetFactRequest(entity="a", attribute="b"), timeout=5,
-                               metadata=ctx.to_metadata(token))
+            await stub.Run(dreamer_pb2.DreamRunRequest(), timeout=5,
+                           metadata=ctx.to_metadata(token))
     assert err.value.code() == grpc.StatusCode.UNIMPLEMENTED
-    assert "cortex.GetFact is not built yet" in err.value.details()
+    assert "dream passes are not built yet" in err.value.details()

@@ -41,8 +41,26 @@ class Evidence(_message.Message):
     captured_by: str
     def __init__(self, quote: _Optional[str] = ..., source_type: _Optional[str] = ..., source_ref: _Optional[str] = ..., captured_by: _Optional[str] = ...) -> None: ...
 
+class KindDetails(_message.Message):
+    __slots__ = ("scope", "trigger_predicate", "status_detail", "expected_lifetime_seconds", "earned_by", "risk_weight", "subject")
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    TRIGGER_PREDICATE_FIELD_NUMBER: _ClassVar[int]
+    STATUS_DETAIL_FIELD_NUMBER: _ClassVar[int]
+    EXPECTED_LIFETIME_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    EARNED_BY_FIELD_NUMBER: _ClassVar[int]
+    RISK_WEIGHT_FIELD_NUMBER: _ClassVar[int]
+    SUBJECT_FIELD_NUMBER: _ClassVar[int]
+    scope: str
+    trigger_predicate: str
+    status_detail: str
+    expected_lifetime_seconds: int
+    earned_by: str
+    risk_weight: float
+    subject: str
+    def __init__(self, scope: _Optional[str] = ..., trigger_predicate: _Optional[str] = ..., status_detail: _Optional[str] = ..., expected_lifetime_seconds: _Optional[int] = ..., earned_by: _Optional[str] = ..., risk_weight: _Optional[float] = ..., subject: _Optional[str] = ...) -> None: ...
+
 class Fact(_message.Message):
-    __slots__ = ("id", "entity", "attribute", "value", "kind", "verdict", "label", "evidence", "origin", "confidence", "valid_from", "valid_to", "recorded_at", "retired_at")
+    __slots__ = ("id", "entity", "attribute", "value", "kind", "verdict", "label", "evidence", "origin", "confidence", "valid_from", "valid_to", "recorded_at", "retired_at", "details", "writer_principal", "superseded_by", "supersedes", "set_member", "conflict_id", "score")
     ID_FIELD_NUMBER: _ClassVar[int]
     ENTITY_FIELD_NUMBER: _ClassVar[int]
     ATTRIBUTE_FIELD_NUMBER: _ClassVar[int]
@@ -57,6 +75,13 @@ class Fact(_message.Message):
     VALID_TO_FIELD_NUMBER: _ClassVar[int]
     RECORDED_AT_FIELD_NUMBER: _ClassVar[int]
     RETIRED_AT_FIELD_NUMBER: _ClassVar[int]
+    DETAILS_FIELD_NUMBER: _ClassVar[int]
+    WRITER_PRINCIPAL_FIELD_NUMBER: _ClassVar[int]
+    SUPERSEDED_BY_FIELD_NUMBER: _ClassVar[int]
+    SUPERSEDES_FIELD_NUMBER: _ClassVar[int]
+    SET_MEMBER_FIELD_NUMBER: _ClassVar[int]
+    CONFLICT_ID_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
     id: str
     entity: str
     attribute: str
@@ -71,10 +96,17 @@ class Fact(_message.Message):
     valid_to: _timestamp_pb2.Timestamp
     recorded_at: _timestamp_pb2.Timestamp
     retired_at: _timestamp_pb2.Timestamp
-    def __init__(self, id: _Optional[str] = ..., entity: _Optional[str] = ..., attribute: _Optional[str] = ..., value: _Optional[str] = ..., kind: _Optional[_Union[FactKind, str]] = ..., verdict: _Optional[str] = ..., label: _Optional[str] = ..., evidence: _Optional[_Union[Evidence, _Mapping]] = ..., origin: _Optional[str] = ..., confidence: _Optional[float] = ..., valid_from: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., valid_to: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., recorded_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., retired_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    details: KindDetails
+    writer_principal: str
+    superseded_by: str
+    supersedes: str
+    set_member: bool
+    conflict_id: str
+    score: float
+    def __init__(self, id: _Optional[str] = ..., entity: _Optional[str] = ..., attribute: _Optional[str] = ..., value: _Optional[str] = ..., kind: _Optional[_Union[FactKind, str]] = ..., verdict: _Optional[str] = ..., label: _Optional[str] = ..., evidence: _Optional[_Union[Evidence, _Mapping]] = ..., origin: _Optional[str] = ..., confidence: _Optional[float] = ..., valid_from: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., valid_to: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., recorded_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., retired_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., details: _Optional[_Union[KindDetails, _Mapping]] = ..., writer_principal: _Optional[str] = ..., superseded_by: _Optional[str] = ..., supersedes: _Optional[str] = ..., set_member: _Optional[bool] = ..., conflict_id: _Optional[str] = ..., score: _Optional[float] = ...) -> None: ...
 
 class SetFactRequest(_message.Message):
-    __slots__ = ("entity", "attribute", "value", "kind", "evidence", "origin", "valid_from", "confidence", "supersede")
+    __slots__ = ("entity", "attribute", "value", "kind", "evidence", "origin", "valid_from", "confidence", "replaces", "supersedes", "details")
     ENTITY_FIELD_NUMBER: _ClassVar[int]
     ATTRIBUTE_FIELD_NUMBER: _ClassVar[int]
     VALUE_FIELD_NUMBER: _ClassVar[int]
@@ -83,7 +115,9 @@ class SetFactRequest(_message.Message):
     ORIGIN_FIELD_NUMBER: _ClassVar[int]
     VALID_FROM_FIELD_NUMBER: _ClassVar[int]
     CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
-    SUPERSEDE_FIELD_NUMBER: _ClassVar[int]
+    REPLACES_FIELD_NUMBER: _ClassVar[int]
+    SUPERSEDES_FIELD_NUMBER: _ClassVar[int]
+    DETAILS_FIELD_NUMBER: _ClassVar[int]
     entity: str
     attribute: str
     value: str
@@ -92,18 +126,30 @@ class SetFactRequest(_message.Message):
     origin: str
     valid_from: _timestamp_pb2.Timestamp
     confidence: float
-    supersede: bool
-    def __init__(self, entity: _Optional[str] = ..., attribute: _Optional[str] = ..., value: _Optional[str] = ..., kind: _Optional[_Union[FactKind, str]] = ..., evidence: _Optional[_Union[Evidence, _Mapping]] = ..., origin: _Optional[str] = ..., valid_from: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., confidence: _Optional[float] = ..., supersede: _Optional[bool] = ...) -> None: ...
+    replaces: bool
+    supersedes: str
+    details: KindDetails
+    def __init__(self, entity: _Optional[str] = ..., attribute: _Optional[str] = ..., value: _Optional[str] = ..., kind: _Optional[_Union[FactKind, str]] = ..., evidence: _Optional[_Union[Evidence, _Mapping]] = ..., origin: _Optional[str] = ..., valid_from: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., confidence: _Optional[float] = ..., replaces: _Optional[bool] = ..., supersedes: _Optional[str] = ..., details: _Optional[_Union[KindDetails, _Mapping]] = ...) -> None: ...
 
 class SetFactResponse(_message.Message):
-    __slots__ = ("action", "fact", "conflict_id")
+    __slots__ = ("action", "fact", "conflict_id", "related_id", "reasserts_retired", "lane", "note", "resolve_call")
     ACTION_FIELD_NUMBER: _ClassVar[int]
     FACT_FIELD_NUMBER: _ClassVar[int]
     CONFLICT_ID_FIELD_NUMBER: _ClassVar[int]
+    RELATED_ID_FIELD_NUMBER: _ClassVar[int]
+    REASSERTS_RETIRED_FIELD_NUMBER: _ClassVar[int]
+    LANE_FIELD_NUMBER: _ClassVar[int]
+    NOTE_FIELD_NUMBER: _ClassVar[int]
+    RESOLVE_CALL_FIELD_NUMBER: _ClassVar[int]
     action: str
     fact: Fact
     conflict_id: str
-    def __init__(self, action: _Optional[str] = ..., fact: _Optional[_Union[Fact, _Mapping]] = ..., conflict_id: _Optional[str] = ...) -> None: ...
+    related_id: str
+    reasserts_retired: str
+    lane: str
+    note: str
+    resolve_call: str
+    def __init__(self, action: _Optional[str] = ..., fact: _Optional[_Union[Fact, _Mapping]] = ..., conflict_id: _Optional[str] = ..., related_id: _Optional[str] = ..., reasserts_retired: _Optional[str] = ..., lane: _Optional[str] = ..., note: _Optional[str] = ..., resolve_call: _Optional[str] = ...) -> None: ...
 
 class GetFactRequest(_message.Message):
     __slots__ = ("entity", "attribute", "as_of")
@@ -116,14 +162,16 @@ class GetFactRequest(_message.Message):
     def __init__(self, entity: _Optional[str] = ..., attribute: _Optional[str] = ..., as_of: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class GetFactResponse(_message.Message):
-    __slots__ = ("current", "contenders", "label")
+    __slots__ = ("current", "contenders", "label", "set_valued")
     CURRENT_FIELD_NUMBER: _ClassVar[int]
     CONTENDERS_FIELD_NUMBER: _ClassVar[int]
     LABEL_FIELD_NUMBER: _ClassVar[int]
-    current: Fact
+    SET_VALUED_FIELD_NUMBER: _ClassVar[int]
+    current: _containers.RepeatedCompositeFieldContainer[Fact]
     contenders: _containers.RepeatedCompositeFieldContainer[Fact]
     label: str
-    def __init__(self, current: _Optional[_Union[Fact, _Mapping]] = ..., contenders: _Optional[_Iterable[_Union[Fact, _Mapping]]] = ..., label: _Optional[str] = ...) -> None: ...
+    set_valued: bool
+    def __init__(self, current: _Optional[_Iterable[_Union[Fact, _Mapping]]] = ..., contenders: _Optional[_Iterable[_Union[Fact, _Mapping]]] = ..., label: _Optional[str] = ..., set_valued: _Optional[bool] = ...) -> None: ...
 
 class FactHistoryRequest(_message.Message):
     __slots__ = ("entity", "attribute")
@@ -152,32 +200,76 @@ class RetractFactRequest(_message.Message):
     def __init__(self, entity: _Optional[str] = ..., attribute: _Optional[str] = ..., value: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
 
 class RetractFactResponse(_message.Message):
-    __slots__ = ("retracted",)
+    __slots__ = ("retracted", "ids")
     RETRACTED_FIELD_NUMBER: _ClassVar[int]
-    retracted: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, retracted: _Optional[_Iterable[str]] = ...) -> None: ...
+    IDS_FIELD_NUMBER: _ClassVar[int]
+    retracted: int
+    ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, retracted: _Optional[int] = ..., ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class SetMemberRequest(_message.Message):
+    __slots__ = ("entity", "attribute", "member", "kind", "evidence", "origin", "reason")
+    ENTITY_FIELD_NUMBER: _ClassVar[int]
+    ATTRIBUTE_FIELD_NUMBER: _ClassVar[int]
+    MEMBER_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    EVIDENCE_FIELD_NUMBER: _ClassVar[int]
+    ORIGIN_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    entity: str
+    attribute: str
+    member: str
+    kind: FactKind
+    evidence: Evidence
+    origin: str
+    reason: str
+    def __init__(self, entity: _Optional[str] = ..., attribute: _Optional[str] = ..., member: _Optional[str] = ..., kind: _Optional[_Union[FactKind, str]] = ..., evidence: _Optional[_Union[Evidence, _Mapping]] = ..., origin: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class SetMemberResponse(_message.Message):
+    __slots__ = ("action", "fact", "members", "reasserts_retired")
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    FACT_FIELD_NUMBER: _ClassVar[int]
+    MEMBERS_FIELD_NUMBER: _ClassVar[int]
+    REASSERTS_RETIRED_FIELD_NUMBER: _ClassVar[int]
+    action: str
+    fact: Fact
+    members: int
+    reasserts_retired: str
+    def __init__(self, action: _Optional[str] = ..., fact: _Optional[_Union[Fact, _Mapping]] = ..., members: _Optional[int] = ..., reasserts_retired: _Optional[str] = ...) -> None: ...
 
 class Conflict(_message.Message):
-    __slots__ = ("id", "fact_a", "fact_b", "lane", "status", "winner", "reasoning")
+    __slots__ = ("id", "fact_a", "fact_b", "lane", "status", "winner_id", "reasoning", "decided_by", "opened_at", "decided_at", "resolve_call")
     ID_FIELD_NUMBER: _ClassVar[int]
     FACT_A_FIELD_NUMBER: _ClassVar[int]
     FACT_B_FIELD_NUMBER: _ClassVar[int]
     LANE_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
-    WINNER_FIELD_NUMBER: _ClassVar[int]
+    WINNER_ID_FIELD_NUMBER: _ClassVar[int]
     REASONING_FIELD_NUMBER: _ClassVar[int]
+    DECIDED_BY_FIELD_NUMBER: _ClassVar[int]
+    OPENED_AT_FIELD_NUMBER: _ClassVar[int]
+    DECIDED_AT_FIELD_NUMBER: _ClassVar[int]
+    RESOLVE_CALL_FIELD_NUMBER: _ClassVar[int]
     id: str
-    fact_a: str
-    fact_b: str
+    fact_a: Fact
+    fact_b: Fact
     lane: str
     status: str
-    winner: str
+    winner_id: str
     reasoning: str
-    def __init__(self, id: _Optional[str] = ..., fact_a: _Optional[str] = ..., fact_b: _Optional[str] = ..., lane: _Optional[str] = ..., status: _Optional[str] = ..., winner: _Optional[str] = ..., reasoning: _Optional[str] = ...) -> None: ...
+    decided_by: str
+    opened_at: _timestamp_pb2.Timestamp
+    decided_at: _timestamp_pb2.Timestamp
+    resolve_call: str
+    def __init__(self, id: _Optional[str] = ..., fact_a: _Optional[_Union[Fact, _Mapping]] = ..., fact_b: _Optional[_Union[Fact, _Mapping]] = ..., lane: _Optional[str] = ..., status: _Optional[str] = ..., winner_id: _Optional[str] = ..., reasoning: _Optional[str] = ..., decided_by: _Optional[str] = ..., opened_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., decided_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., resolve_call: _Optional[str] = ...) -> None: ...
 
 class ListConflictsRequest(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
+    __slots__ = ("status", "limit")
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    status: str
+    limit: int
+    def __init__(self, status: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
 
 class ListConflictsResponse(_message.Message):
     __slots__ = ("conflicts",)
@@ -202,3 +294,33 @@ class ResolveConflictResponse(_message.Message):
     CONFLICT_FIELD_NUMBER: _ClassVar[int]
     conflict: Conflict
     def __init__(self, conflict: _Optional[_Union[Conflict, _Mapping]] = ...) -> None: ...
+
+class SearchFactsRequest(_message.Message):
+    __slots__ = ("query", "top_k")
+    QUERY_FIELD_NUMBER: _ClassVar[int]
+    TOP_K_FIELD_NUMBER: _ClassVar[int]
+    query: str
+    top_k: int
+    def __init__(self, query: _Optional[str] = ..., top_k: _Optional[int] = ...) -> None: ...
+
+class SearchFactsResponse(_message.Message):
+    __slots__ = ("facts",)
+    FACTS_FIELD_NUMBER: _ClassVar[int]
+    facts: _containers.RepeatedCompositeFieldContainer[Fact]
+    def __init__(self, facts: _Optional[_Iterable[_Union[Fact, _Mapping]]] = ...) -> None: ...
+
+class AddAliasRequest(_message.Message):
+    __slots__ = ("entity", "alias")
+    ENTITY_FIELD_NUMBER: _ClassVar[int]
+    ALIAS_FIELD_NUMBER: _ClassVar[int]
+    entity: str
+    alias: str
+    def __init__(self, entity: _Optional[str] = ..., alias: _Optional[str] = ...) -> None: ...
+
+class AddAliasResponse(_message.Message):
+    __slots__ = ("entity", "alias")
+    ENTITY_FIELD_NUMBER: _ClassVar[int]
+    ALIAS_FIELD_NUMBER: _ClassVar[int]
+    entity: str
+    alias: str
+    def __init__(self, entity: _Optional[str] = ..., alias: _Optional[str] = ...) -> None: ...

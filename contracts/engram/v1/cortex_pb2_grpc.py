@@ -54,6 +54,16 @@ class CortexServiceStub:
                 request_serializer=engram_dot_v1_dot_cortex__pb2.RetractFactRequest.SerializeToString,
                 response_deserializer=engram_dot_v1_dot_cortex__pb2.RetractFactResponse.FromString,
                 _registered_method=True)
+        self.SetAdd = channel.unary_unary(
+                '/engram.v1.CortexService/SetAdd',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.SetMemberRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.SetMemberResponse.FromString,
+                _registered_method=True)
+        self.SetRemove = channel.unary_unary(
+                '/engram.v1.CortexService/SetRemove',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.SetMemberRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.SetMemberResponse.FromString,
+                _registered_method=True)
         self.ListConflicts = channel.unary_unary(
                 '/engram.v1.CortexService/ListConflicts',
                 request_serializer=engram_dot_v1_dot_cortex__pb2.ListConflictsRequest.SerializeToString,
@@ -63,6 +73,16 @@ class CortexServiceStub:
                 '/engram.v1.CortexService/ResolveConflict',
                 request_serializer=engram_dot_v1_dot_cortex__pb2.ResolveConflictRequest.SerializeToString,
                 response_deserializer=engram_dot_v1_dot_cortex__pb2.ResolveConflictResponse.FromString,
+                _registered_method=True)
+        self.SearchFacts = channel.unary_unary(
+                '/engram.v1.CortexService/SearchFacts',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.SearchFactsRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.SearchFactsResponse.FromString,
+                _registered_method=True)
+        self.AddAlias = channel.unary_unary(
+                '/engram.v1.CortexService/AddAlias',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.AddAliasRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.AddAliasResponse.FromString,
                 _registered_method=True)
 
 
@@ -93,6 +113,18 @@ class CortexServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SetAdd(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SetRemove(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ListConflicts(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -100,6 +132,18 @@ class CortexServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ResolveConflict(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SearchFacts(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AddAlias(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -128,6 +172,16 @@ def add_CortexServiceServicer_to_server(servicer, server):
                     request_deserializer=engram_dot_v1_dot_cortex__pb2.RetractFactRequest.FromString,
                     response_serializer=engram_dot_v1_dot_cortex__pb2.RetractFactResponse.SerializeToString,
             ),
+            'SetAdd': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetAdd,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.SetMemberRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.SetMemberResponse.SerializeToString,
+            ),
+            'SetRemove': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetRemove,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.SetMemberRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.SetMemberResponse.SerializeToString,
+            ),
             'ListConflicts': grpc.unary_unary_rpc_method_handler(
                     servicer.ListConflicts,
                     request_deserializer=engram_dot_v1_dot_cortex__pb2.ListConflictsRequest.FromString,
@@ -137,6 +191,16 @@ def add_CortexServiceServicer_to_server(servicer, server):
                     servicer.ResolveConflict,
                     request_deserializer=engram_dot_v1_dot_cortex__pb2.ResolveConflictRequest.FromString,
                     response_serializer=engram_dot_v1_dot_cortex__pb2.ResolveConflictResponse.SerializeToString,
+            ),
+            'SearchFacts': grpc.unary_unary_rpc_method_handler(
+                    servicer.SearchFacts,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.SearchFactsRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.SearchFactsResponse.SerializeToString,
+            ),
+            'AddAlias': grpc.unary_unary_rpc_method_handler(
+                    servicer.AddAlias,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.AddAliasRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.AddAliasResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -258,6 +322,60 @@ class CortexService:
             _registered_method=True)
 
     @staticmethod
+    def SetAdd(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexService/SetAdd',
+            engram_dot_v1_dot_cortex__pb2.SetMemberRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.SetMemberResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetRemove(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexService/SetRemove',
+            engram_dot_v1_dot_cortex__pb2.SetMemberRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.SetMemberResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
     def ListConflicts(request,
             target,
             options=(),
@@ -301,6 +419,60 @@ class CortexService:
             '/engram.v1.CortexService/ResolveConflict',
             engram_dot_v1_dot_cortex__pb2.ResolveConflictRequest.SerializeToString,
             engram_dot_v1_dot_cortex__pb2.ResolveConflictResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SearchFacts(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexService/SearchFacts',
+            engram_dot_v1_dot_cortex__pb2.SearchFactsRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.SearchFactsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AddAlias(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexService/AddAlias',
+            engram_dot_v1_dot_cortex__pb2.AddAliasRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.AddAliasResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,8 +1,4 @@
-"""Wiring only.
-
-The cortex RPCs are defined in proto/engram/v1/cortex.proto; until issue #4
-builds them each answers UNIMPLEMENTED with a message naming the issue, and
-the gateway advertises no tool that needs them."""
+"""Wiring only: settings -> migrations -> pool -> embedder client -> gRPC."""
 
 from __future__ import annotations
 
@@ -10,24 +6,43 @@ import asyncio
 from pathlib import Path
 
 from engram.v1 import cortex_pb2_grpc
-from engram_kit.grpc_server import unimplemented
+from engram_kit.embedder_client import EmbedderClient, EmbeddingSpaceMismatch
+from engram_kit.grpc_client import Caller
 from engram_kit.runtime import run_until_signal
 from engram_kit.service import run_database_service
 
+from .facts import FactStore
+from .reads import FactReader
+from .review import Review
+from .servicer import CortexServicer
 from .settings import CortexSettings
+from .slots import SlotEditor
 
 SCHEMA = "cortex"
 MIGRATIONS = Path(__file__).parent / "migrations"
 
 
 async def amain(stop: asyncio.Event) -> None:
-    servicer = unimplemented(cortex_pb2_grpc.CortexServiceServicer, "cortex", "#4")
+    s = CortexSettings()
+    caller = Caller(s.internal_token.get_secret_value())
+    embedder = EmbedderClient(s.embedder_addr, caller, s.embed_timeout_s, s.embedding_model,
+                              s.embedding_dimension, service="cortex")
+    try:  # an embedder serving another space must not start mixing vectors in
+        await embedder.verify(timeout_s=3.0)
+    except EmbeddingSpaceMismatch as exc:
+        raise SystemExit(f"cortex refuses to start: {exc}") from None
 
     def build(pool: object, readiness: object) -> tuple:
+        servicer = CortexServicer(FactStore(pool, embedder, s), FactReader(pool, embedder, s),
+                                  SlotEditor(pool, embedder, s), Review(pool))
+        readiness.info["embedding_space"] = lambda: embedder.state
         return (lambda server: cortex_pb2_grpc.add_CortexServiceServicer_to_server(
-            servicer, server)), []
+            servicer, server)), [embedder.keep_connected]
 
-    await run_database_service(CortexSettings(), stop, SCHEMA, MIGRATIONS, build)
+    try:
+        await run_database_service(s, stop, SCHEMA, MIGRATIONS, build)
+    finally:
+        await embedder.close()
 
 
 def main() -> None:

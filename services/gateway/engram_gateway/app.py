@@ -22,6 +22,7 @@ from .tools import register_memory_tools
 from .tools_board import register_board_tools
 from .tools_documents import register_document_tools
 from .tools_episodes import register_episode_tools
+from .tools_facts import register_fact_tools
 from .tools_lifecycle import register_lifecycle_tools
 
 INSTRUCTIONS = """engram is your long-term memory, shared across sessions.
@@ -47,6 +48,7 @@ def build_mcp(settings: GatewaySettings, store: PrincipalStore, backends: Backen
     register_episode_tools(mcp, backends)
     register_document_tools(mcp, backends)
     register_board_tools(mcp, backends)
+    register_fact_tools(mcp, backends)
     return mcp
 
 

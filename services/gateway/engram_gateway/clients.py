@@ -7,14 +7,15 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from engram.v1 import coordination_pb2_grpc, memory_pb2_grpc
+from engram.v1 import coordination_pb2_grpc, cortex_pb2_grpc, memory_pb2_grpc
 from engram_kit.context import CallerContext
 from engram_kit.grpc_client import Caller, open_channel
 
 from .settings import GatewaySettings
 
 _IDEMPOTENT = frozenset({"Search", "Get", "Recent", "Briefing", "DocumentSearch",
-                         "ListAgents", "ListLeases", "ReceiveMessages"})
+                         "ListAgents", "ListLeases", "ReceiveMessages", "GetFact",
+                         "FactHistory", "ListConflicts", "SearchFacts"})
 
 
 class Backends:
@@ -32,7 +33,10 @@ class Backends:
         self._coordination_channel = open_channel(self._settings.coordination_addr)
         self._coordination = coordination_pb2_grpc.CoordinationServiceStub(
             self._coordination_channel)
+        self._cortex_channel = open_channel(self._settings.cortex_addr)
+        self._cortex = cortex_pb2_grpc.CortexServiceStub(self._cortex_channel)
         self._health = {
+            "cortex": health_pb2_grpc.HealthStub(self._cortex_channel),
             "memory": health_pb2_grpc.HealthStub(self._memory_channel),
             "coordination": health_pb2_grpc.HealthStub(self._coordination_channel),
         }
@@ -59,6 +63,12 @@ class Backends:
         return await self._caller.call(getattr(self._coordination, method), request, ctx,
                                        idempotent=method in _IDEMPOTENT)
 
+    async def cortex(self, method: str, ctx: CallerContext, request: Any) -> Any:
+        """Call CortexService.<method> (reads retry, writes do not)."""
+        return await self._caller.call(getattr(self._cortex, method), request, ctx,
+                                       idempotent=method in _IDEMPOTENT)
+
     async def close(self) -> None:
+        await self._cortex_channel.close()
         await self._memory_channel.close()
         await self._coordination_channel.close()

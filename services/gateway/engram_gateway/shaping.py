@@ -17,7 +17,6 @@ FINDING_NAMES = {
 }
 NOT_EMBEDDED = ("stored without vector: the embedder is unavailable; full-text search finds it "
                 "now, and the re-embed sweep adds the vector once the embedder is back")
-FACTS_NOT_BUILT = "canonical facts are not served yet: the cortex fact layer is not built (#4)"
 
 
 def parse_time(value: str | None, field: str) -> datetime | None:
@@ -109,13 +108,14 @@ def _entry(hit: memory_pb2.SearchHit, verbose: bool, explain: bool) -> dict[str,
     return item
 
 
-def search_reply(resp: memory_pb2.SearchResponse, verbose: bool, explain: bool) -> dict[str, Any]:
+def search_reply(resp: memory_pb2.SearchResponse, verbose: bool, explain: bool,
+                 facts: list[dict[str, Any]], facts_note: str = "") -> dict[str, Any]:
     reply: dict[str, Any] = {
         "entries": [_entry(h, verbose, explain) for h in resp.hits],
-        "facts": [],
+        "facts": facts,
         "layer": resp.layer or "entries",
         "mode": resp.mode,
-        "notes": [n for n in (resp.note, FACTS_NOT_BUILT) if n],
+        "notes": [n for n in (resp.note, facts_note) if n],
     }
     if resp.documents:
         reply["documents"] = document_items(resp.documents)

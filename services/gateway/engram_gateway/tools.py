@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -14,6 +15,7 @@ from engram_kit.timestamps import to_timestamp
 from .auth import caller_for
 from .clients import Backends
 from .errors import tool_errors
+from .fact_block import served_facts
 from .shaping import parse_time, search_reply, store_reply
 
 Namespace = Annotated[str | None, Field(description="Namespace to act in; default: your first.")]
@@ -93,5 +95,8 @@ def register_memory_tools(mcp: MCPServer, backends: Backends) -> None:
                 until=to_timestamp(parse_time(until, "until")), episode=episode,
                 as_of=to_timestamp(parse_time(as_of, "as_of")), include_history=include_history,
             )
-            reply = await backends.memory("Search", caller, request)
-            return search_reply(reply, verbose, explain)
+            reply, (facts, facts_note) = await asyncio.gather(
+                backends.memory("Search", caller, request),
+                served_facts(backends, caller, query, top_k, historical=bool(
+                    as_of or include_history)))
+            return search_reply(reply, verbose, explain, facts, facts_note)

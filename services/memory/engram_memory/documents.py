@@ -11,11 +11,11 @@ import numpy as np
 
 from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
+from engram_kit.embedder_client import EmbedderClient
 from engram_kit.errors import InvalidArgument
 
 from . import documents_repo as repo
 from .chunking import chunk, plain_text
-from .embedding import EmbedderClient
 from .fusion import reciprocal_rank_fusion
 from .settings import MemorySettings
 from .validation import clean_source, clean_text, clean_top_k

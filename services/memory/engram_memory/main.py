@@ -7,6 +7,7 @@ from pathlib import Path
 
 from engram.v1 import memory_pb2_grpc
 from engram_kit.db import add_database_checks, open_service_database
+from engram_kit.embedder_client import EmbedderClient, EmbeddingSpaceMismatch
 from engram_kit.events import NatsLink
 from engram_kit.grpc_client import Caller
 from engram_kit.grpc_server import serve
@@ -17,7 +18,6 @@ from engram_kit.runtime import run_until_signal
 
 from . import repo
 from .documents import Documents
-from .embedding import EmbedderClient, EmbeddingSpaceMismatch
 from .episodes import Episodes
 from .lifecycle import Lifecycle
 from .reembed import ReembedSweep

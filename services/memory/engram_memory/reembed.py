@@ -13,10 +13,10 @@ from prometheus_client import Counter, Gauge
 
 from engram_kit.context import CallerContext
 from engram_kit.db import duty_tx, tenant_tx
+from engram_kit.embedder_client import EmbedderClient
 from engram_kit.runtime import sleep_or_stop
 
 from . import repo
-from .embedding import EmbedderClient
 
 log = logging.getLogger(__name__)
 

@@ -13,11 +13,11 @@ import asyncpg
 
 from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
+from engram_kit.embedder_client import EmbedderClient
 from engram_kit.errors import Conflict, NotFound
 
 from . import repo
 from .documents import ChunkHit, Documents
-from .embedding import EmbedderClient
 from .episodes import current_episode
 from .events import entry_stored_event
 from .findings import Neighbour, Typed, classify

@@ -1,4 +1,5 @@
-"""Client of the embedder service. Failures degrade, they do not fail writes:
+"""Client of the embedder service, shared by every service that stores
+vectors. Failures degrade, they do not fail writes:
 `None` means "no vector now" and the caller records that plainly.
 
 Before the first vector is used, the embedder's model and dimension are
@@ -17,17 +18,18 @@ import numpy as np
 from prometheus_client import Counter
 
 from engram.v1 import embedder_pb2, embedder_pb2_grpc
-from engram_kit.context import CallerContext
-from engram_kit.errors import DomainError
-from engram_kit.grpc_client import Caller, open_channel
-from engram_kit.runtime import sleep_or_stop
+
+from .context import CallerContext
+from .errors import DomainError
+from .grpc_client import Caller, open_channel
+from .runtime import sleep_or_stop
 
 log = logging.getLogger(__name__)
 
 EMBED_FAILURES = Counter(
-    "engram_memory_embed_failures_total", "Embedder calls that failed or timed out", ["kind"]
+    "engram_embed_client_failures_total", "Embedder calls that failed or timed out",
+    ["service", "kind"],
 )
-_SYSTEM = CallerContext(principal="memory")
 CONNECT_WAIT_S = 0.3
 
 
@@ -41,7 +43,9 @@ class EmbeddingSpaceMismatch(Exception):
 
 class EmbedderClient:
     def __init__(self, address: str, caller: Caller, timeout_s: float, expected_model: str,
-                 expected_dimension: int) -> None:
+                 expected_dimension: int, service: str = "memory") -> None:
+        self._service = service
+        self._system = CallerContext(principal=service)
         self._channel: grpc.aio.Channel = open_channel(address)
         self._stub = embedder_pb2_grpc.EmbedderServiceStub(self._channel)
         self._caller = caller
@@ -61,15 +65,16 @@ class EmbedderClient:
         if self._verified:
             return True
         try:
-            info = await self._caller.call(self._stub.Info, embedder_pb2.InfoRequest(), _SYSTEM,
-                                           timeout_s=timeout_s, idempotent=True, attempts=1)
+            info = await self._caller.call(self._stub.Info, embedder_pb2.InfoRequest(),
+                                           self._system, timeout_s=timeout_s, idempotent=True,
+                                           attempts=1)
         except DomainError:
             return False
         if (info.model, info.dimension) != self.expected:
             self.mismatch = (
                 f"embedder serves {info.model} ({info.dimension}-d) but this store holds "
                 f"{self.expected[0]} ({self.expected[1]}-d) vectors; refusing to mix embedding "
-                "spaces: point memory at a matching embedder or migrate the vectors")
+                f"spaces: point {self._service} at a matching embedder or migrate the vectors")
             raise EmbeddingSpaceMismatch(self.mismatch)
         self._verified = True
         return True
@@ -103,7 +108,7 @@ class EmbedderClient:
 
     async def embed_one(self, text: str, ctx: CallerContext, *, query: bool) -> np.ndarray | None:
         if not await self._ready():
-            EMBED_FAILURES.labels("query" if query else "document").inc()
+            EMBED_FAILURES.labels(self._service, "query" if query else "document").inc()
             return None
         kind = embedder_pb2.ENCODE_KIND_QUERY if query else embedder_pb2.ENCODE_KIND_DOCUMENT
         try:
@@ -112,10 +117,27 @@ class EmbedderClient:
                 timeout_s=self._timeout_s, idempotent=True, attempts=2,
             )
         except DomainError as exc:
-            EMBED_FAILURES.labels("query" if query else "document").inc()
+            EMBED_FAILURES.labels(self._service, "query" if query else "document").inc()
             log.warning("embedder unavailable", extra={"fields": {"error": exc.message}})
             return None
         return vectors_of(reply)[0]
+
+    async def embed_many(self, texts: list[str], ctx: CallerContext) -> list[np.ndarray] | None:
+        """Several document texts at interactive priority; None when the
+        embedder is down (the caller degrades and says so)."""
+        if not await self._ready():
+            EMBED_FAILURES.labels(self._service, "document").inc()
+            return None
+        try:
+            reply = await self._caller.call(
+                self._stub.Embed, embedder_pb2.EmbedRequest(
+                    texts=texts, kind=embedder_pb2.ENCODE_KIND_DOCUMENT), ctx,
+                timeout_s=self._timeout_s, idempotent=True, attempts=2)
+        except DomainError as exc:
+            EMBED_FAILURES.labels(self._service, "document").inc()
+            log.warning("embedder unavailable", extra={"fields": {"error": exc.message}})
+            return None
+        return list(vectors_of(reply))
 
     async def embed_documents(self, texts: list[str], ctx: CallerContext,
                               timeout_s: float) -> list[np.ndarray] | None:
@@ -130,7 +152,7 @@ class EmbedderClient:
                 ctx, timeout_s=timeout_s, idempotent=True, attempts=1,
             )
         except DomainError:
-            EMBED_FAILURES.labels("sweep").inc()
+            EMBED_FAILURES.labels(self._service, "sweep").inc()
             return None
         return list(vectors_of(reply))
 

@@ -1,0 +1,43 @@
+"""Serving labels: how a fact may be read, stated next to it (DESIGN.md §5)."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+
+import asyncpg
+
+
+def resolve_call(conflict_id: uuid.UUID | str) -> str:
+    return (f"conflict_resolve(conflict_id='{conflict_id}', winner_id='<id of the true "
+            "fact>', reasoning='...') or conflict_resolve(conflict_id="
+            f"'{conflict_id}', both_stand=true, reasoning='...'); reviewer role")
+
+
+def label(row: asyncpg.Record, conflict_id: uuid.UUID | None = None,
+          as_of: datetime | None = None, now: datetime | None = None) -> str:
+    now = now or datetime.now(UTC)
+    verdict, day = row["verdict"], row["valid_from"].date().isoformat()
+    if as_of is not None:
+        prefix = f"as of {as_of.date().isoformat()}: "
+        if verdict == "superseded":
+            return prefix + f"true then; later superseded by {row['superseded_by']}"
+        if verdict == "withdrawn":
+            return prefix + "a set member then; removed later"
+    else:
+        prefix = ""
+    if verdict == "superseded":
+        return f"superseded by {row['superseded_by']} (history, not current)"
+    if verdict == "withdrawn":
+        return f"withdrawn: {row['retire_reason'] or 'retracted'} (history, not current)"
+    if verdict == "parked":
+        return "parked contender: not current; a stronger or verified value stands"
+    if verdict == "contested":
+        cid = conflict_id or "unknown"
+        return prefix + f"contested: both sides served, neither is settled; {resolve_call(cid)}"
+    if row["kind"] == "EVENT":
+        return prefix + f"history: happened {day}"
+    lifetime = row["expected_lifetime"]
+    if row["kind"] == "STATE" and lifetime is not None and row["valid_from"] + lifetime < now:
+        return prefix + f"last known as of {day}, unverified since"
+    return prefix + "current"

@@ -1,0 +1,109 @@
+"""The synchronous conflict pipeline's decisions, as pure functions.
+
+Given a new value and the live facts already in its slot, decide exactly one
+outcome: confirm (a restatement or a paraphrase of the same value), or, for a
+changed value, one lane in this order: RULE (never auto-resolves), origin
+tier (a weaker writer parks as a contender), explicit supersession (the write
+says it replaces), ground truth (both values are local paths and exactly one
+exists), otherwise contested."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .normalise import negated, numbers, value_form, value_tokens
+
+TIERS = {"user": 3, "action": 2, "agent": 1, "assistant": 0}
+# Wording by which a capture says it replaces an earlier value.
+CHANGE_CUES = re.compile(
+    r"\b(?:now|no longer|not anymore|anymore|switched|switching|moved|migrated|migrating|"
+    r"replaced|replaces|replacing|instead|changed|changing|from now on|took over|"
+    r"taken over|renamed|upgraded|downgraded|retired|deprecated in favour|"
+    r"deprecated in favor|going forward|as of today|new (?:default|owner|value))\b",
+    re.IGNORECASE)
+_LOCAL_PATH = re.compile(r"^(?:/|~/)[^\s]*$")
+
+
+@dataclass(frozen=True)
+class Existing:
+    id: str
+    value: str
+    verdict: str
+    origin: str
+
+
+@dataclass(frozen=True)
+class Incoming:
+    value: str
+    kind: str
+    origin: str
+    quote: str
+    replaces: bool
+    supersedes: str
+
+
+@dataclass(frozen=True)
+class Decision:
+    action: str          # insert | confirm | supersede | contest | park
+    lane: str
+    related: tuple[str, ...] = ()
+    winner_is_new: bool = True
+
+
+def same_value(a: str, b: str, cosine: float | None, threshold: float) -> str | None:
+    """'restatement', 'paraphrase' or None (a changed value)."""
+    if value_form(a) == value_form(b):
+        return "restatement"
+    if numbers(a) != numbers(b) or negated(a) != negated(b):
+        return None
+    ta, tb = value_tokens(a), value_tokens(b)
+    if ta and ta == tb:
+        return "paraphrase"
+    if cosine is not None and cosine >= threshold:
+        return "paraphrase"
+    return None
+
+
+def says_it_replaces(new: Incoming) -> bool:
+    return new.replaces or bool(new.supersedes) or bool(CHANGE_CUES.search(new.quote))
+
+
+def ground_truth(new_value: str, old_value: str,
+                 exists: Callable[[str], bool] = os.path.exists) -> bool | None:
+    """True: the new value's path exists and the old one's does not; False:
+    the reverse; None: not mechanically decidable."""
+    if not (_LOCAL_PATH.match(new_value.strip()) and _LOCAL_PATH.match(old_value.strip())):
+        return None
+    new_ok = exists(os.path.expanduser(new_value.strip()))
+    old_ok = exists(os.path.expanduser(old_value.strip()))
+    return new_ok if new_ok != old_ok else None
+
+
+def decide(new: Incoming, live: list[Existing], cosines: dict[str, float],
+           threshold: float) -> Decision:
+    """`live`: active/contested facts of the same kind in the slot, newest first;
+    `cosines`: fact id -> similarity of its value to the new value."""
+    if not live:
+        return Decision("insert", "new")
+    for old in live:
+        same = same_value(new.value, old.value, cosines.get(old.id), threshold)
+        if same:
+            return Decision("confirm", same, (old.id,))
+    related = tuple(old.id for old in live)
+    strongest = max(TIERS.get(old.origin, 1) for old in live)
+    if new.kind == "RULE":
+        return Decision("contest", "rule", related)
+    if TIERS.get(new.origin, 1) < strongest:
+        return Decision("park", "origin_tier", related)
+    if says_it_replaces(new):
+        return Decision("supersede", "explicit", related)
+    if new.kind in ("STATE", "REFERENCE") and len(live) == 1:
+        verdict = ground_truth(new.value, live[0].value)
+        if verdict is True:
+            return Decision("supersede", "ground_truth", related)
+        if verdict is False:
+            return Decision("park", "ground_truth", related, winner_is_new=False)
+    return Decision("contest", "contested", related)

@@ -1,0 +1,97 @@
+"""Read paths: fact_get (now or as of a world time), history, search. Every
+read goes through `live_facts` or states plainly that it reads history."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+
+import asyncpg
+
+from engram_kit.context import CallerContext
+from engram_kit.db import tenant_tx
+from engram_kit.embedder_client import EmbedderClient
+from engram_kit.errors import InvalidArgument
+
+from . import repo
+from . import repo_conflicts as conflicts
+from .normalise import attribute_name, entity_name
+from .settings import CortexSettings
+
+
+@dataclass(frozen=True)
+class Served:
+    """Rows with the open conflict of each contested one."""
+
+    rows: list[asyncpg.Record]
+    conflict_of: dict[uuid.UUID, uuid.UUID]
+
+
+@dataclass(frozen=True)
+class SlotAnswer:
+    current: Served
+    contenders: Served
+    set_valued: bool
+    entity: str
+    attribute: str
+
+
+class FactReader:
+    def __init__(self, pool: asyncpg.Pool, embedder: EmbedderClient,
+                 settings: CortexSettings) -> None:
+        self._pool = pool
+        self._embedder = embedder
+        self._s = settings
+
+    async def _served(self, conn: asyncpg.Connection, rows: list[asyncpg.Record]) -> Served:
+        return Served(rows, await conflicts.open_for(conn, [r["id"] for r in rows]))
+
+    async def get(self, ctx: CallerContext, entity: str, attribute: str,
+                  as_of: datetime | None) -> SlotAnswer:
+        ns = ctx.require_namespace()
+        entity, attribute = entity_name(entity), attribute_name(attribute)
+        async with tenant_tx(self._pool, ns) as conn:
+            entity = await repo.resolve_entity(conn, entity)
+            slot = await conn.fetchrow(
+                "SELECT set_valued FROM slots WHERE entity = $1 AND attribute = $2",
+                entity, attribute)
+            if as_of is not None:
+                current = await repo.as_of(conn, entity, attribute, as_of)
+                parked: list[asyncpg.Record] = []
+            else:
+                current = await repo.live_in_slot(conn, entity, attribute)
+                parked = await repo.live_in_slot(conn, entity, attribute, ("parked",))
+            return SlotAnswer(await self._served(conn, current),
+                              await self._served(conn, parked),
+                              bool(slot and slot["set_valued"]), entity, attribute)
+
+    async def history(self, ctx: CallerContext, entity: str, attribute: str) -> Served:
+        ns = ctx.require_namespace()
+        entity = entity_name(entity)
+        attr = attribute_name(attribute) if attribute.strip() else None
+        async with tenant_tx(self._pool, ns) as conn:
+            entity = await repo.resolve_entity(conn, entity)
+            return await self._served(conn, await repo.history(conn, entity, attr))
+
+    async def search(self, ctx: CallerContext, query: str, top_k: int) -> Served:
+        """Live facts near the query (dense) or matching its words (lexical)."""
+        ns = ctx.require_namespace()
+        query = query.strip()
+        if not query or len(query) > 2000:
+            raise InvalidArgument("query is 1-2000 characters", field="query")
+        top_k = top_k or 5
+        if not 1 <= top_k <= self._s.search_top_k_max:
+            raise InvalidArgument(f"top_k is 1-{self._s.search_top_k_max}", field="top_k")
+        vector = await self._embedder.embed_one(query, ctx, query=True)
+        async with tenant_tx(self._pool, ns) as conn:
+            dense = (await repo.nearest(conn, vector, top_k * 2)) if vector is not None else []
+            words = await repo.lexical(conn, query, top_k * 2)
+            picked: dict[uuid.UUID, asyncpg.Record] = {}
+            for r in dense:
+                if r["score"] >= self._s.search_min_cosine:
+                    picked.setdefault(r["id"], r)
+            for r in words:
+                picked.setdefault(r["id"], r)
+            rows = sorted(picked.values(), key=lambda r: -float(r["score"]))[:top_k]
+            return await self._served(conn, rows)

@@ -1,0 +1,193 @@
+"""SQL for facts, slots, tombstones, entities and the audit. The caller owns
+the transaction (a tenant transaction: RLS limits it to one namespace)."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+import asyncpg
+import numpy as np
+
+LIVE_SERVED = ("active", "contested")  # current truth, contested served with both sides
+
+
+@dataclass(frozen=True)
+class NewFact:
+    namespace: str
+    entity: str
+    attribute: str
+    value: str
+    norm_value: str
+    kind: str
+    verdict: str
+    origin: str
+    confidence: float
+    quote: str
+    source_type: str
+    source_ref: str
+    captured_by: str
+    writer_principal: str
+    writer_client: str
+    writer_session: str
+    valid_from: datetime | None
+    embedding: np.ndarray | None
+    details: dict[str, Any] = field(default_factory=dict)
+    supersedes: uuid.UUID | None = None
+    set_member: bool = False
+
+
+async def insert_fact(conn: asyncpg.Connection, f: NewFact) -> asyncpg.Record:
+    d = f.details
+    lifetime = d.get("expected_lifetime_seconds")
+    return await conn.fetchrow(
+        """INSERT INTO facts (id, namespace, entity, attribute, value, norm_value, kind, verdict,
+               origin, confidence, evidence_quote, source_type, source_ref, captured_by,
+               writer_principal, writer_client, writer_session, valid_from, embedding, scope,
+               trigger_predicate, status_detail, expected_lifetime, earned_by, risk_weight,
+               subject, supersedes, set_member)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
+                   coalesce($18, clock_timestamp()), $19, $20, $21, $22, $23, $24, $25, $26,
+                   $27, $28)
+           RETURNING *""",
+        uuid.uuid4(), f.namespace, f.entity, f.attribute, f.value, f.norm_value, f.kind,
+        f.verdict, f.origin, f.confidence, f.quote, f.source_type, f.source_ref, f.captured_by,
+        f.writer_principal, f.writer_client, f.writer_session, f.valid_from, f.embedding,
+        d.get("scope"), d.get("trigger_predicate"), d.get("status_detail"),
+        timedelta(seconds=lifetime) if lifetime else None, d.get("earned_by"),
+        d.get("risk_weight"), d.get("subject"), f.supersedes, f.set_member,
+    )
+
+
+async def lock_slot(conn: asyncpg.Connection, namespace: str, entity: str,
+                    attribute: str) -> asyncpg.Record | None:
+    """Serialise every write to one slot; returns the slot row if any."""
+    await conn.execute("SELECT pg_advisory_xact_lock(hashtext($1))",
+                       f"cortex/{namespace}/{entity}/{attribute}")
+    return await conn.fetchrow(
+        "SELECT * FROM slots WHERE entity = $1 AND attribute = $2", entity, attribute)
+
+
+async def ensure_slot(conn: asyncpg.Connection, namespace: str, entity: str, attribute: str,
+                      set_valued: bool) -> None:
+    await conn.execute(
+        """INSERT INTO slots (namespace, entity, attribute, set_valued) VALUES ($1, $2, $3, $4)
+           ON CONFLICT DO NOTHING""", namespace, entity, attribute, set_valued)
+    await conn.execute(
+        "INSERT INTO entities (namespace, name) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+        namespace, entity)
+
+
+async def resolve_entity(conn: asyncpg.Connection, name: str) -> str:
+    """Aliases resolve first."""
+    return await conn.fetchval("SELECT entity FROM aliases WHERE alias = $1", name) or name
+
+
+async def live_in_slot(conn: asyncpg.Connection, entity: str, attribute: str,
+                       verdicts: tuple[str, ...] = LIVE_SERVED) -> list[asyncpg.Record]:
+    return await conn.fetch(
+        """SELECT * FROM live_facts WHERE entity = $1 AND attribute = $2
+             AND verdict = ANY($3::text[]) ORDER BY recorded_at DESC""",
+        entity, attribute, list(verdicts))
+
+
+async def get_fact(conn: asyncpg.Connection, fact_id: uuid.UUID) -> asyncpg.Record | None:
+    return await conn.fetchrow("SELECT * FROM facts WHERE id = $1", fact_id)
+
+
+async def supersede(conn: asyncpg.Connection, old_id: uuid.UUID, new_id: uuid.UUID,
+                    reason: str) -> asyncpg.Record:
+    """Retire `old` in favour of `new`: system time ends now, world time ends
+    where the new value begins."""
+    return await conn.fetchrow(
+        """UPDATE facts o SET verdict = 'superseded', superseded_by = $2,
+                  retired_at = clock_timestamp(), retire_reason = $3,
+                  valid_to = coalesce(o.valid_to, greatest(n.valid_from, o.valid_from))
+           FROM facts n WHERE o.id = $1 AND n.id = $2 RETURNING o.*""",
+        old_id, new_id, reason)
+
+
+async def set_verdict(conn: asyncpg.Connection, ids: list[uuid.UUID], verdict: str) -> None:
+    await conn.execute("UPDATE facts SET verdict = $2 WHERE id = ANY($1::uuid[])", ids, verdict)
+
+
+async def withdraw(conn: asyncpg.Connection, fact_id: uuid.UUID, reason: str,
+                   end_validity: bool) -> asyncpg.Record:
+    return await conn.fetchrow(
+        """UPDATE facts SET verdict = 'withdrawn', retired_at = clock_timestamp(),
+                  retire_reason = $2,
+                  valid_to = CASE WHEN $3 THEN coalesce(valid_to, clock_timestamp())
+                                  ELSE valid_to END
+           WHERE id = $1 RETURNING *""",
+        fact_id, reason, end_validity)
+
+
+async def confirm(conn: asyncpg.Connection, fact_id: uuid.UUID) -> asyncpg.Record:
+    return await conn.fetchrow(
+        """UPDATE facts SET meta = jsonb_set(meta, '{confirmations}',
+                  to_jsonb(coalesce((meta->>'confirmations')::int, 0) + 1))
+           WHERE id = $1 RETURNING *""", fact_id)
+
+
+async def tombstone(conn: asyncpg.Connection, row: asyncpg.Record, reason: str) -> None:
+    await conn.execute(
+        """INSERT INTO tombstones (namespace, entity, attribute, norm_value, fact_id, reason)
+           VALUES ($1, $2, $3, $4, $5, $6)
+           ON CONFLICT (namespace, entity, attribute, norm_value)
+           DO UPDATE SET fact_id = EXCLUDED.fact_id, reason = EXCLUDED.reason,
+                         retired_at = clock_timestamp()""",
+        row["namespace"], row["entity"], row["attribute"], row["norm_value"], row["id"], reason)
+
+
+async def find_tombstone(conn: asyncpg.Connection, entity: str, attribute: str,
+                         norm_value: str) -> uuid.UUID | None:
+    return await conn.fetchval(
+        "SELECT fact_id FROM tombstones WHERE entity = $1 AND attribute = $2 AND norm_value = $3",
+        entity, attribute, norm_value)
+
+
+async def history(conn: asyncpg.Connection, entity: str,
+                  attribute: str | None) -> list[asyncpg.Record]:
+    return await conn.fetch(
+        """SELECT * FROM facts WHERE entity = $1 AND ($2::text IS NULL OR attribute = $2)
+           ORDER BY attribute, recorded_at LIMIT 1000""", entity, attribute)
+
+
+async def as_of(conn: asyncpg.Connection, entity: str, attribute: str,
+                at: datetime) -> list[asyncpg.Record]:
+    """What was true in the world at `at`, by the facts' validity; a retracted
+    fact was never true and is not served."""
+    return await conn.fetch(
+        """SELECT * FROM facts WHERE entity = $1 AND attribute = $2
+             AND valid_from <= $3 AND (valid_to IS NULL OR valid_to > $3)
+             AND (verdict IN ('active', 'superseded', 'contested')
+                  OR (verdict = 'withdrawn' AND set_member))
+           ORDER BY recorded_at DESC""", entity, attribute, at)
+
+
+async def nearest(conn: asyncpg.Connection, vector: np.ndarray,
+                  limit: int) -> list[asyncpg.Record]:
+    return await conn.fetch(
+        """SELECT *, 1 - (embedding <=> $1) AS score FROM live_facts
+           WHERE embedding IS NOT NULL ORDER BY embedding <=> $1 LIMIT $2""", vector, limit)
+
+
+async def lexical(conn: asyncpg.Connection, query: str, limit: int) -> list[asyncpg.Record]:
+    return await conn.fetch(
+        """SELECT *, ts_rank(v, q) AS score FROM (
+               SELECT f.*, to_tsvector('simple', f.entity || ' ' || replace(f.attribute, '_', ' ')
+                                       || ' ' || f.value) AS v
+               FROM live_facts f) f,
+           websearch_to_tsquery('simple', $1) q
+           WHERE v @@ q ORDER BY score DESC LIMIT $2""", query, limit)
+
+
+async def audit(conn: asyncpg.Connection, namespace: str, principal: str, action: str,
+                subject: str, detail: dict[str, Any] | None = None) -> None:
+    await conn.execute(
+        """INSERT INTO audit (namespace, principal, action, subject, detail)
+           VALUES ($1, $2, $3, $4, $5::jsonb)""",
+        namespace, principal, action, subject, json.dumps(detail or {}, default=str))
