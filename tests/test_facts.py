@@ -235,3 +235,17 @@ async def test_other_namespaces_see_no_facts(stack: Stack, agent_token: str):
         found = await call(stranger, "memory_search", {"query": f"{e} secret sauce paprika"})
         assert found["facts"] == []
         assert (await call(stranger, "fact_history", {"entity": e}))["facts"] == []
+
+
+async def test_thin_fact_layer_falls_through_to_entries(stack: Stack, agent_token: str):
+    e = entity()
+    async with mcp_client(stack.mcp_url, agent_token) as client:
+        await call(client, "memory_store", {"text": f"The {e} pager rotation is weekly."})
+        got = await call(client, "fact_get", {"entity": e, "attribute": "pager rotation"})
+        assert got["current"] == [] and got["layer"] == "entries"
+        assert any(e in entry["text"] for entry in got["fallback"]["entries"])
+        assert "not a canonical fact" in got["fallback"]["label"]
+        await call(client, "fact_set", {"entity": e, "attribute": "pager rotation",
+                                        "value": "weekly"})
+        got = await call(client, "fact_get", {"entity": e, "attribute": "pager rotation"})
+        assert got["layer"] == "facts" and "fallback" not in got

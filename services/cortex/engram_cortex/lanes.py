@@ -14,15 +14,17 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .normalise import negated, numbers, value_form, value_tokens
+from .normalise import identifier_like, negated, numbers, value_form, value_tokens
 
 TIERS = {"user": 3, "action": 2, "agent": 1, "assistant": 0}
 # Wording by which a capture says it replaces an earlier value.
 CHANGE_CUES = re.compile(
-    r"\b(?:now|no longer|not anymore|anymore|switched|switching|moved|migrated|migrating|"
-    r"replaced|replaces|replacing|instead|changed|changing|from now on|took over|"
-    r"taken over|renamed|upgraded|downgraded|retired|deprecated in favour|"
-    r"deprecated in favor|going forward|as of today|new (?:default|owner|value))\b",
+    r"\b(?:now|no longer|anymore|instead|from now on|going forward|as of today|"
+    r"switch\w*|migrat\w*|replac\w*|chang(?:e|ed|es|ing)\b(?! (?:log|set))|"
+    r"mov(?:ed|ing)|moves? (?:to|from|over|off)|renam\w*|upgrad\w*|downgrad\w*|"
+    r"rais(?:ed|ing)|lower(?:ed|ing)|increas(?:ed|ing)|decreas(?:ed|ing)|bump(?:ed|ing)|"
+    r"took over|taken over|taking over|retired|deprecated in favou?r|"
+    r"new (?:default|owner|value))\b",
     re.IGNORECASE)
 _LOCAL_PATH = re.compile(r"^(?:/|~/)[^\s]*$")
 
@@ -59,6 +61,8 @@ def same_value(a: str, b: str, cosine: float | None, threshold: float) -> str | 
         return "restatement"
     if numbers(a) != numbers(b) or negated(a) != negated(b):
         return None
+    if identifier_like(a) or identifier_like(b):
+        return None
     ta, tb = value_tokens(a), value_tokens(b)
     if ta and ta == tb:
         return "paraphrase"
@@ -88,8 +92,14 @@ def decide(new: Incoming, live: list[Existing], cosines: dict[str, float],
     `cosines`: fact id -> similarity of its value to the new value."""
     if not live:
         return Decision("insert", "new")
+    # A write that says it replaces the value is a change, not a rewording:
+    # only an exact restatement confirms it.
+    replacing = says_it_replaces(new)
     for old in live:
-        same = same_value(new.value, old.value, cosines.get(old.id), threshold)
+        cosine = None if replacing else cosines.get(old.id)
+        same = same_value(new.value, old.value, cosine, threshold)
+        if same == "paraphrase" and replacing:
+            continue
         if same:
             return Decision("confirm", same, (old.id,))
     related = tuple(old.id for old in live)
@@ -98,7 +108,7 @@ def decide(new: Incoming, live: list[Existing], cosines: dict[str, float],
         return Decision("contest", "rule", related)
     if TIERS.get(new.origin, 1) < strongest:
         return Decision("park", "origin_tier", related)
-    if says_it_replaces(new):
+    if replacing:
         return Decision("supersede", "explicit", related)
     if new.kind in ("STATE", "REFERENCE") and len(live) == 1:
         verdict = ground_truth(new.value, live[0].value)

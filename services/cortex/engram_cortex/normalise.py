@@ -20,7 +20,8 @@ NUMBER_WORDS = {
     "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
     "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
     "fifteen": "15", "twenty": "20", "thirty": "30", "forty": "40", "fifty": "50",
-    "sixty": "60", "ninety": "90", "hundred": "100", "once": "1", "twice": "2",
+    "sixty": "60", "seventy": "70", "eighty": "80", "ninety": "90", "hundred": "100",
+    "once": "1", "twice": "2",
     "single": "1", "double": "2", "half": "0.5",
 }
 STOPWORDS = frozenset({"the", "a", "an", "of", "for", "to", "in", "on", "at", "with", "by",
@@ -81,8 +82,35 @@ def stem(word: str) -> str:
     return word
 
 
+_MONTHS = {m: str(i) for i, m in enumerate(
+    ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), 1)}
+_MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+_MONTH_NEAR_NUMBER = re.compile(rf"\b{_MONTH}(?=\s+\d)|(?<=\d)(?:st|nd|rd|th)?\s+{_MONTH}\b")
+_HUNDREDS = re.compile(r"\b(\w+)[\s-]+hundred\b")
+_DIGITS = re.compile(r"\d+(?:\.\d+)?")
+# Weekdays are discrete values like numbers: Tuesday and Thursday differ.
+_WEEKDAYS = {d: i for i, d in enumerate(("mon", "tue", "wed", "thu", "fri", "sat", "sun"), 1)}
+_WEEKDAY = re.compile(r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b")
+
+
 def numbers(raw: str) -> frozenset[str]:
-    return frozenset(t for t in value_tokens(raw) if re.fullmatch(r"\d+(?:\.\d+)*", t))
+    """Every number the value states (digits, number words, month names next
+    to a day or year, weekdays), leading zeros dropped: '2025-05-02' ==
+    'May 2, 2025'."""
+    text = raw.lower()
+    text = _HUNDREDS.sub(lambda m: f"{int(NUMBER_WORDS.get(m.group(1), '1')) * 100}", text)
+    text = _MONTH_NEAR_NUMBER.sub(lambda m: f" {_MONTHS[(m.group(1) or m.group(2))[:3]]} ",
+                                  text)
+    text = re.sub(r"\b[a-z]+\b", lambda m: NUMBER_WORDS.get(m.group(0), m.group(0)), text)
+    found = {n.lstrip("0") or "0" for n in _DIGITS.findall(text)}
+    return frozenset(found | {f"day{_WEEKDAYS[m[:3]]}" for m in _WEEKDAY.findall(text)})
+
+
+def identifier_like(raw: str) -> bool:
+    """A URL, path, host name, address or version: compared by its text only,
+    never by meaning (staging-db-01 and staging-db-02 are different hosts)."""
+    value = raw.strip()
+    return " " not in value and bool(re.search(r"[/.@:_-]", value))
 
 
 def negated(raw: str) -> bool:

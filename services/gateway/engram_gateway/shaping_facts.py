@@ -62,7 +62,7 @@ def set_reply(r: pb.SetFactResponse) -> dict[str, Any]:
 def get_reply(r: pb.GetFactResponse, verbose: bool) -> dict[str, Any]:
     return {"current": [fact_item(f, verbose) for f in r.current],
             "contenders": [fact_item(f, verbose) for f in r.contenders],
-            "label": r.label, "set_valued": r.set_valued}
+            "label": r.label, "set_valued": r.set_valued, "layer": "facts"}
 
 
 def member_reply(r: pb.SetMemberResponse) -> dict[str, Any]:

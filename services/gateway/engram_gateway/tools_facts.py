@@ -11,12 +11,13 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from engram.v1 import cortex_pb2 as pb
+from engram.v1 import memory_pb2
 from engram_kit.timestamps import to_timestamp
 
 from .auth import caller_for
 from .clients import Backends
 from .errors import tool_errors
-from .shaping import parse_time
+from .shaping import parse_time, search_reply
 from .shaping_facts import KIND_VALUES, conflict_item, fact_item, get_reply, member_reply, set_reply
 from .tools import Namespace, session_id
 
@@ -81,13 +82,18 @@ def register_fact_tools(mcp: MCPServer, backends: Backends) -> None:
         namespace: Namespace = None,
     ) -> dict[str, Any]:
         """What is X now (or as of a past time)? Returns {current, contenders, label,
-        set_valued}. Each fact carries a serving label: current; last known as of <date>
-        (a STATE past its lifetime); history (an EVENT); contested (both sides, with the
-        call that settles it); parked contenders are listed apart."""
+        set_valued, layer}. Each fact carries a serving label: current; last known as of
+        <date> (a STATE past its lifetime); history (an EVENT); contested (both sides, with
+        the call that settles it); parked contenders are listed apart. With no fact in the
+        slot, matching memory entries and documents are served instead under `fallback`,
+        and `layer` names the layer that answered."""
         request = pb.GetFactRequest(entity=entity, attribute=attribute,
                                     as_of=to_timestamp(parse_time(as_of, "as_of")))
-        return await call("fact_get", "GetFact", ctx, namespace, request,
-                          lambda r: get_reply(r, verbose))
+        reply = await call("fact_get", "GetFact", ctx, namespace, request,
+                           lambda r: get_reply(r, verbose))
+        if not reply["current"] and not as_of:
+            reply |= await fall_through(backends, ctx, namespace, f"{entity} {attribute}")
+        return reply
 
     @mcp.tool(annotations=READ)
     async def fact_history(
@@ -119,6 +125,21 @@ def register_fact_tools(mcp: MCPServer, backends: Backends) -> None:
                           lambda r: {"retracted": r.retracted, "ids": list(r.ids)})
 
     register_set_and_conflict_tools(mcp, call)
+
+
+async def fall_through(backends: Backends, ctx: Context, namespace: str | None,
+                       query: str) -> dict[str, Any]:
+    """A thin fact layer falls through to entries and documents, labelled."""
+    caller = caller_for(namespace, session_id(ctx))
+    with tool_errors("fact_get", caller.request_id):
+        found = await backends.memory("Search", caller,
+                                      memory_pb2.SearchRequest(query=query, top_k=3))
+    reply = search_reply(found, verbose=False, explain=False, facts=[])
+    layer = reply["layer"] if reply["entries"] or reply.get("documents") else "none"
+    return {"layer": layer, "fallback": {"entries": reply["entries"],
+                                         "documents": reply.get("documents", []),
+                                         "label": "not a canonical fact: raw memory that "
+                                                  "matched the slot's words"}}
 
 
 def register_set_and_conflict_tools(mcp: MCPServer, call: Callable[..., Any]) -> None:
