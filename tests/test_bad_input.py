@@ -63,4 +63,6 @@ async def test_unknown_tool_is_a_tool_error(stack: Stack, agent_token: str):
                      "episode_end", "session_title", "briefing", "document_ingest",
                      "document_search", "board_agents", "board_lease", "board_message",
                      "fact_set", "fact_get", "fact_history", "fact_retract", "set_add",
-                     "set_remove", "conflict_list", "conflict_resolve", "alias_add"}
+                     "set_remove", "conflict_list", "conflict_resolve", "alias_add",
+                     "graph_relate", "graph_unrelate", "graph_neighbors", "relation_list",
+                     "relation_add", "memory_recall"}

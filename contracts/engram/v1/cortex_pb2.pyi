@@ -324,3 +324,141 @@ class AddAliasResponse(_message.Message):
     entity: str
     alias: str
     def __init__(self, entity: _Optional[str] = ..., alias: _Optional[str] = ...) -> None: ...
+
+class Edge(_message.Message):
+    __slots__ = ("id", "src", "relation", "dst", "provenance", "derived", "evidence_quote", "valid_from", "valid_to", "recorded_at", "retired_at")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    SRC_FIELD_NUMBER: _ClassVar[int]
+    RELATION_FIELD_NUMBER: _ClassVar[int]
+    DST_FIELD_NUMBER: _ClassVar[int]
+    PROVENANCE_FIELD_NUMBER: _ClassVar[int]
+    DERIVED_FIELD_NUMBER: _ClassVar[int]
+    EVIDENCE_QUOTE_FIELD_NUMBER: _ClassVar[int]
+    VALID_FROM_FIELD_NUMBER: _ClassVar[int]
+    VALID_TO_FIELD_NUMBER: _ClassVar[int]
+    RECORDED_AT_FIELD_NUMBER: _ClassVar[int]
+    RETIRED_AT_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    src: str
+    relation: str
+    dst: str
+    provenance: str
+    derived: bool
+    evidence_quote: str
+    valid_from: _timestamp_pb2.Timestamp
+    valid_to: _timestamp_pb2.Timestamp
+    recorded_at: _timestamp_pb2.Timestamp
+    retired_at: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[str] = ..., src: _Optional[str] = ..., relation: _Optional[str] = ..., dst: _Optional[str] = ..., provenance: _Optional[str] = ..., derived: _Optional[bool] = ..., evidence_quote: _Optional[str] = ..., valid_from: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., valid_to: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., recorded_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., retired_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class RelateRequest(_message.Message):
+    __slots__ = ("src", "relation", "dst", "provenance", "evidence_quote", "valid_from")
+    SRC_FIELD_NUMBER: _ClassVar[int]
+    RELATION_FIELD_NUMBER: _ClassVar[int]
+    DST_FIELD_NUMBER: _ClassVar[int]
+    PROVENANCE_FIELD_NUMBER: _ClassVar[int]
+    EVIDENCE_QUOTE_FIELD_NUMBER: _ClassVar[int]
+    VALID_FROM_FIELD_NUMBER: _ClassVar[int]
+    src: str
+    relation: str
+    dst: str
+    provenance: str
+    evidence_quote: str
+    valid_from: _timestamp_pb2.Timestamp
+    def __init__(self, src: _Optional[str] = ..., relation: _Optional[str] = ..., dst: _Optional[str] = ..., provenance: _Optional[str] = ..., evidence_quote: _Optional[str] = ..., valid_from: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class RelateResponse(_message.Message):
+    __slots__ = ("action", "edge")
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    EDGE_FIELD_NUMBER: _ClassVar[int]
+    action: str
+    edge: Edge
+    def __init__(self, action: _Optional[str] = ..., edge: _Optional[_Union[Edge, _Mapping]] = ...) -> None: ...
+
+class Node(_message.Message):
+    __slots__ = ("entity", "depth", "facts")
+    ENTITY_FIELD_NUMBER: _ClassVar[int]
+    DEPTH_FIELD_NUMBER: _ClassVar[int]
+    FACTS_FIELD_NUMBER: _ClassVar[int]
+    entity: str
+    depth: int
+    facts: _containers.RepeatedCompositeFieldContainer[Fact]
+    def __init__(self, entity: _Optional[str] = ..., depth: _Optional[int] = ..., facts: _Optional[_Iterable[_Union[Fact, _Mapping]]] = ...) -> None: ...
+
+class NeighborsRequest(_message.Message):
+    __slots__ = ("entity", "depth", "to")
+    ENTITY_FIELD_NUMBER: _ClassVar[int]
+    DEPTH_FIELD_NUMBER: _ClassVar[int]
+    TO_FIELD_NUMBER: _ClassVar[int]
+    entity: str
+    depth: int
+    to: str
+    def __init__(self, entity: _Optional[str] = ..., depth: _Optional[int] = ..., to: _Optional[str] = ...) -> None: ...
+
+class NeighborsResponse(_message.Message):
+    __slots__ = ("nodes", "edges", "path", "path_edges", "truncated")
+    NODES_FIELD_NUMBER: _ClassVar[int]
+    EDGES_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    PATH_EDGES_FIELD_NUMBER: _ClassVar[int]
+    TRUNCATED_FIELD_NUMBER: _ClassVar[int]
+    nodes: _containers.RepeatedCompositeFieldContainer[Node]
+    edges: _containers.RepeatedCompositeFieldContainer[Edge]
+    path: _containers.RepeatedScalarFieldContainer[str]
+    path_edges: _containers.RepeatedCompositeFieldContainer[Edge]
+    truncated: bool
+    def __init__(self, nodes: _Optional[_Iterable[_Union[Node, _Mapping]]] = ..., edges: _Optional[_Iterable[_Union[Edge, _Mapping]]] = ..., path: _Optional[_Iterable[str]] = ..., path_edges: _Optional[_Iterable[_Union[Edge, _Mapping]]] = ..., truncated: _Optional[bool] = ...) -> None: ...
+
+class RecallRequest(_message.Message):
+    __slots__ = ("query", "hops", "top_k")
+    QUERY_FIELD_NUMBER: _ClassVar[int]
+    HOPS_FIELD_NUMBER: _ClassVar[int]
+    TOP_K_FIELD_NUMBER: _ClassVar[int]
+    query: str
+    hops: int
+    top_k: int
+    def __init__(self, query: _Optional[str] = ..., hops: _Optional[int] = ..., top_k: _Optional[int] = ...) -> None: ...
+
+class RecallResponse(_message.Message):
+    __slots__ = ("facts", "edges", "seeds", "visited", "low_confidence", "truncated")
+    FACTS_FIELD_NUMBER: _ClassVar[int]
+    EDGES_FIELD_NUMBER: _ClassVar[int]
+    SEEDS_FIELD_NUMBER: _ClassVar[int]
+    VISITED_FIELD_NUMBER: _ClassVar[int]
+    LOW_CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
+    TRUNCATED_FIELD_NUMBER: _ClassVar[int]
+    facts: _containers.RepeatedCompositeFieldContainer[Fact]
+    edges: _containers.RepeatedCompositeFieldContainer[Edge]
+    seeds: _containers.RepeatedScalarFieldContainer[str]
+    visited: _containers.RepeatedScalarFieldContainer[str]
+    low_confidence: bool
+    truncated: bool
+    def __init__(self, facts: _Optional[_Iterable[_Union[Fact, _Mapping]]] = ..., edges: _Optional[_Iterable[_Union[Edge, _Mapping]]] = ..., seeds: _Optional[_Iterable[str]] = ..., visited: _Optional[_Iterable[str]] = ..., low_confidence: _Optional[bool] = ..., truncated: _Optional[bool] = ...) -> None: ...
+
+class Relation(_message.Message):
+    __slots__ = ("name", "inverse", "transitive", "symmetric")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    INVERSE_FIELD_NUMBER: _ClassVar[int]
+    TRANSITIVE_FIELD_NUMBER: _ClassVar[int]
+    SYMMETRIC_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    inverse: str
+    transitive: bool
+    symmetric: bool
+    def __init__(self, name: _Optional[str] = ..., inverse: _Optional[str] = ..., transitive: _Optional[bool] = ..., symmetric: _Optional[bool] = ...) -> None: ...
+
+class ListRelationsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListRelationsResponse(_message.Message):
+    __slots__ = ("relations",)
+    RELATIONS_FIELD_NUMBER: _ClassVar[int]
+    relations: _containers.RepeatedCompositeFieldContainer[Relation]
+    def __init__(self, relations: _Optional[_Iterable[_Union[Relation, _Mapping]]] = ...) -> None: ...
+
+class AddRelationRequest(_message.Message):
+    __slots__ = ("relation",)
+    RELATION_FIELD_NUMBER: _ClassVar[int]
+    relation: Relation
+    def __init__(self, relation: _Optional[_Union[Relation, _Mapping]] = ...) -> None: ...

@@ -34,6 +34,36 @@ class CortexServiceStub:
         Args:
             channel: A grpc.Channel.
         """
+        self.Relate = channel.unary_unary(
+                '/engram.v1.CortexService/Relate',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.RelateRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.RelateResponse.FromString,
+                _registered_method=True)
+        self.Unrelate = channel.unary_unary(
+                '/engram.v1.CortexService/Unrelate',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.RelateRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.RelateResponse.FromString,
+                _registered_method=True)
+        self.Neighbors = channel.unary_unary(
+                '/engram.v1.CortexService/Neighbors',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.NeighborsRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.NeighborsResponse.FromString,
+                _registered_method=True)
+        self.Recall = channel.unary_unary(
+                '/engram.v1.CortexService/Recall',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.RecallRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.RecallResponse.FromString,
+                _registered_method=True)
+        self.ListRelations = channel.unary_unary(
+                '/engram.v1.CortexService/ListRelations',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.ListRelationsRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.ListRelationsResponse.FromString,
+                _registered_method=True)
+        self.AddRelation = channel.unary_unary(
+                '/engram.v1.CortexService/AddRelation',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.AddRelationRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.ListRelationsResponse.FromString,
+                _registered_method=True)
         self.SetFact = channel.unary_unary(
                 '/engram.v1.CortexService/SetFact',
                 request_serializer=engram_dot_v1_dot_cortex__pb2.SetFactRequest.SerializeToString,
@@ -88,6 +118,42 @@ class CortexServiceStub:
 
 class CortexServiceServicer:
     """Missing associated documentation comment in .proto file."""
+
+    def Relate(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Unrelate(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Neighbors(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Recall(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListRelations(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AddRelation(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
 
     def SetFact(self, request, context):
         """Missing associated documentation comment in .proto file."""
@@ -152,6 +218,36 @@ class CortexServiceServicer:
 
 def add_CortexServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
+            'Relate': grpc.unary_unary_rpc_method_handler(
+                    servicer.Relate,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.RelateRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.RelateResponse.SerializeToString,
+            ),
+            'Unrelate': grpc.unary_unary_rpc_method_handler(
+                    servicer.Unrelate,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.RelateRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.RelateResponse.SerializeToString,
+            ),
+            'Neighbors': grpc.unary_unary_rpc_method_handler(
+                    servicer.Neighbors,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.NeighborsRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.NeighborsResponse.SerializeToString,
+            ),
+            'Recall': grpc.unary_unary_rpc_method_handler(
+                    servicer.Recall,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.RecallRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.RecallResponse.SerializeToString,
+            ),
+            'ListRelations': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListRelations,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.ListRelationsRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.ListRelationsResponse.SerializeToString,
+            ),
+            'AddRelation': grpc.unary_unary_rpc_method_handler(
+                    servicer.AddRelation,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.AddRelationRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.ListRelationsResponse.SerializeToString,
+            ),
             'SetFact': grpc.unary_unary_rpc_method_handler(
                     servicer.SetFact,
                     request_deserializer=engram_dot_v1_dot_cortex__pb2.SetFactRequest.FromString,
@@ -212,6 +308,168 @@ def add_CortexServiceServicer_to_server(servicer, server):
  # This class is part of an EXPERIMENTAL API.
 class CortexService:
     """Missing associated documentation comment in .proto file."""
+
+    @staticmethod
+    def Relate(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexService/Relate',
+            engram_dot_v1_dot_cortex__pb2.RelateRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.RelateResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Unrelate(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexService/Unrelate',
+            engram_dot_v1_dot_cortex__pb2.RelateRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.RelateResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Neighbors(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexService/Neighbors',
+            engram_dot_v1_dot_cortex__pb2.NeighborsRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.NeighborsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Recall(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexService/Recall',
+            engram_dot_v1_dot_cortex__pb2.RecallRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.RecallResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListRelations(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexService/ListRelations',
+            engram_dot_v1_dot_cortex__pb2.ListRelationsRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.ListRelationsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AddRelation(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexService/AddRelation',
+            engram_dot_v1_dot_cortex__pb2.AddRelationRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.ListRelationsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
 
     @staticmethod
     def SetFact(request,

@@ -12,7 +12,9 @@ from engram_kit.runtime import run_until_signal
 from engram_kit.service import run_database_service
 
 from .facts import FactStore
+from .graph import Graph
 from .reads import FactReader
+from .recall import Recall
 from .review import Review
 from .servicer import CortexServicer
 from .settings import CortexSettings
@@ -33,8 +35,10 @@ async def amain(stop: asyncio.Event) -> None:
         raise SystemExit(f"cortex refuses to start: {exc}") from None
 
     def build(pool: object, readiness: object) -> tuple:
-        servicer = CortexServicer(FactStore(pool, embedder, s), FactReader(pool, embedder, s),
-                                  SlotEditor(pool, embedder, s), Review(pool))
+        reader, graph = FactReader(pool, embedder, s), Graph(pool)
+        servicer = CortexServicer(FactStore(pool, embedder, s), reader,
+                                  SlotEditor(pool, embedder, s), Review(pool), graph,
+                                  Recall(pool, reader, graph))
         readiness.info["embedding_space"] = lambda: embedder.state
         return (lambda server: cortex_pb2_grpc.add_CortexServiceServicer_to_server(
             servicer, server)), [embedder.keep_connected]

@@ -13,9 +13,12 @@ from engram_kit.context import current_caller
 from engram_kit.timestamps import optional_datetime, to_timestamp
 
 from .facts import FactInput, FactStore
+from .graph import Graph
 from .labels import label, resolve_call
 from .reads import FactReader, Served
+from .recall import Recall
 from .review import ConflictView, Review
+from .servicer_graph import GraphHandlers
 from .slots import SlotEditor
 from .validation import EvidenceIn
 
@@ -71,9 +74,10 @@ def evidence_of(e: pb.Evidence) -> EvidenceIn:
     return EvidenceIn(e.quote, e.source_type, e.source_ref, e.captured_by)
 
 
-class CortexServicer(rpc.CortexServiceServicer):
+class CortexServicer(GraphHandlers, rpc.CortexServiceServicer):
     def __init__(self, facts: FactStore, reader: FactReader, slots: SlotEditor,
-                 review: Review) -> None:
+                 review: Review, graph: Graph, recall: Recall) -> None:
+        GraphHandlers.__init__(self, graph, recall, fact_message)
         self._facts = facts
         self._reader = reader
         self._slots = slots

@@ -15,7 +15,8 @@ from .settings import GatewaySettings
 
 _IDEMPOTENT = frozenset({"Search", "Get", "Recent", "Briefing", "DocumentSearch",
                          "ListAgents", "ListLeases", "ReceiveMessages", "GetFact",
-                         "FactHistory", "ListConflicts", "SearchFacts"})
+                         "FactHistory", "ListConflicts", "SearchFacts", "Neighbors",
+                         "Recall", "ListRelations"})
 
 
 class Backends:

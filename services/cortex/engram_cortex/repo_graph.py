@@ -1,0 +1,72 @@
+"""SQL for the graph. The caller owns the transaction."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+
+import asyncpg
+
+
+async def custom_relations(conn: asyncpg.Connection) -> list[asyncpg.Record]:
+    return await conn.fetch("SELECT * FROM relations ORDER BY name")
+
+
+async def add_relation(conn: asyncpg.Connection, namespace: str, name: str, inverse: str,
+                       transitive: bool, symmetric: bool, by: str) -> None:
+    await conn.execute(
+        """INSERT INTO relations (namespace, name, inverse, transitive, is_symmetric, added_by)
+           VALUES ($1, $2, $3, $4, $5, $6)""",
+        namespace, name, inverse, transitive, symmetric, by)
+
+
+async def live_edge(conn: asyncpg.Connection, src: str, relation: str,
+                    dst: str) -> asyncpg.Record | None:
+    return await conn.fetchrow(
+        "SELECT * FROM live_edges WHERE src = $1 AND relation = $2 AND dst = $3",
+        src, relation, dst)
+
+
+async def insert_edge(conn: asyncpg.Connection, namespace: str, src: str, relation: str,
+                      dst: str, provenance: str, quote: str, writer: str,
+                      valid_from: datetime | None) -> asyncpg.Record:
+    return await conn.fetchrow(
+        """INSERT INTO edges (namespace, id, src, relation, dst, provenance, evidence_quote,
+                              writer_principal, valid_from)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, coalesce($9, clock_timestamp()))
+           ON CONFLICT (namespace, src, relation, dst) WHERE retired_at IS NULL DO NOTHING
+           RETURNING *""",
+        namespace, uuid.uuid4(), src, relation, dst, provenance, quote, writer, valid_from)
+
+
+async def retire_edge(conn: asyncpg.Connection, edge_id: uuid.UUID) -> asyncpg.Record:
+    return await conn.fetchrow(
+        """UPDATE edges SET retired_at = clock_timestamp(),
+                  valid_to = coalesce(valid_to, clock_timestamp())
+           WHERE id = $1 RETURNING *""", edge_id)
+
+
+async def edges_touching(conn: asyncpg.Connection, entities: list[str],
+                         limit: int) -> list[asyncpg.Record]:
+    return await conn.fetch(
+        """SELECT * FROM live_edges WHERE src = ANY($1::text[]) OR dst = ANY($1::text[])
+           ORDER BY recorded_at DESC LIMIT $2""", entities, limit)
+
+
+async def facts_of(conn: asyncpg.Connection, entities: list[str],
+                   per_entity: int) -> list[asyncpg.Record]:
+    """Live, served facts (active or contested) of each entity, newest first."""
+    return await conn.fetch(
+        """SELECT * FROM (
+               SELECT f.*, row_number() OVER (PARTITION BY f.entity
+                                              ORDER BY f.recorded_at DESC) AS n
+               FROM live_facts f
+               WHERE f.entity = ANY($1::text[]) AND f.verdict IN ('active', 'contested')) x
+           WHERE n <= $2 ORDER BY entity, recorded_at DESC""", entities, per_entity)
+
+
+async def entities_named(conn: asyncpg.Connection, names: list[str]) -> list[str]:
+    rows = await conn.fetch(
+        """SELECT name FROM entities WHERE name = ANY($1::text[])
+           UNION SELECT entity FROM aliases WHERE alias = ANY($1::text[])""", names)
+    return [r[0] for r in rows]
