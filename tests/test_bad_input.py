@@ -65,4 +65,6 @@ async def test_unknown_tool_is_a_tool_error(stack: Stack, agent_token: str):
                      "fact_set", "fact_get", "fact_history", "fact_retract", "set_add",
                      "set_remove", "conflict_list", "conflict_resolve", "alias_add",
                      "graph_relate", "graph_unrelate", "graph_neighbors", "relation_list",
-                     "relation_add", "memory_recall"}
+                     "relation_add", "memory_recall", "world_set", "world_search",
+                     "outcome_record", "lesson_search", "tag_propose_root", "tag_alias",
+                     "review_list", "review_decide"}

@@ -60,7 +60,7 @@ class KindDetails(_message.Message):
     def __init__(self, scope: _Optional[str] = ..., trigger_predicate: _Optional[str] = ..., status_detail: _Optional[str] = ..., expected_lifetime_seconds: _Optional[int] = ..., earned_by: _Optional[str] = ..., risk_weight: _Optional[float] = ..., subject: _Optional[str] = ...) -> None: ...
 
 class Fact(_message.Message):
-    __slots__ = ("id", "entity", "attribute", "value", "kind", "verdict", "label", "evidence", "origin", "confidence", "valid_from", "valid_to", "recorded_at", "retired_at", "details", "writer_principal", "superseded_by", "supersedes", "set_member", "conflict_id", "score")
+    __slots__ = ("id", "entity", "attribute", "value", "kind", "verdict", "label", "evidence", "origin", "confidence", "valid_from", "valid_to", "recorded_at", "retired_at", "details", "writer_principal", "superseded_by", "supersedes", "set_member", "conflict_id", "score", "tags")
     ID_FIELD_NUMBER: _ClassVar[int]
     ENTITY_FIELD_NUMBER: _ClassVar[int]
     ATTRIBUTE_FIELD_NUMBER: _ClassVar[int]
@@ -82,6 +82,7 @@ class Fact(_message.Message):
     SET_MEMBER_FIELD_NUMBER: _ClassVar[int]
     CONFLICT_ID_FIELD_NUMBER: _ClassVar[int]
     SCORE_FIELD_NUMBER: _ClassVar[int]
+    TAGS_FIELD_NUMBER: _ClassVar[int]
     id: str
     entity: str
     attribute: str
@@ -103,10 +104,11 @@ class Fact(_message.Message):
     set_member: bool
     conflict_id: str
     score: float
-    def __init__(self, id: _Optional[str] = ..., entity: _Optional[str] = ..., attribute: _Optional[str] = ..., value: _Optional[str] = ..., kind: _Optional[_Union[FactKind, str]] = ..., verdict: _Optional[str] = ..., label: _Optional[str] = ..., evidence: _Optional[_Union[Evidence, _Mapping]] = ..., origin: _Optional[str] = ..., confidence: _Optional[float] = ..., valid_from: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., valid_to: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., recorded_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., retired_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., details: _Optional[_Union[KindDetails, _Mapping]] = ..., writer_principal: _Optional[str] = ..., superseded_by: _Optional[str] = ..., supersedes: _Optional[str] = ..., set_member: _Optional[bool] = ..., conflict_id: _Optional[str] = ..., score: _Optional[float] = ...) -> None: ...
+    tags: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, id: _Optional[str] = ..., entity: _Optional[str] = ..., attribute: _Optional[str] = ..., value: _Optional[str] = ..., kind: _Optional[_Union[FactKind, str]] = ..., verdict: _Optional[str] = ..., label: _Optional[str] = ..., evidence: _Optional[_Union[Evidence, _Mapping]] = ..., origin: _Optional[str] = ..., confidence: _Optional[float] = ..., valid_from: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., valid_to: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., recorded_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., retired_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., details: _Optional[_Union[KindDetails, _Mapping]] = ..., writer_principal: _Optional[str] = ..., superseded_by: _Optional[str] = ..., supersedes: _Optional[str] = ..., set_member: _Optional[bool] = ..., conflict_id: _Optional[str] = ..., score: _Optional[float] = ..., tags: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class SetFactRequest(_message.Message):
-    __slots__ = ("entity", "attribute", "value", "kind", "evidence", "origin", "valid_from", "confidence", "replaces", "supersedes", "details")
+    __slots__ = ("entity", "attribute", "value", "kind", "evidence", "origin", "valid_from", "confidence", "replaces", "supersedes", "details", "tags")
     ENTITY_FIELD_NUMBER: _ClassVar[int]
     ATTRIBUTE_FIELD_NUMBER: _ClassVar[int]
     VALUE_FIELD_NUMBER: _ClassVar[int]
@@ -118,6 +120,7 @@ class SetFactRequest(_message.Message):
     REPLACES_FIELD_NUMBER: _ClassVar[int]
     SUPERSEDES_FIELD_NUMBER: _ClassVar[int]
     DETAILS_FIELD_NUMBER: _ClassVar[int]
+    TAGS_FIELD_NUMBER: _ClassVar[int]
     entity: str
     attribute: str
     value: str
@@ -129,10 +132,11 @@ class SetFactRequest(_message.Message):
     replaces: bool
     supersedes: str
     details: KindDetails
-    def __init__(self, entity: _Optional[str] = ..., attribute: _Optional[str] = ..., value: _Optional[str] = ..., kind: _Optional[_Union[FactKind, str]] = ..., evidence: _Optional[_Union[Evidence, _Mapping]] = ..., origin: _Optional[str] = ..., valid_from: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., confidence: _Optional[float] = ..., replaces: _Optional[bool] = ..., supersedes: _Optional[str] = ..., details: _Optional[_Union[KindDetails, _Mapping]] = ...) -> None: ...
+    tags: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, entity: _Optional[str] = ..., attribute: _Optional[str] = ..., value: _Optional[str] = ..., kind: _Optional[_Union[FactKind, str]] = ..., evidence: _Optional[_Union[Evidence, _Mapping]] = ..., origin: _Optional[str] = ..., valid_from: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., confidence: _Optional[float] = ..., replaces: _Optional[bool] = ..., supersedes: _Optional[str] = ..., details: _Optional[_Union[KindDetails, _Mapping]] = ..., tags: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class SetFactResponse(_message.Message):
-    __slots__ = ("action", "fact", "conflict_id", "related_id", "reasserts_retired", "lane", "note", "resolve_call")
+    __slots__ = ("action", "fact", "conflict_id", "related_id", "reasserts_retired", "lane", "note", "resolve_call", "unresolved_tags")
     ACTION_FIELD_NUMBER: _ClassVar[int]
     FACT_FIELD_NUMBER: _ClassVar[int]
     CONFLICT_ID_FIELD_NUMBER: _ClassVar[int]
@@ -141,6 +145,7 @@ class SetFactResponse(_message.Message):
     LANE_FIELD_NUMBER: _ClassVar[int]
     NOTE_FIELD_NUMBER: _ClassVar[int]
     RESOLVE_CALL_FIELD_NUMBER: _ClassVar[int]
+    UNRESOLVED_TAGS_FIELD_NUMBER: _ClassVar[int]
     action: str
     fact: Fact
     conflict_id: str
@@ -149,7 +154,8 @@ class SetFactResponse(_message.Message):
     lane: str
     note: str
     resolve_call: str
-    def __init__(self, action: _Optional[str] = ..., fact: _Optional[_Union[Fact, _Mapping]] = ..., conflict_id: _Optional[str] = ..., related_id: _Optional[str] = ..., reasserts_retired: _Optional[str] = ..., lane: _Optional[str] = ..., note: _Optional[str] = ..., resolve_call: _Optional[str] = ...) -> None: ...
+    unresolved_tags: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, action: _Optional[str] = ..., fact: _Optional[_Union[Fact, _Mapping]] = ..., conflict_id: _Optional[str] = ..., related_id: _Optional[str] = ..., reasserts_retired: _Optional[str] = ..., lane: _Optional[str] = ..., note: _Optional[str] = ..., resolve_call: _Optional[str] = ..., unresolved_tags: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class GetFactRequest(_message.Message):
     __slots__ = ("entity", "attribute", "as_of")
@@ -462,3 +468,195 @@ class AddRelationRequest(_message.Message):
     RELATION_FIELD_NUMBER: _ClassVar[int]
     relation: Relation
     def __init__(self, relation: _Optional[_Union[Relation, _Mapping]] = ...) -> None: ...
+
+class WorldFact(_message.Message):
+    __slots__ = ("id", "entity", "attribute", "value", "source_url", "source_quote", "freshness", "confidence", "effective_confidence", "stale", "checked_at", "recorded_at", "score")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    ENTITY_FIELD_NUMBER: _ClassVar[int]
+    ATTRIBUTE_FIELD_NUMBER: _ClassVar[int]
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_URL_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_QUOTE_FIELD_NUMBER: _ClassVar[int]
+    FRESHNESS_FIELD_NUMBER: _ClassVar[int]
+    CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
+    EFFECTIVE_CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
+    STALE_FIELD_NUMBER: _ClassVar[int]
+    CHECKED_AT_FIELD_NUMBER: _ClassVar[int]
+    RECORDED_AT_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    entity: str
+    attribute: str
+    value: str
+    source_url: str
+    source_quote: str
+    freshness: str
+    confidence: float
+    effective_confidence: float
+    stale: bool
+    checked_at: _timestamp_pb2.Timestamp
+    recorded_at: _timestamp_pb2.Timestamp
+    score: float
+    def __init__(self, id: _Optional[str] = ..., entity: _Optional[str] = ..., attribute: _Optional[str] = ..., value: _Optional[str] = ..., source_url: _Optional[str] = ..., source_quote: _Optional[str] = ..., freshness: _Optional[str] = ..., confidence: _Optional[float] = ..., effective_confidence: _Optional[float] = ..., stale: _Optional[bool] = ..., checked_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., recorded_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., score: _Optional[float] = ...) -> None: ...
+
+class WorldSetRequest(_message.Message):
+    __slots__ = ("entity", "attribute", "value", "source_url", "source_quote", "freshness", "confidence")
+    ENTITY_FIELD_NUMBER: _ClassVar[int]
+    ATTRIBUTE_FIELD_NUMBER: _ClassVar[int]
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_URL_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_QUOTE_FIELD_NUMBER: _ClassVar[int]
+    FRESHNESS_FIELD_NUMBER: _ClassVar[int]
+    CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
+    entity: str
+    attribute: str
+    value: str
+    source_url: str
+    source_quote: str
+    freshness: str
+    confidence: float
+    def __init__(self, entity: _Optional[str] = ..., attribute: _Optional[str] = ..., value: _Optional[str] = ..., source_url: _Optional[str] = ..., source_quote: _Optional[str] = ..., freshness: _Optional[str] = ..., confidence: _Optional[float] = ...) -> None: ...
+
+class WorldSetResponse(_message.Message):
+    __slots__ = ("action", "fact")
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    FACT_FIELD_NUMBER: _ClassVar[int]
+    action: str
+    fact: WorldFact
+    def __init__(self, action: _Optional[str] = ..., fact: _Optional[_Union[WorldFact, _Mapping]] = ...) -> None: ...
+
+class TextSearchRequest(_message.Message):
+    __slots__ = ("query", "top_k")
+    QUERY_FIELD_NUMBER: _ClassVar[int]
+    TOP_K_FIELD_NUMBER: _ClassVar[int]
+    query: str
+    top_k: int
+    def __init__(self, query: _Optional[str] = ..., top_k: _Optional[int] = ...) -> None: ...
+
+class WorldSearchResponse(_message.Message):
+    __slots__ = ("facts",)
+    FACTS_FIELD_NUMBER: _ClassVar[int]
+    facts: _containers.RepeatedCompositeFieldContainer[WorldFact]
+    def __init__(self, facts: _Optional[_Iterable[_Union[WorldFact, _Mapping]]] = ...) -> None: ...
+
+class OutcomeRequest(_message.Message):
+    __slots__ = ("task", "outcome", "detail", "used_ids")
+    TASK_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
+    USED_IDS_FIELD_NUMBER: _ClassVar[int]
+    task: str
+    outcome: str
+    detail: str
+    used_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, task: _Optional[str] = ..., outcome: _Optional[str] = ..., detail: _Optional[str] = ..., used_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class Lesson(_message.Message):
+    __slots__ = ("id", "polarity", "text", "task", "confidence", "signals", "subject_fact_ids", "re_verify", "distilled_by", "score")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    POLARITY_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    TASK_FIELD_NUMBER: _ClassVar[int]
+    CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
+    SIGNALS_FIELD_NUMBER: _ClassVar[int]
+    SUBJECT_FACT_IDS_FIELD_NUMBER: _ClassVar[int]
+    RE_VERIFY_FIELD_NUMBER: _ClassVar[int]
+    DISTILLED_BY_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    polarity: str
+    text: str
+    task: str
+    confidence: float
+    signals: int
+    subject_fact_ids: _containers.RepeatedScalarFieldContainer[str]
+    re_verify: bool
+    distilled_by: str
+    score: float
+    def __init__(self, id: _Optional[str] = ..., polarity: _Optional[str] = ..., text: _Optional[str] = ..., task: _Optional[str] = ..., confidence: _Optional[float] = ..., signals: _Optional[int] = ..., subject_fact_ids: _Optional[_Iterable[str]] = ..., re_verify: _Optional[bool] = ..., distilled_by: _Optional[str] = ..., score: _Optional[float] = ...) -> None: ...
+
+class OutcomeResponse(_message.Message):
+    __slots__ = ("outcome_id", "identical_signals", "lesson")
+    OUTCOME_ID_FIELD_NUMBER: _ClassVar[int]
+    IDENTICAL_SIGNALS_FIELD_NUMBER: _ClassVar[int]
+    LESSON_FIELD_NUMBER: _ClassVar[int]
+    outcome_id: str
+    identical_signals: int
+    lesson: Lesson
+    def __init__(self, outcome_id: _Optional[str] = ..., identical_signals: _Optional[int] = ..., lesson: _Optional[_Union[Lesson, _Mapping]] = ...) -> None: ...
+
+class LessonSearchResponse(_message.Message):
+    __slots__ = ("lessons",)
+    LESSONS_FIELD_NUMBER: _ClassVar[int]
+    lessons: _containers.RepeatedCompositeFieldContainer[Lesson]
+    def __init__(self, lessons: _Optional[_Iterable[_Union[Lesson, _Mapping]]] = ...) -> None: ...
+
+class TagRequest(_message.Message):
+    __slots__ = ("tag", "reason", "alias")
+    TAG_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    ALIAS_FIELD_NUMBER: _ClassVar[int]
+    tag: str
+    reason: str
+    alias: str
+    def __init__(self, tag: _Optional[str] = ..., reason: _Optional[str] = ..., alias: _Optional[str] = ...) -> None: ...
+
+class TagResponse(_message.Message):
+    __slots__ = ("tag", "status", "note")
+    TAG_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    NOTE_FIELD_NUMBER: _ClassVar[int]
+    tag: str
+    status: str
+    note: str
+    def __init__(self, tag: _Optional[str] = ..., status: _Optional[str] = ..., note: _Optional[str] = ...) -> None: ...
+
+class ReviewItem(_message.Message):
+    __slots__ = ("id", "kind", "summary", "created_at", "conflict", "decide_call")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    CONFLICT_FIELD_NUMBER: _ClassVar[int]
+    DECIDE_CALL_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    kind: str
+    summary: str
+    created_at: _timestamp_pb2.Timestamp
+    conflict: Conflict
+    decide_call: str
+    def __init__(self, id: _Optional[str] = ..., kind: _Optional[str] = ..., summary: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., conflict: _Optional[_Union[Conflict, _Mapping]] = ..., decide_call: _Optional[str] = ...) -> None: ...
+
+class ReviewListRequest(_message.Message):
+    __slots__ = ("kind",)
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    kind: str
+    def __init__(self, kind: _Optional[str] = ...) -> None: ...
+
+class ReviewListResponse(_message.Message):
+    __slots__ = ("items",)
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    items: _containers.RepeatedCompositeFieldContainer[ReviewItem]
+    def __init__(self, items: _Optional[_Iterable[_Union[ReviewItem, _Mapping]]] = ...) -> None: ...
+
+class ReviewDecideRequest(_message.Message):
+    __slots__ = ("item_id", "decision", "winner_id", "reasoning")
+    ITEM_ID_FIELD_NUMBER: _ClassVar[int]
+    DECISION_FIELD_NUMBER: _ClassVar[int]
+    WINNER_ID_FIELD_NUMBER: _ClassVar[int]
+    REASONING_FIELD_NUMBER: _ClassVar[int]
+    item_id: str
+    decision: str
+    winner_id: str
+    reasoning: str
+    def __init__(self, item_id: _Optional[str] = ..., decision: _Optional[str] = ..., winner_id: _Optional[str] = ..., reasoning: _Optional[str] = ...) -> None: ...
+
+class ReviewDecideResponse(_message.Message):
+    __slots__ = ("item_id", "kind", "status")
+    ITEM_ID_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    item_id: str
+    kind: str
+    status: str
+    def __init__(self, item_id: _Optional[str] = ..., kind: _Optional[str] = ..., status: _Optional[str] = ...) -> None: ...

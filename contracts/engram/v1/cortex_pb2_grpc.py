@@ -34,6 +34,46 @@ class CortexServiceStub:
         Args:
             channel: A grpc.Channel.
         """
+        self.WorldSet = channel.unary_unary(
+                '/engram.v1.CortexService/WorldSet',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.WorldSetRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.WorldSetResponse.FromString,
+                _registered_method=True)
+        self.WorldSearch = channel.unary_unary(
+                '/engram.v1.CortexService/WorldSearch',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.TextSearchRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.WorldSearchResponse.FromString,
+                _registered_method=True)
+        self.RecordOutcome = channel.unary_unary(
+                '/engram.v1.CortexService/RecordOutcome',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.OutcomeRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.OutcomeResponse.FromString,
+                _registered_method=True)
+        self.LessonSearch = channel.unary_unary(
+                '/engram.v1.CortexService/LessonSearch',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.TextSearchRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.LessonSearchResponse.FromString,
+                _registered_method=True)
+        self.ProposeRootTag = channel.unary_unary(
+                '/engram.v1.CortexService/ProposeRootTag',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.TagRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.TagResponse.FromString,
+                _registered_method=True)
+        self.AddTagAlias = channel.unary_unary(
+                '/engram.v1.CortexService/AddTagAlias',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.TagRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.TagResponse.FromString,
+                _registered_method=True)
+        self.ReviewList = channel.unary_unary(
+                '/engram.v1.CortexService/ReviewList',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.ReviewListRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.ReviewListResponse.FromString,
+                _registered_method=True)
+        self.ReviewDecide = channel.unary_unary(
+                '/engram.v1.CortexService/ReviewDecide',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.ReviewDecideRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.ReviewDecideResponse.FromString,
+                _registered_method=True)
         self.Relate = channel.unary_unary(
                 '/engram.v1.CortexService/Relate',
                 request_serializer=engram_dot_v1_dot_cortex__pb2.RelateRequest.SerializeToString,
@@ -118,6 +158,54 @@ class CortexServiceStub:
 
 class CortexServiceServicer:
     """Missing associated documentation comment in .proto file."""
+
+    def WorldSet(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def WorldSearch(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RecordOutcome(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def LessonSearch(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ProposeRootTag(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AddTagAlias(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ReviewList(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ReviewDecide(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
 
     def Relate(self, request, context):
         """Missing associated documentation comment in .proto file."""
@@ -218,6 +306,46 @@ class CortexServiceServicer:
 
 def add_CortexServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
+            'WorldSet': grpc.unary_unary_rpc_method_handler(
+                    servicer.WorldSet,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.WorldSetRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.WorldSetResponse.SerializeToString,
+            ),
+            'WorldSearch': grpc.unary_unary_rpc_method_handler(
+                    servicer.WorldSearch,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.TextSearchRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.WorldSearchResponse.SerializeToString,
+            ),
+            'RecordOutcome': grpc.unary_unary_rpc_method_handler(
+                    servicer.RecordOutcome,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.OutcomeRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.OutcomeResponse.SerializeToString,
+            ),
+            'LessonSearch': grpc.unary_unary_rpc_method_handler(
+                    servicer.LessonSearch,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.TextSearchRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.LessonSearchResponse.SerializeToString,
+            ),
+            'ProposeRootTag': grpc.unary_unary_rpc_method_handler(
+                    servicer.ProposeRootTag,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.TagRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.TagResponse.SerializeToString,
+            ),
+            'AddTagAlias': grpc.unary_unary_rpc_method_handler(
+                    servicer.AddTagAlias,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.TagRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.TagResponse.SerializeToString,
+            ),
+            'ReviewList': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReviewList,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.ReviewListRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.ReviewListResponse.SerializeToString,
+            ),
+            'ReviewDecide': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReviewDecide,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.ReviewDecideRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.ReviewDecideResponse.SerializeToString,
+            ),
             'Relate': grpc.unary_unary_rpc_method_handler(
                     servicer.Relate,
                     request_deserializer=engram_dot_v1_dot_cortex__pb2.RelateRequest.FromString,
@@ -308,6 +436,222 @@ def add_CortexServiceServicer_to_server(servicer, server):
  # This class is part of an EXPERIMENTAL API.
 class CortexService:
     """Missing associated documentation comment in .proto file."""
+
+    @staticmethod
+    def WorldSet(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexService/WorldSet',
+            engram_dot_v1_dot_cortex__pb2.WorldSetRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.WorldSetResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WorldSearch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexService/WorldSearch',
+            engram_dot_v1_dot_cortex__pb2.TextSearchRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.WorldSearchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RecordOutcome(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexService/RecordOutcome',
+            engram_dot_v1_dot_cortex__pb2.OutcomeRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.OutcomeResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def LessonSearch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexService/LessonSearch',
+            engram_dot_v1_dot_cortex__pb2.TextSearchRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.LessonSearchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ProposeRootTag(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexService/ProposeRootTag',
+            engram_dot_v1_dot_cortex__pb2.TagRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.TagResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AddTagAlias(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexService/AddTagAlias',
+            engram_dot_v1_dot_cortex__pb2.TagRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.TagResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReviewList(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexService/ReviewList',
+            engram_dot_v1_dot_cortex__pb2.ReviewListRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.ReviewListResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReviewDecide(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexService/ReviewDecide',
+            engram_dot_v1_dot_cortex__pb2.ReviewDecideRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.ReviewDecideResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
 
     @staticmethod
     def Relate(request,

@@ -23,6 +23,7 @@ from . import repo_conflicts as conflicts
 from .labels import resolve_call
 from .normalise import attribute_name, entity_name, value_form
 from .settings import CortexSettings
+from .tags import resolve_all, tag_form
 from .validation import (
     EvidenceIn,
     check_confidence,
@@ -47,6 +48,7 @@ class FactInput:
     replaces: bool = False
     supersedes: str = ""
     details: dict[str, Any] = field(default_factory=dict)
+    tags: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -59,6 +61,7 @@ class SetOutcome:
     reasserts_retired: str = ""
     note: str = ""
     resolve_call: str = ""
+    unresolved_tags: list[str] = field(default_factory=list)
 
 
 def statement(entity: str, attribute: str, value: str) -> str:
@@ -92,7 +95,7 @@ class FactStore:
             evidence=check_evidence(f.evidence, self._s), origin=check_origin(f.origin),
             valid_from=f.valid_from, confidence=check_confidence(f.confidence),
             replaces=f.replaces, supersedes=f.supersedes,
-            details=check_details(kind, f.details))
+            details=check_details(kind, f.details), tags=[tag_form(t) for t in f.tags])
 
     async def set(self, ctx: CallerContext, raw: FactInput) -> SetOutcome:
         ns = ctx.require_namespace()
@@ -120,7 +123,10 @@ class FactStore:
                                f.supersedes),
                 [lanes.Existing(str(r["id"]), r["value"], r["verdict"], r["origin"])
                  for r in live], cosines, self._s.paraphrase_cosine)
+            tags, unresolved = await resolve_all(conn, ns, f.tags, ctx.principal)
+            f = FactInput(**{**f.__dict__, "tags": tags})
             outcome = await self._apply(conn, ctx, f, decision, vectors)
+            outcome.unresolved_tags = unresolved
             if not vectors:
                 outcome.note = ("embedder unavailable: the paraphrase check used words only "
                                 "and the fact has no vector yet") + (
@@ -170,7 +176,7 @@ class FactStore:
             writer_principal=ctx.principal, writer_client=ctx.client_id,
             writer_session=ctx.session_id, valid_from=f.valid_from,
             embedding=vectors[1] if vectors else None, details=f.details,
-            supersedes=related[0] if decision.action == "supersede" else None)
+            supersedes=related[0] if decision.action == "supersede" else None, tags=f.tags)
 
     async def _lane_effects(self, conn: asyncpg.Connection, ctx: CallerContext,
                             row: asyncpg.Record, related: list[uuid.UUID],

@@ -13,12 +13,16 @@ from engram_kit.service import run_database_service
 
 from .facts import FactStore
 from .graph import Graph
+from .lessons import Lessons
 from .reads import FactReader
 from .recall import Recall
 from .review import Review
+from .review_queue import ReviewQueue
 from .servicer import CortexServicer
 from .settings import CortexSettings
 from .slots import SlotEditor
+from .tags import TagRegistry
+from .world import World
 
 SCHEMA = "cortex"
 MIGRATIONS = Path(__file__).parent / "migrations"
@@ -35,10 +39,12 @@ async def amain(stop: asyncio.Event) -> None:
         raise SystemExit(f"cortex refuses to start: {exc}") from None
 
     def build(pool: object, readiness: object) -> tuple:
-        reader, graph = FactReader(pool, embedder, s), Graph(pool)
+        reader, graph, review = FactReader(pool, embedder, s), Graph(pool), Review(pool)
+        knowledge = (World(pool, embedder, s), Lessons(pool, embedder, s), TagRegistry(pool),
+                     ReviewQueue(pool, review))
         servicer = CortexServicer(FactStore(pool, embedder, s), reader,
-                                  SlotEditor(pool, embedder, s), Review(pool), graph,
-                                  Recall(pool, reader, graph))
+                                  SlotEditor(pool, embedder, s), review, graph,
+                                  Recall(pool, reader, graph), knowledge)
         readiness.info["embedding_space"] = lambda: embedder.state
         return (lambda server: cortex_pb2_grpc.add_CortexServiceServicer_to_server(
             servicer, server)), [embedder.keep_connected]

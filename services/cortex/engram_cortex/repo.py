@@ -38,6 +38,7 @@ class NewFact:
     details: dict[str, Any] = field(default_factory=dict)
     supersedes: uuid.UUID | None = None
     set_member: bool = False
+    tags: list[str] = field(default_factory=list)
 
 
 async def insert_fact(conn: asyncpg.Connection, f: NewFact) -> asyncpg.Record:
@@ -48,17 +49,17 @@ async def insert_fact(conn: asyncpg.Connection, f: NewFact) -> asyncpg.Record:
                origin, confidence, evidence_quote, source_type, source_ref, captured_by,
                writer_principal, writer_client, writer_session, valid_from, embedding, scope,
                trigger_predicate, status_detail, expected_lifetime, earned_by, risk_weight,
-               subject, supersedes, set_member)
+               subject, supersedes, set_member, tags)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
                    coalesce($18, clock_timestamp()), $19, $20, $21, $22, $23, $24, $25, $26,
-                   $27, $28)
+                   $27, $28, $29)
            RETURNING *""",
         uuid.uuid4(), f.namespace, f.entity, f.attribute, f.value, f.norm_value, f.kind,
         f.verdict, f.origin, f.confidence, f.quote, f.source_type, f.source_ref, f.captured_by,
         f.writer_principal, f.writer_client, f.writer_session, f.valid_from, f.embedding,
         d.get("scope"), d.get("trigger_predicate"), d.get("status_detail"),
         timedelta(seconds=lifetime) if lifetime else None, d.get("earned_by"),
-        d.get("risk_weight"), d.get("subject"), f.supersedes, f.set_member,
+        d.get("risk_weight"), d.get("subject"), f.supersedes, f.set_member, f.tags,
     )
 
 

@@ -15,12 +15,17 @@ from engram_kit.timestamps import optional_datetime, to_timestamp
 from .facts import FactInput, FactStore
 from .graph import Graph
 from .labels import label, resolve_call
+from .lessons import Lessons
 from .reads import FactReader, Served
 from .recall import Recall
 from .review import ConflictView, Review
+from .review_queue import ReviewQueue
 from .servicer_graph import GraphHandlers
+from .servicer_knowledge import KnowledgeHandlers
 from .slots import SlotEditor
+from .tags import TagRegistry
 from .validation import EvidenceIn
+from .world import World
 
 KIND_NAMES = {v: k.removeprefix("FACT_KIND_") for k, v in pb.FactKind.items() if v}
 KIND_VALUES = {name: value for value, name in KIND_NAMES.items()}
@@ -51,7 +56,7 @@ def fact_message(row: asyncpg.Record, conflict_id: uuid.UUID | None = None,
         writer_principal=row["writer_principal"],
         superseded_by=str(row["superseded_by"] or ""), supersedes=str(row["supersedes"] or ""),
         set_member=row["set_member"], conflict_id=str(conflict_id or ""),
-        score=float(row.get("score") or 0.0),
+        score=float(row.get("score") or 0.0), tags=list(row.get("tags") or []),
     )
 
 
@@ -74,10 +79,12 @@ def evidence_of(e: pb.Evidence) -> EvidenceIn:
     return EvidenceIn(e.quote, e.source_type, e.source_ref, e.captured_by)
 
 
-class CortexServicer(GraphHandlers, rpc.CortexServiceServicer):
+class CortexServicer(GraphHandlers, KnowledgeHandlers, rpc.CortexServiceServicer):
     def __init__(self, facts: FactStore, reader: FactReader, slots: SlotEditor,
-                 review: Review, graph: Graph, recall: Recall) -> None:
+                 review: Review, graph: Graph, recall: Recall,
+                 knowledge: tuple[World, Lessons, TagRegistry, ReviewQueue]) -> None:
         GraphHandlers.__init__(self, graph, recall, fact_message)
+        KnowledgeHandlers.__init__(self, *knowledge, conflict_message)
         self._facts = facts
         self._reader = reader
         self._slots = slots
@@ -95,12 +102,12 @@ class CortexServicer(GraphHandlers, rpc.CortexServiceServicer):
             evidence=evidence_of(request.evidence), origin=request.origin,
             valid_from=optional_datetime(request, "valid_from"),
             confidence=request.confidence, replaces=request.replaces,
-            supersedes=request.supersedes, details=details))
+            supersedes=request.supersedes, details=details, tags=list(request.tags)))
         cid = uuid.UUID(out.conflict_id) if out.conflict_id else None
         return pb.SetFactResponse(
             action=out.action, fact=fact_message(out.fact, cid), conflict_id=out.conflict_id,
             related_id=out.related_id, reasserts_retired=out.reasserts_retired, lane=out.lane,
-            note=out.note, resolve_call=out.resolve_call)
+            note=out.note, resolve_call=out.resolve_call, unresolved_tags=out.unresolved_tags)
 
     async def GetFact(self, request: pb.GetFactRequest, context: Any) -> pb.GetFactResponse:
         as_of = optional_datetime(request, "as_of")

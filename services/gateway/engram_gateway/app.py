@@ -24,6 +24,7 @@ from .tools_documents import register_document_tools
 from .tools_episodes import register_episode_tools
 from .tools_facts import register_fact_tools
 from .tools_graph import register_graph_tools
+from .tools_knowledge import register_knowledge_tools
 from .tools_lifecycle import register_lifecycle_tools
 
 INSTRUCTIONS = """engram is your long-term memory, shared across sessions.
@@ -51,6 +52,7 @@ def build_mcp(settings: GatewaySettings, store: PrincipalStore, backends: Backen
     register_board_tools(mcp, backends)
     register_fact_tools(mcp, backends)
     register_graph_tools(mcp, backends)
+    register_knowledge_tools(mcp, backends)
     return mcp
 
 

@@ -16,7 +16,8 @@ from .settings import GatewaySettings
 _IDEMPOTENT = frozenset({"Search", "Get", "Recent", "Briefing", "DocumentSearch",
                          "ListAgents", "ListLeases", "ReceiveMessages", "GetFact",
                          "FactHistory", "ListConflicts", "SearchFacts", "Neighbors",
-                         "Recall", "ListRelations"})
+                         "Recall", "ListRelations", "WorldSearch", "LessonSearch",
+                         "ReviewList"})
 
 
 class Backends:

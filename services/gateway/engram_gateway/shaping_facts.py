@@ -29,6 +29,8 @@ def fact_item(f: pb.Fact, verbose: bool = False) -> dict[str, Any]:
     }
     if f.conflict_id:
         item["conflict_id"] = f.conflict_id
+    if f.tags:
+        item["tags"] = list(f.tags)
     if verbose:
         details = {k: v for k, v in (
             ("scope", f.details.scope), ("trigger_predicate", f.details.trigger_predicate),
@@ -53,7 +55,8 @@ def set_reply(r: pb.SetFactResponse) -> dict[str, Any]:
     reply: dict[str, Any] = {"action": r.action, "lane": r.lane, "fact": fact_item(r.fact),
                              "related_id": r.related_id or None}
     for key, value in (("conflict_id", r.conflict_id), ("resolve_call", r.resolve_call),
-                       ("reasserts_retired", r.reasserts_retired), ("note", r.note)):
+                       ("reasserts_retired", r.reasserts_retired), ("note", r.note),
+                       ("unresolved_tags", list(r.unresolved_tags))):
         if value:
             reply[key] = value
     return reply

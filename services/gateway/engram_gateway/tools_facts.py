@@ -51,6 +51,8 @@ def register_fact_tools(mcp: MCPServer, backends: Backends) -> None:
         confidence: Annotated[float, Field(gt=0, le=1)] = 1.0,
         replaces: Annotated[bool, Field(description="This replaces the current value.")] = False,
         supersedes: Annotated[str, Field(description="Id of the fact this replaces.")] = "",
+        tags: Annotated[list[str] | None, Field(description="Dotted tags; unknown ones are "
+                                                "reported, not created.")] = None,
         details: Annotated[dict[str, Any] | None, Field(description=(
             "Kind columns: scope (DECISION/RULE), trigger_predicate (RULE), status_detail and "
             "expected_lifetime_seconds (STATE), earned_by (PREFERENCE), risk_weight "
@@ -71,7 +73,7 @@ def register_fact_tools(mcp: MCPServer, backends: Backends) -> None:
                                  source_ref=source_ref),
             origin=origin, valid_from=to_timestamp(parse_time(valid_from, "valid_from")),
             confidence=confidence, replaces=replaces, supersedes=supersedes,
-            details=pb.KindDetails(**_details(details)))
+            details=pb.KindDetails(**_details(details)), tags=tags or [])
         return await call("fact_set", "SetFact", ctx, namespace, request, set_reply)
 
     @mcp.tool(annotations=READ)

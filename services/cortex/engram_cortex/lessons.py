@@ -1,0 +1,136 @@
+"""Outcomes and lessons. `outcome_record` stores a signal; identical signals
+repeated (or one explicit correction) distil a do/avoid lesson here,
+deterministically. The dreamer will distil the rest (issue #6)."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+import asyncpg
+
+from engram_kit.context import CallerContext
+from engram_kit.db import tenant_tx
+from engram_kit.embedder_client import EmbedderClient
+from engram_kit.errors import InvalidArgument
+
+from . import repo
+from .normalise import value_form
+from .settings import CortexSettings
+from .world import check_query, ranked
+
+OUTCOMES = ("success", "failure", "correction")
+# Signals needed before a lesson is drawn, and the confidence it starts at: a
+# person's correction outranks a success.
+THRESHOLD = {"success": 2, "failure": 2, "correction": 1}
+BASE_CONFIDENCE = {"success": 0.6, "failure": 0.7, "correction": 0.9}
+DISTILLER = "rules:repeated-identical-signals"
+
+
+@dataclass(frozen=True)
+class Recorded:
+    outcome_id: uuid.UUID
+    identical: int
+    lesson: asyncpg.Record | None
+
+
+def lesson_text(outcome: str, task: str, detail: str) -> tuple[str, str]:
+    what = detail or task
+    if outcome == "failure":
+        return "avoid", f"Avoid: {what} (when: {task})"
+    return "do", f"Do: {what} (when: {task})"
+
+
+class Lessons:
+    def __init__(self, pool: asyncpg.Pool, embedder: EmbedderClient,
+                 settings: CortexSettings) -> None:
+        self._pool = pool
+        self._embedder = embedder
+        self._s = settings
+
+    def _check(self, task: str, outcome: str, detail: str, used: list[str]) -> list[uuid.UUID]:
+        if not task.strip() or len(task) > 500:
+            raise InvalidArgument("task is 1-500 characters", field="task")
+        if outcome not in OUTCOMES:
+            raise InvalidArgument(f"outcome is one of {', '.join(OUTCOMES)}", field="outcome")
+        if len(detail) > 2000:
+            raise InvalidArgument("detail is at most 2000 characters", field="detail")
+        if outcome == "correction" and not detail.strip():
+            raise InvalidArgument("a correction needs detail: what should be done instead",
+                                  field="detail")
+        if len(used) > 50:
+            raise InvalidArgument("at most 50 used_ids", field="used_ids")
+        ids = []
+        for raw in used:
+            try:
+                ids.append(uuid.UUID(raw))
+            except ValueError:
+                raise InvalidArgument(f"used_ids holds {raw[:40]!r}, not an id",
+                                      field="used_ids") from None
+        return ids
+
+    async def record(self, ctx: CallerContext, task: str, outcome: str, detail: str,
+                     used: list[str]) -> Recorded:
+        ns = ctx.require_namespace()
+        ids = self._check(task, outcome, detail, used)
+        signature = f"{value_form(task)}|{outcome}|{value_form(detail)}"
+        polarity, text = lesson_text(outcome, task.strip(), detail.strip())
+        vectors = await self._embedder.embed_many([text], ctx)
+        async with tenant_tx(self._pool, ns) as conn:
+            await conn.execute("SELECT pg_advisory_xact_lock(hashtext($1))",
+                               f"lesson/{ns}/{signature}")
+            outcome_id = uuid.uuid4()
+            await conn.execute(
+                """INSERT INTO outcomes (namespace, id, task, outcome, detail, signature,
+                       used_ids, writer_principal) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)""",
+                ns, outcome_id, task, outcome, detail, signature, [str(i) for i in ids],
+                ctx.principal)
+            await repo.audit(conn, ns, ctx.principal, "outcome.record", str(outcome_id),
+                             {"outcome": outcome, "task": task})
+            identical = await conn.fetchval(
+                "SELECT count(*) FROM outcomes WHERE signature = $1", signature)
+            lesson = None
+            if identical >= THRESHOLD[outcome]:
+                facts = await conn.fetch(
+                    """SELECT id FROM facts WHERE id::text IN (
+                           SELECT unnest(used_ids) FROM outcomes WHERE signature = $1)""",
+                    signature)
+                confidence = min(0.99, BASE_CONFIDENCE[outcome]
+                                 + 0.05 * (identical - THRESHOLD[outcome]))
+                lesson = await self._upsert(conn, ns, signature, polarity, text, task,
+                                            confidence, identical, [f["id"] for f in facts],
+                                            vectors[0] if vectors else None)
+                await repo.audit(conn, ns, ctx.principal, "lesson.distil", str(lesson["id"]),
+                                 {"signals": identical, "distilled_by": DISTILLER})
+            return Recorded(outcome_id, identical, lesson)
+
+    async def _upsert(self, conn: asyncpg.Connection, ns: str, signature: str, polarity: str,
+                      text: str, task: str, confidence: float, signals: int,
+                      subjects: list[uuid.UUID], embedding: object) -> asyncpg.Record:
+        return await conn.fetchrow(
+            """INSERT INTO lessons (namespace, id, signature, polarity, text, task, confidence,
+                   signals, subject_fact_ids, distilled_by, embedding)
+               VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+               ON CONFLICT (namespace, signature) WHERE retired_at IS NULL DO UPDATE SET
+                   confidence = EXCLUDED.confidence, signals = EXCLUDED.signals,
+                   subject_fact_ids = (SELECT array_agg(DISTINCT x) FROM unnest(
+                       lessons.subject_fact_ids || EXCLUDED.subject_fact_ids) x),
+                   updated_at = clock_timestamp()
+               RETURNING *, false AS re_verify""",
+            ns, uuid.uuid4(), signature, polarity, text, task, confidence, signals, subjects,
+            DISTILLER, embedding)
+
+    async def search(self, ctx: CallerContext, query: str, top_k: int) -> list[asyncpg.Record]:
+        """Lessons near the query; `re_verify` when a fact it rests on was
+        retired, superseded or contested since the lesson was last drawn."""
+        ns = ctx.require_namespace()
+        query, top_k = check_query(query, top_k, self._s)
+        vector = await self._embedder.embed_one(query, ctx, query=True)
+        async with tenant_tx(self._pool, ns) as conn:
+            rows = await ranked(conn, "live_lessons", "task || ' ' || text", query, vector,
+                                top_k, self._s.search_min_cosine)
+            flags = {r["id"]: await conn.fetchval(
+                """SELECT EXISTS (SELECT 1 FROM facts WHERE id = ANY($1::uuid[])
+                     AND (verdict <> 'active' OR retired_at > $2 OR recorded_at > $2))""",
+                r["subject_fact_ids"], r["updated_at"]) for r in rows}
+        return [dict(r) | {"re_verify": flags[r["id"]]} for r in rows]

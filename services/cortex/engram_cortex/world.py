@@ -1,0 +1,145 @@
+"""World facts: external facts that must cite a source URL and a verbatim
+quote, whose trust decays with age by freshness class."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import asyncpg
+import numpy as np
+
+from engram_kit.context import CallerContext
+from engram_kit.db import tenant_tx
+from engram_kit.embedder_client import EmbedderClient
+from engram_kit.errors import InvalidArgument
+
+from . import repo
+from .facts import statement
+from .normalise import attribute_name, entity_name, value_form
+from .settings import CortexSettings
+from .validation import check_confidence, check_value
+
+HALF_LIFE_DAYS = {"volatile": 7.0, "seasonal": 90.0, "stable": 730.0}
+
+
+@dataclass(frozen=True)
+class WorldView:
+    row: asyncpg.Record
+    effective: float
+    stale: bool
+
+
+def decayed(row: asyncpg.Record, now: datetime | None = None) -> WorldView:
+    """Trust halves every half-life since the fact was last checked; past one
+    half-life it is stale (re-check the source)."""
+    now = now or datetime.now(UTC)
+    age_days = max((now - row["checked_at"]).total_seconds() / 86400, 0.0)
+    half_life = HALF_LIFE_DAYS[row["freshness"]]
+    return WorldView(row, float(row["confidence"]) * 0.5 ** (age_days / half_life),
+                     age_days > half_life)
+
+
+class World:
+    def __init__(self, pool: asyncpg.Pool, embedder: EmbedderClient,
+                 settings: CortexSettings) -> None:
+        self._pool = pool
+        self._embedder = embedder
+        self._s = settings
+
+    def _check(self, url: str, quote: str, freshness: str) -> str:
+        if not url.startswith(("http://", "https://")) or len(url) > 2000 or " " in url:
+            raise InvalidArgument("source_url must be an http(s) URL (max 2000 chars)",
+                                  field="source_url")
+        if not quote.strip() or len(quote) > self._s.quote_max_chars:
+            raise InvalidArgument("source_quote is required: the verbatim words of the "
+                                  f"source (max {self._s.quote_max_chars} chars)",
+                                  field="source_quote")
+        freshness = freshness or "seasonal"
+        if freshness not in HALF_LIFE_DAYS:
+            raise InvalidArgument(f"freshness is one of {', '.join(HALF_LIFE_DAYS)}",
+                                  field="freshness")
+        return freshness
+
+    async def set(self, ctx: CallerContext, entity: str, attribute: str, value: str,
+                  url: str, quote: str, freshness: str,
+                  confidence: float) -> tuple[str, WorldView]:
+        ns = ctx.require_namespace()
+        freshness = self._check(url, quote, freshness)
+        entity, attribute = entity_name(entity), attribute_name(attribute)
+        value, confidence = check_value(value, self._s), check_confidence(confidence)
+        vectors = await self._embedder.embed_many([statement(entity, attribute, value)], ctx)
+        async with tenant_tx(self._pool, ns) as conn:
+            await repo.lock_slot(conn, ns, f"world:{entity}", attribute)
+            live = await conn.fetch("SELECT * FROM live_world_facts WHERE entity = $1 "
+                                    "AND attribute = $2", entity, attribute)
+            same = [r for r in live if r["norm_value"] == value_form(value)]
+            if same:
+                row = await conn.fetchrow(
+                    """UPDATE world_facts SET checked_at = clock_timestamp(), source_url = $2,
+                              source_quote = $3, confidence = $4 WHERE id = $1 RETURNING *""",
+                    same[0]["id"], url, quote, confidence)
+                await repo.audit(conn, ns, ctx.principal, "world.confirm", str(row["id"]),
+                                 {"source_url": url})
+                return "confirm", decayed(row)
+            row = await self._insert(conn, ctx, entity, attribute, value, url, quote,
+                                     freshness, confidence, vectors)
+            for old in live:  # a newer citation for the slot replaces the older one
+                await conn.execute("UPDATE world_facts SET retired_at = clock_timestamp(), "
+                                   "superseded_by = $2 WHERE id = $1", old["id"], row["id"])
+            await repo.audit(conn, ns, ctx.principal, "world.set", str(row["id"]),
+                             {"source_url": url, "superseded": [str(o["id"]) for o in live]})
+            return ("supersede" if live else "insert"), decayed(row)
+
+    async def _insert(self, conn: asyncpg.Connection, ctx: CallerContext, entity: str,
+                      attribute: str, value: str, url: str, quote: str, freshness: str,
+                      confidence: float, vectors: list[np.ndarray] | None) -> asyncpg.Record:
+        return await conn.fetchrow(
+            """INSERT INTO world_facts (namespace, id, entity, attribute, value, norm_value,
+                   source_url, source_quote, freshness, confidence, writer_principal, embedding)
+               VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING *""",
+            ctx.namespace, uuid.uuid4(), entity, attribute, value, value_form(value), url,
+            quote, freshness, confidence, ctx.principal, vectors[0] if vectors else None)
+
+    async def search(self, ctx: CallerContext, query: str, top_k: int) -> list[WorldView]:
+        ns = ctx.require_namespace()
+        query, top_k = check_query(query, top_k, self._s)
+        vector = await self._embedder.embed_one(query, ctx, query=True)
+        async with tenant_tx(self._pool, ns) as conn:
+            rows = await ranked(conn, "live_world_facts", "entity || ' ' || "
+                                "replace(attribute, '_', ' ') || ' ' || value",
+                                query, vector, top_k, self._s.search_min_cosine)
+        return [decayed(r) for r in rows]
+
+
+def check_query(query: str, top_k: int, s: CortexSettings) -> tuple[str, int]:
+    query = query.strip()
+    if not query or len(query) > 2000:
+        raise InvalidArgument("query is 1-2000 characters", field="query")
+    top_k = top_k or 5
+    if not 1 <= top_k <= s.search_top_k_max:
+        raise InvalidArgument(f"top_k is 1-{s.search_top_k_max}", field="top_k")
+    return query, top_k
+
+
+async def ranked(conn: asyncpg.Connection, view: str, text_sql: str, query: str,
+                 vector: np.ndarray | None, top_k: int,
+                 min_cosine: float) -> list[asyncpg.Record]:
+    """Dense neighbours above `min_cosine`, then full-text matches, best first.
+    `view` and `text_sql` are constants of this module's callers."""
+    picked: dict = {}
+    if vector is not None:
+        for r in await conn.fetch(
+                f"SELECT *, 1 - (embedding <=> $1) AS score FROM {view} "
+                "WHERE embedding IS NOT NULL ORDER BY embedding <=> $1 LIMIT $2",
+                vector, top_k * 2):
+            if r["score"] >= min_cosine:
+                picked.setdefault(r["id"], r)
+    for r in await conn.fetch(
+            f"SELECT *, ts_rank(to_tsvector('simple', {text_sql}), q) AS score "
+            f"FROM {view}, websearch_to_tsquery('simple', $1) q "
+            f"WHERE to_tsvector('simple', {text_sql}) @@ q ORDER BY score DESC LIMIT $2",
+            query, top_k * 2):
+        picked.setdefault(r["id"], r)
+    return sorted(picked.values(), key=lambda r: -float(r["score"]))[:top_k]
