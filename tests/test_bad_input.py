@@ -67,4 +67,4 @@ async def test_unknown_tool_is_a_tool_error(stack: Stack, agent_token: str):
                      "graph_relate", "graph_unrelate", "graph_neighbors", "relation_list",
                      "relation_add", "memory_recall", "world_set", "world_search",
                      "outcome_record", "lesson_search", "tag_propose_root", "tag_alias",
-                     "review_list", "review_decide"}
+                     "review_list", "review_decide", "dream"}

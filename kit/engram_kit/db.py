@@ -21,7 +21,7 @@ from .settings import DatabaseSettings
 NAMESPACE_SETTING = "engram.namespace"
 # Cross-namespace duties of a service's own background jobs. Each one is
 # granted by an RLS policy on one queue table only (never on content tables).
-CROSS_NAMESPACE_DUTIES = ("outbox_relay", "embedding_sweep", "lease_sweep")
+CROSS_NAMESPACE_DUTIES = ("outbox_relay", "embedding_sweep", "lease_sweep", "dream_scheduler")
 
 
 async def _init_connection(conn: asyncpg.Connection) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
@@ -15,7 +16,7 @@ from nats.aio.msg import Msg
 from nats.js import JetStreamContext, api
 from nats.js.errors import NotFoundError
 
-from .metrics import EVENTS_CONSUMED
+from .metrics import CONSUMER_LAG, DEAD_LETTERS, EVENTS_CONSUMED, EVENTS_REDELIVERED
 from .runtime import sleep_or_stop
 from .settings import NatsSettings
 
@@ -89,6 +90,11 @@ class ConsumerSpec:
     max_deliver: int = 20
     batch: int = 32
     fetch_timeout_s: float = 1.0
+    # Where a message goes when it can never be handled (poison) or fails on
+    # its last delivery; kept in the ENGRAM_DEADLETTER stream. Empty: dropped.
+    dead_letter_subject: str = ""
+
+DEAD_LETTER_STREAM = "ENGRAM_DEADLETTER"
 
 
 Handler = Callable[[Msg], Awaitable[None]]
@@ -139,22 +145,65 @@ async def run_consumer(link: NatsLink, spec: ConsumerSpec, handle: Handler,
             await sleep_or_stop(stop, 1.0)
             continue
         for msg in msgs:
-            await _settle(msg, spec, handle, link.name)
+            await _settle(msg, spec, handle, link)
+        await _report_lag(sub, spec, link.name)
 
 
-async def _settle(msg: Msg, spec: ConsumerSpec, handle: Handler, link_service: str) -> None:
+_lag_checked: dict[str, float] = {}
+
+
+async def _report_lag(sub: JetStreamContext.PullSubscription, spec: ConsumerSpec,
+                      service: str) -> None:
+    """Consumer lag (messages not yet delivered) as a gauge, every 5 s."""
+    now = time.monotonic()
+    if now - _lag_checked.get(spec.durable, 0.0) < 5.0:
+        return
+    _lag_checked[spec.durable] = now
+    try:
+        info = await sub.consumer_info()
+    except Exception:
+        return
+    CONSUMER_LAG.labels(service, spec.durable).set(info.num_pending or 0)
+
+
+async def dead_letter(link: NatsLink, spec: ConsumerSpec, msg: Msg, reason: str) -> None:
+    """Keep the message for an operator in the dead-letter stream, then stop
+    its redelivery."""
+    if spec.dead_letter_subject and link.js is not None:
+        try:
+            try:
+                await link.js.stream_info(DEAD_LETTER_STREAM)
+            except NotFoundError:
+                await link.js.add_stream(name=DEAD_LETTER_STREAM,
+                                         subjects=["engram.deadletter.>"],
+                                         storage=api.StorageType.FILE)
+            await link.js.publish(spec.dead_letter_subject, msg.data, timeout=3, headers={
+                "Engram-Original-Subject": msg.subject, "Engram-Reason": reason[:500]})
+        except Exception as exc:  # the log line below still records it
+            log.error("dead-letter publish failed", extra={"fields": {"error": repr(exc)}})
+    DEAD_LETTERS.labels(link.name, spec.durable).inc()
+    log.error("message dead-lettered", extra={"fields": {"reason": reason,
+                                                         "subject": msg.subject}})
+    await msg.term()
+
+
+async def _settle(msg: Msg, spec: ConsumerSpec, handle: Handler, link: NatsLink) -> None:
+    delivered = msg.metadata.num_delivered if msg.metadata else 1
+    if delivered > 1:
+        EVENTS_REDELIVERED.labels(link.name, spec.durable).inc()
     try:
         await handle(msg)
     except PoisonMessage as exc:
-        log.error("poison message terminated", extra={"fields": {"reason": str(exc)}})
-        EVENTS_CONSUMED.labels(link_service, spec.durable, "term").inc()
-        await msg.term()
+        EVENTS_CONSUMED.labels(link.name, spec.durable, "term").inc()
+        await dead_letter(link, spec, msg, f"poison: {exc}")
         return
-    except Exception:
-        delivered = msg.metadata.num_delivered if msg.metadata else 1
+    except Exception as exc:
         log.exception("event handling failed", extra={"fields": {"delivered": delivered}})
-        EVENTS_CONSUMED.labels(link_service, spec.durable, "nak").inc()
+        EVENTS_CONSUMED.labels(link.name, spec.durable, "nak").inc()
+        if delivered >= spec.max_deliver:
+            await dead_letter(link, spec, msg, f"failed {delivered} times: {exc!r}")
+            return
         await msg.nak(delay=min(30.0, 0.5 * 2 ** min(delivered, 6)))
         return
     await msg.ack_sync()
-    EVENTS_CONSUMED.labels(link_service, spec.durable, "ack").inc()
+    EVENTS_CONSUMED.labels(link.name, spec.durable, "ack").inc()

@@ -24,3 +24,12 @@ OUTBOX_LAG = Gauge(
 EVENTS_CONSUMED = Counter(
     "engram_events_consumed_total", "Events consumed", ["service", "consumer", "result"]
 )
+EVENTS_REDELIVERED = Counter(
+    "engram_events_redelivered_total", "Deliveries of an event after its first",
+    ["service", "consumer"])
+DEAD_LETTERS = Counter(
+    "engram_events_dead_lettered_total", "Events moved to the dead-letter stream",
+    ["service", "consumer"])
+CONSUMER_LAG = Gauge(
+    "engram_consumer_lag_messages", "Messages the durable consumer has not received yet",
+    ["service", "consumer"])

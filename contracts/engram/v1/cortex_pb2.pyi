@@ -108,7 +108,7 @@ class Fact(_message.Message):
     def __init__(self, id: _Optional[str] = ..., entity: _Optional[str] = ..., attribute: _Optional[str] = ..., value: _Optional[str] = ..., kind: _Optional[_Union[FactKind, str]] = ..., verdict: _Optional[str] = ..., label: _Optional[str] = ..., evidence: _Optional[_Union[Evidence, _Mapping]] = ..., origin: _Optional[str] = ..., confidence: _Optional[float] = ..., valid_from: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., valid_to: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., recorded_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., retired_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., details: _Optional[_Union[KindDetails, _Mapping]] = ..., writer_principal: _Optional[str] = ..., superseded_by: _Optional[str] = ..., supersedes: _Optional[str] = ..., set_member: _Optional[bool] = ..., conflict_id: _Optional[str] = ..., score: _Optional[float] = ..., tags: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class SetFactRequest(_message.Message):
-    __slots__ = ("entity", "attribute", "value", "kind", "evidence", "origin", "valid_from", "confidence", "replaces", "supersedes", "details", "tags")
+    __slots__ = ("entity", "attribute", "value", "kind", "evidence", "origin", "valid_from", "confidence", "replaces", "supersedes", "details", "tags", "batch")
     ENTITY_FIELD_NUMBER: _ClassVar[int]
     ATTRIBUTE_FIELD_NUMBER: _ClassVar[int]
     VALUE_FIELD_NUMBER: _ClassVar[int]
@@ -121,6 +121,7 @@ class SetFactRequest(_message.Message):
     SUPERSEDES_FIELD_NUMBER: _ClassVar[int]
     DETAILS_FIELD_NUMBER: _ClassVar[int]
     TAGS_FIELD_NUMBER: _ClassVar[int]
+    BATCH_FIELD_NUMBER: _ClassVar[int]
     entity: str
     attribute: str
     value: str
@@ -133,7 +134,8 @@ class SetFactRequest(_message.Message):
     supersedes: str
     details: KindDetails
     tags: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, entity: _Optional[str] = ..., attribute: _Optional[str] = ..., value: _Optional[str] = ..., kind: _Optional[_Union[FactKind, str]] = ..., evidence: _Optional[_Union[Evidence, _Mapping]] = ..., origin: _Optional[str] = ..., valid_from: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., confidence: _Optional[float] = ..., replaces: _Optional[bool] = ..., supersedes: _Optional[str] = ..., details: _Optional[_Union[KindDetails, _Mapping]] = ..., tags: _Optional[_Iterable[str]] = ...) -> None: ...
+    batch: str
+    def __init__(self, entity: _Optional[str] = ..., attribute: _Optional[str] = ..., value: _Optional[str] = ..., kind: _Optional[_Union[FactKind, str]] = ..., evidence: _Optional[_Union[Evidence, _Mapping]] = ..., origin: _Optional[str] = ..., valid_from: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., confidence: _Optional[float] = ..., replaces: _Optional[bool] = ..., supersedes: _Optional[str] = ..., details: _Optional[_Union[KindDetails, _Mapping]] = ..., tags: _Optional[_Iterable[str]] = ..., batch: _Optional[str] = ...) -> None: ...
 
 class SetFactResponse(_message.Message):
     __slots__ = ("action", "fact", "conflict_id", "related_id", "reasserts_retired", "lane", "note", "resolve_call", "unresolved_tags")
@@ -660,3 +662,17 @@ class ReviewDecideResponse(_message.Message):
     kind: str
     status: str
     def __init__(self, item_id: _Optional[str] = ..., kind: _Optional[str] = ..., status: _Optional[str] = ...) -> None: ...
+
+class RevertBatchRequest(_message.Message):
+    __slots__ = ("batch",)
+    BATCH_FIELD_NUMBER: _ClassVar[int]
+    batch: str
+    def __init__(self, batch: _Optional[str] = ...) -> None: ...
+
+class RevertBatchResponse(_message.Message):
+    __slots__ = ("batch", "rows")
+    BATCH_FIELD_NUMBER: _ClassVar[int]
+    ROWS_FIELD_NUMBER: _ClassVar[int]
+    batch: str
+    rows: int
+    def __init__(self, batch: _Optional[str] = ..., rows: _Optional[int] = ...) -> None: ...

@@ -34,6 +34,11 @@ class CortexServiceStub:
         Args:
             channel: A grpc.Channel.
         """
+        self.RevertBatch = channel.unary_unary(
+                '/engram.v1.CortexService/RevertBatch',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.RevertBatchRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.RevertBatchResponse.FromString,
+                _registered_method=True)
         self.WorldSet = channel.unary_unary(
                 '/engram.v1.CortexService/WorldSet',
                 request_serializer=engram_dot_v1_dot_cortex__pb2.WorldSetRequest.SerializeToString,
@@ -158,6 +163,12 @@ class CortexServiceStub:
 
 class CortexServiceServicer:
     """Missing associated documentation comment in .proto file."""
+
+    def RevertBatch(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
 
     def WorldSet(self, request, context):
         """Missing associated documentation comment in .proto file."""
@@ -306,6 +317,11 @@ class CortexServiceServicer:
 
 def add_CortexServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
+            'RevertBatch': grpc.unary_unary_rpc_method_handler(
+                    servicer.RevertBatch,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.RevertBatchRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.RevertBatchResponse.SerializeToString,
+            ),
             'WorldSet': grpc.unary_unary_rpc_method_handler(
                     servicer.WorldSet,
                     request_deserializer=engram_dot_v1_dot_cortex__pb2.WorldSetRequest.FromString,
@@ -436,6 +452,33 @@ def add_CortexServiceServicer_to_server(servicer, server):
  # This class is part of an EXPERIMENTAL API.
 class CortexService:
     """Missing associated documentation comment in .proto file."""
+
+    @staticmethod
+    def RevertBatch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexService/RevertBatch',
+            engram_dot_v1_dot_cortex__pb2.RevertBatchRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.RevertBatchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
 
     @staticmethod
     def WorldSet(request,

@@ -15,42 +15,78 @@ class DreamStatusRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class DreamStatusResponse(_message.Message):
-    __slots__ = ("extractor", "events_processed", "last_event_at", "consumer_connected")
+    __slots__ = ("extractor", "events_processed", "last_event_at", "consumer_connected", "model", "pending_entries", "last_run", "triggers")
     EXTRACTOR_FIELD_NUMBER: _ClassVar[int]
     EVENTS_PROCESSED_FIELD_NUMBER: _ClassVar[int]
     LAST_EVENT_AT_FIELD_NUMBER: _ClassVar[int]
     CONSUMER_CONNECTED_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    PENDING_ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    LAST_RUN_FIELD_NUMBER: _ClassVar[int]
+    TRIGGERS_FIELD_NUMBER: _ClassVar[int]
     extractor: str
     events_processed: int
     last_event_at: _timestamp_pb2.Timestamp
     consumer_connected: bool
-    def __init__(self, extractor: _Optional[str] = ..., events_processed: _Optional[int] = ..., last_event_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., consumer_connected: _Optional[bool] = ...) -> None: ...
+    model: str
+    pending_entries: int
+    last_run: DreamRun
+    triggers: str
+    def __init__(self, extractor: _Optional[str] = ..., events_processed: _Optional[int] = ..., last_event_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., consumer_connected: _Optional[bool] = ..., model: _Optional[str] = ..., pending_entries: _Optional[int] = ..., last_run: _Optional[_Union[DreamRun, _Mapping]] = ..., triggers: _Optional[str] = ...) -> None: ...
 
 class DreamRunRequest(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
 
+class DreamRun(_message.Message):
+    __slots__ = ("id", "status", "started_at", "finished_at", "trigger", "extractor", "model", "entries", "candidates", "facts_written", "dropped_unanchored", "quarantined", "errors", "counts_json", "error_detail", "duration_s")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    STARTED_AT_FIELD_NUMBER: _ClassVar[int]
+    FINISHED_AT_FIELD_NUMBER: _ClassVar[int]
+    TRIGGER_FIELD_NUMBER: _ClassVar[int]
+    EXTRACTOR_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    CANDIDATES_FIELD_NUMBER: _ClassVar[int]
+    FACTS_WRITTEN_FIELD_NUMBER: _ClassVar[int]
+    DROPPED_UNANCHORED_FIELD_NUMBER: _ClassVar[int]
+    QUARANTINED_FIELD_NUMBER: _ClassVar[int]
+    ERRORS_FIELD_NUMBER: _ClassVar[int]
+    COUNTS_JSON_FIELD_NUMBER: _ClassVar[int]
+    ERROR_DETAIL_FIELD_NUMBER: _ClassVar[int]
+    DURATION_S_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    status: str
+    started_at: _timestamp_pb2.Timestamp
+    finished_at: _timestamp_pb2.Timestamp
+    trigger: str
+    extractor: str
+    model: str
+    entries: int
+    candidates: int
+    facts_written: int
+    dropped_unanchored: int
+    quarantined: int
+    errors: int
+    counts_json: str
+    error_detail: str
+    duration_s: float
+    def __init__(self, id: _Optional[str] = ..., status: _Optional[str] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., trigger: _Optional[str] = ..., extractor: _Optional[str] = ..., model: _Optional[str] = ..., entries: _Optional[int] = ..., candidates: _Optional[int] = ..., facts_written: _Optional[int] = ..., dropped_unanchored: _Optional[int] = ..., quarantined: _Optional[int] = ..., errors: _Optional[int] = ..., counts_json: _Optional[str] = ..., error_detail: _Optional[str] = ..., duration_s: _Optional[float] = ...) -> None: ...
+
 class DreamRunResponse(_message.Message):
-    __slots__ = ("run_id",)
+    __slots__ = ("run_id", "run")
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    RUN_FIELD_NUMBER: _ClassVar[int]
     run_id: str
-    def __init__(self, run_id: _Optional[str] = ...) -> None: ...
+    run: DreamRun
+    def __init__(self, run_id: _Optional[str] = ..., run: _Optional[_Union[DreamRun, _Mapping]] = ...) -> None: ...
 
 class DreamRunsRequest(_message.Message):
     __slots__ = ("page",)
     PAGE_FIELD_NUMBER: _ClassVar[int]
     page: _common_pb2.PageRequest
     def __init__(self, page: _Optional[_Union[_common_pb2.PageRequest, _Mapping]] = ...) -> None: ...
-
-class DreamRun(_message.Message):
-    __slots__ = ("id", "status", "started_at")
-    ID_FIELD_NUMBER: _ClassVar[int]
-    STATUS_FIELD_NUMBER: _ClassVar[int]
-    STARTED_AT_FIELD_NUMBER: _ClassVar[int]
-    id: str
-    status: str
-    started_at: _timestamp_pb2.Timestamp
-    def __init__(self, id: _Optional[str] = ..., status: _Optional[str] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class DreamRunsResponse(_message.Message):
     __slots__ = ("runs",)
@@ -65,9 +101,11 @@ class DreamRollbackRequest(_message.Message):
     def __init__(self, run_id: _Optional[str] = ...) -> None: ...
 
 class DreamRollbackResponse(_message.Message):
-    __slots__ = ("run_id", "reverted")
+    __slots__ = ("run_id", "reverted", "run")
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     REVERTED_FIELD_NUMBER: _ClassVar[int]
+    RUN_FIELD_NUMBER: _ClassVar[int]
     run_id: str
     reverted: int
-    def __init__(self, run_id: _Optional[str] = ..., reverted: _Optional[int] = ...) -> None: ...
+    run: DreamRun
+    def __init__(self, run_id: _Optional[str] = ..., reverted: _Optional[int] = ..., run: _Optional[_Union[DreamRun, _Mapping]] = ...) -> None: ...

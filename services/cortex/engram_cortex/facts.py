@@ -18,7 +18,7 @@ from engram_kit.db import tenant_tx
 from engram_kit.embedder_client import EmbedderClient
 from engram_kit.errors import Conflict, InvalidArgument, NotFound
 
-from . import lanes, repo
+from . import journal, lanes, repo
 from . import repo_conflicts as conflicts
 from .labels import resolve_call
 from .normalise import attribute_name, entity_name, value_form
@@ -49,6 +49,7 @@ class FactInput:
     supersedes: str = ""
     details: dict[str, Any] = field(default_factory=dict)
     tags: list[str] = field(default_factory=list)
+    batch: str = ""
 
 
 @dataclass
@@ -87,6 +88,10 @@ class FactStore:
         self._embedder = embedder
         self._s = settings
 
+    @property
+    def pool(self) -> asyncpg.Pool:
+        return self._pool
+
     def _validate(self, f: FactInput) -> FactInput:
         kind = check_kind(f.kind)
         return FactInput(
@@ -95,7 +100,8 @@ class FactStore:
             evidence=check_evidence(f.evidence, self._s), origin=check_origin(f.origin),
             valid_from=f.valid_from, confidence=check_confidence(f.confidence),
             replaces=f.replaces, supersedes=f.supersedes,
-            details=check_details(kind, f.details), tags=[tag_form(t) for t in f.tags])
+            details=check_details(kind, f.details), tags=[tag_form(t) for t in f.tags],
+            batch=f.batch[:200])
 
     async def set(self, ctx: CallerContext, raw: FactInput) -> SetOutcome:
         ns = ctx.require_namespace()
@@ -105,6 +111,7 @@ class FactStore:
             entity = await repo.resolve_entity(conn, f.entity)
             f = FactInput(**{**f.__dict__, "entity": entity})
             slot = await repo.lock_slot(conn, ns, entity, f.attribute)
+            before = await journal.snapshot(conn, entity, f.attribute) if f.batch else None
             if slot is not None and slot["set_valued"]:
                 raise Conflict(f"{entity}.{f.attribute} is a set-valued slot; use set_add or "
                                "set_remove")
@@ -127,6 +134,9 @@ class FactStore:
             f = FactInput(**{**f.__dict__, "tags": tags})
             outcome = await self._apply(conn, ctx, f, decision, vectors)
             outcome.unresolved_tags = unresolved
+            if before is not None:
+                await journal.record(conn, ns, f.batch, before,
+                                     await journal.snapshot(conn, entity, f.attribute))
             if not vectors:
                 outcome.note = ("embedder unavailable: the paraphrase check used words only "
                                 "and the fact has no vector yet") + (

@@ -12,6 +12,7 @@ from engram.v1 import cortex_pb2_grpc as rpc
 from engram_kit.context import current_caller
 from engram_kit.timestamps import optional_datetime, to_timestamp
 
+from . import journal
 from .facts import FactInput, FactStore
 from .graph import Graph
 from .labels import label, resolve_call
@@ -86,6 +87,7 @@ class CortexServicer(GraphHandlers, KnowledgeHandlers, rpc.CortexServiceServicer
         GraphHandlers.__init__(self, graph, recall, fact_message)
         KnowledgeHandlers.__init__(self, *knowledge, conflict_message)
         self._facts = facts
+        self._pool = facts.pool
         self._reader = reader
         self._slots = slots
         self._review = review
@@ -102,7 +104,8 @@ class CortexServicer(GraphHandlers, KnowledgeHandlers, rpc.CortexServiceServicer
             evidence=evidence_of(request.evidence), origin=request.origin,
             valid_from=optional_datetime(request, "valid_from"),
             confidence=request.confidence, replaces=request.replaces,
-            supersedes=request.supersedes, details=details, tags=list(request.tags)))
+            supersedes=request.supersedes, details=details, tags=list(request.tags),
+            batch=request.batch))
         cid = uuid.UUID(out.conflict_id) if out.conflict_id else None
         return pb.SetFactResponse(
             action=out.action, fact=fact_message(out.fact, cid), conflict_id=out.conflict_id,
@@ -168,6 +171,11 @@ class CortexServicer(GraphHandlers, KnowledgeHandlers, rpc.CortexServiceServicer
                           context: Any) -> pb.SearchFactsResponse:
         found = await self._reader.search(current_caller(), request.query, request.top_k)
         return pb.SearchFactsResponse(facts=served(found))
+
+    async def RevertBatch(self, request: pb.RevertBatchRequest,
+                          context: Any) -> pb.RevertBatchResponse:
+        done = await journal.revert(self._pool, current_caller(), request.batch)
+        return pb.RevertBatchResponse(batch=done.batch, rows=done.rows)
 
     async def AddAlias(self, request: pb.AddAliasRequest, context: Any) -> pb.AddAliasResponse:
         entity, alias = await self._review.add_alias(current_caller(), request.entity,

@@ -15,9 +15,16 @@ from engram_kit.db import tenant_tx
 from engram_kit.events import PoisonMessage
 from engram_kit.metrics import EVENTS_CONSUMED
 
-from . import repo
+from . import repo, repo_passes
 
 log = logging.getLogger(__name__)
+
+
+def _ids(values: list[str]) -> list[uuid.UUID]:
+    try:
+        return [uuid.UUID(v) for v in values]
+    except ValueError as exc:
+        raise PoisonMessage(f"event carries a malformed entry id: {exc}") from exc
 
 
 class EventIntake:
@@ -44,4 +51,19 @@ class EventIntake:
         async with tenant_tx(self.pool, envelope.namespace) as conn:
             fresh = await repo.record_event(conn, envelope.namespace, self.consumer, event_id,
                                             envelope.type, subject_id, occurred)
+            if fresh:  # applied once, in the same transaction as the ledger row
+                await self._apply(conn, envelope, event_id)
         EVENTS_CONSUMED.labels("dreamer", self.consumer, "new" if fresh else "duplicate").inc()
+
+    async def _apply(self, conn: asyncpg.Connection, envelope: events_pb2.EventEnvelope,
+                     event_id: uuid.UUID) -> None:
+        """A stored entry waits for the next pass, unless it added nothing (a
+        restatement); forgotten entries are never consolidated."""
+        if envelope.HasField("entry_stored"):
+            stored = envelope.entry_stored
+            if stored.finding != "restatement":
+                [entry_id] = _ids([stored.entry_id])
+                await repo_passes.add_pending(conn, envelope.namespace, entry_id, event_id)
+        elif envelope.HasField("entries_forgotten"):
+            await repo_passes.mark_forgotten(conn, _ids(list(
+                envelope.entries_forgotten.entry_ids)))

@@ -13,7 +13,13 @@ from engram_kit.health import Readiness
 from engram_kit.runtime import run_until_signal
 from engram_kit.service import run_database_service
 
+from .backends import Backends
+from .extract_openai import OpenAIExtractor
+from .extract_rules import RulesExtractor
+from .extractor import Extractor
 from .intake import EventIntake
+from .passes import DreamPasses
+from .scheduler import Scheduler
 from .servicer import DreamerServicer
 from .settings import DreamerSettings
 
@@ -21,13 +27,34 @@ SCHEMA = "dreamer"
 MIGRATIONS = Path(__file__).parent / "migrations"
 
 
+def build_extractor(s: DreamerSettings) -> Extractor | None:
+    if s.extractor == "rules":
+        return RulesExtractor()
+    if s.extractor == "openai":
+        if not s.llm_base_url or not s.llm_model:
+            raise SystemExit("dreamer refuses to start: ENGRAM_EXTRACTOR=openai needs "
+                             "ENGRAM_LLM_BASE_URL and ENGRAM_LLM_MODEL")
+        return OpenAIExtractor(s.llm_base_url, s.llm_model,
+                               s.llm_api_key.get_secret_value(), s.llm_timeout_s,
+                               s.llm_retries)
+    if s.extractor == "none":
+        return None
+    raise SystemExit(f"dreamer refuses to start: unknown ENGRAM_EXTRACTOR {s.extractor!r} "
+                     "(rules, openai or none)")
+
+
 async def amain(stop: asyncio.Event) -> None:
     s = DreamerSettings()
+    extractor = build_extractor(s)
     link = NatsLink(s, name=s.service_name)
-    spec = ConsumerSpec(durable=s.consumer_durable, filter_subject=s.consumer_filter)
+    spec = ConsumerSpec(durable=s.consumer_durable, filter_subject=s.consumer_filter,
+                        max_deliver=s.consumer_max_deliver,
+                        dead_letter_subject=s.dead_letter_subject)
+    backends = Backends(s)
 
     def build(pool: asyncpg.Pool, readiness: Readiness) -> tuple:
         intake = EventIntake(pool, s.consumer_durable)
+        passes = DreamPasses(pool, s, extractor, backends)
 
         async def consumer_bound() -> bool:
             return intake.connected and link.connected
@@ -36,12 +63,16 @@ async def amain(stop: asyncio.Event) -> None:
             await run_consumer(link, spec, intake.handle, stop, on_bound=intake.set_connected)
 
         readiness.add("nats_consumer", consumer_bound)
-        readiness.info["extractor"] = s.extractor
-        servicer = DreamerServicer(pool, intake, s)
+        readiness.info["extractor"] = extractor.name if extractor else "none"
+        readiness.info["extractor_model"] = extractor.model if extractor else ""
+        servicer = DreamerServicer(pool, intake, s, passes)
         return (lambda server: dreamer_pb2_grpc.add_DreamerServiceServicer_to_server(
-            servicer, server)), [link.run, consume]
+            servicer, server)), [link.run, consume, Scheduler(pool, s, passes).run]
 
-    await run_database_service(s, stop, SCHEMA, MIGRATIONS, build, vector=False)
+    try:
+        await run_database_service(s, stop, SCHEMA, MIGRATIONS, build, vector=False)
+    finally:
+        await backends.close()
 
 
 def main() -> None:

@@ -1,7 +1,9 @@
-"""gRPC servicer: Status is served; consolidation RPCs await issue #6."""
+"""gRPC servicer: proto <-> domain translation only."""
 
 from __future__ import annotations
 
+import json
+import uuid
 from typing import Any
 
 import asyncpg
@@ -9,37 +11,70 @@ import asyncpg
 from engram.v1 import dreamer_pb2, dreamer_pb2_grpc
 from engram_kit.context import current_caller
 from engram_kit.db import tenant_tx
-from engram_kit.errors import NotImplementedYet
+from engram_kit.errors import InvalidArgument
 from engram_kit.timestamps import to_timestamp
 
-from . import repo
+from . import repo, repo_passes
 from .intake import EventIntake
+from .passes import DreamPasses
+from .scheduler import triggers_text
 from .settings import DreamerSettings
 
-_NOT_BUILT = "dream passes are not built yet: no extractor is configured (see issue #6)"
+
+def run_message(r: asyncpg.Record) -> dreamer_pb2.DreamRun:
+    counts = r["counts"] if isinstance(r["counts"], dict) else json.loads(r["counts"] or "{}")
+    return dreamer_pb2.DreamRun(
+        id=str(r["id"]), status=r["status"], started_at=to_timestamp(r["started_at"]),
+        finished_at=to_timestamp(r["finished_at"]), trigger=r["trigger"],
+        extractor=r["extractor"], model=r["model"], entries=r["entries"],
+        candidates=r["candidates"], facts_written=r["facts_written"],
+        dropped_unanchored=r["dropped_unanchored"], quarantined=r["quarantined"],
+        errors=r["errors"], counts_json=json.dumps(counts), error_detail=r["error_detail"],
+        duration_s=float(counts.get("duration_s", 0.0)))
 
 
 class DreamerServicer(dreamer_pb2_grpc.DreamerServiceServicer):
-    def __init__(self, pool: asyncpg.Pool, intake: EventIntake, s: DreamerSettings) -> None:
+    def __init__(self, pool: asyncpg.Pool, intake: EventIntake, s: DreamerSettings,
+                 passes: DreamPasses) -> None:
         self.pool = pool
         self.intake = intake
         self.s = s
+        self.passes = passes
 
     async def Status(self, request: Any, context: Any) -> Any:  # noqa: N802 (gRPC name)
         namespace = current_caller().require_namespace()
         async with tenant_tx(self.pool, namespace) as conn:
             stats = await repo.event_stats(conn)
-        return dreamer_pb2.DreamStatusResponse(
-            extractor=self.s.extractor, events_processed=stats["n"],
+            pending = await repo_passes.pending_stats(conn)
+            last = await repo_passes.runs(conn, 1)
+        extractor = self.passes.extractor
+        reply = dreamer_pb2.DreamStatusResponse(
+            extractor=extractor.name if extractor else "none",
+            model=extractor.model if extractor else "", events_processed=stats["n"],
             last_event_at=to_timestamp(stats["last"]),
-            consumer_connected=self.intake.connected,
-        )
+            consumer_connected=self.intake.connected, pending_entries=pending["n"],
+            triggers=triggers_text(self.s) if extractor else "none (no extractor)")
+        if last:
+            reply.last_run.CopyFrom(run_message(last[0]))
+        return reply
 
     async def Run(self, request: Any, context: Any) -> Any:  # noqa: N802
-        raise NotImplementedYet(_NOT_BUILT)
+        row = await self.passes.run(current_caller().require_namespace(), "manual")
+        return dreamer_pb2.DreamRunResponse(run_id=str(row["id"]), run=run_message(row))
 
     async def Runs(self, request: Any, context: Any) -> Any:  # noqa: N802
-        raise NotImplementedYet(_NOT_BUILT)
+        limit = request.page.limit or 20
+        if not 1 <= limit <= 200:
+            raise InvalidArgument("limit is 1-200", field="limit")
+        async with tenant_tx(self.pool, current_caller().require_namespace()) as conn:
+            rows = await repo_passes.runs(conn, limit)
+        return dreamer_pb2.DreamRunsResponse(runs=[run_message(r) for r in rows])
 
     async def Rollback(self, request: Any, context: Any) -> Any:  # noqa: N802
-        raise NotImplementedYet(_NOT_BUILT)
+        try:
+            run_id = uuid.UUID(request.run_id)
+        except ValueError:
+            raise InvalidArgument("run_id must be a run id (a UUID)", field="run_id") from None
+        reverted, row = await self.passes.rollback(current_caller().require_namespace(), run_id)
+        return dreamer_pb2.DreamRollbackResponse(run_id=str(run_id), reverted=reverted,
+                                                 run=run_message(row))

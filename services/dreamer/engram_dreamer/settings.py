@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from pydantic import SecretStr
+
 from engram_kit.settings import DatabaseSettings, NatsSettings, ServiceSettings
 
 
@@ -9,5 +11,24 @@ class DreamerSettings(ServiceSettings, DatabaseSettings, NatsSettings):
     http_port: int = 8764
     consumer_durable: str = "dreamer"
     consumer_filter: str = "engram.events.memory.>"
-    # No extractor is built yet (issue #6); "none" is reported, never hidden.
-    extractor: str = "none"
+    consumer_max_deliver: int = 5        # then the message goes to the dead-letter subject
+    dead_letter_subject: str = "engram.deadletter.dreamer"
+    memory_addr: str = "127.0.0.1:8751"
+    cortex_addr: str = "127.0.0.1:8752"
+    # rules: the deterministic extractor (default, no model); openai: an
+    # OpenAI-compatible chat endpoint; none: no consolidation, said plainly.
+    extractor: str = "rules"
+    llm_base_url: str = ""
+    llm_model: str = ""
+    llm_api_key: SecretStr = SecretStr("")
+    llm_timeout_s: float = 60.0
+    llm_retries: int = 2
+    llm_batch: int = 8                   # entries per extraction call
+    # Pass triggers (0 disables one): backlog of pending entries, idle time
+    # since the newest pending entry, a fixed schedule.
+    trigger_backlog: int = 50
+    trigger_idle_s: float = 900.0
+    trigger_schedule_s: float = 3600.0
+    scheduler_interval_s: float = 5.0
+    pass_max_entries: int = 200
+    call_timeout_s: float = 15.0

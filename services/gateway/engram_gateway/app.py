@@ -21,6 +21,7 @@ from .settings import GatewaySettings
 from .tools import register_memory_tools
 from .tools_board import register_board_tools
 from .tools_documents import register_document_tools
+from .tools_dream import register_dream_tools
 from .tools_episodes import register_episode_tools
 from .tools_facts import register_fact_tools
 from .tools_graph import register_graph_tools
@@ -53,6 +54,7 @@ def build_mcp(settings: GatewaySettings, store: PrincipalStore, backends: Backen
     register_fact_tools(mcp, backends)
     register_graph_tools(mcp, backends)
     register_knowledge_tools(mcp, backends)
+    register_dream_tools(mcp, backends)
     return mcp
 
 

@@ -7,7 +7,7 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from engram.v1 import coordination_pb2_grpc, cortex_pb2_grpc, memory_pb2_grpc
+from engram.v1 import coordination_pb2_grpc, cortex_pb2_grpc, dreamer_pb2_grpc, memory_pb2_grpc
 from engram_kit.context import CallerContext
 from engram_kit.grpc_client import Caller, open_channel
 
@@ -17,7 +17,7 @@ _IDEMPOTENT = frozenset({"Search", "Get", "Recent", "Briefing", "DocumentSearch"
                          "ListAgents", "ListLeases", "ReceiveMessages", "GetFact",
                          "FactHistory", "ListConflicts", "SearchFacts", "Neighbors",
                          "Recall", "ListRelations", "WorldSearch", "LessonSearch",
-                         "ReviewList"})
+                         "ReviewList", "Status", "Runs"})
 
 
 class Backends:
@@ -37,6 +37,8 @@ class Backends:
             self._coordination_channel)
         self._cortex_channel = open_channel(self._settings.cortex_addr)
         self._cortex = cortex_pb2_grpc.CortexServiceStub(self._cortex_channel)
+        self._dreamer_channel = open_channel(self._settings.dreamer_addr)
+        self._dreamer = dreamer_pb2_grpc.DreamerServiceStub(self._dreamer_channel)
         self._health = {
             "cortex": health_pb2_grpc.HealthStub(self._cortex_channel),
             "memory": health_pb2_grpc.HealthStub(self._memory_channel),
@@ -70,7 +72,14 @@ class Backends:
         return await self._caller.call(getattr(self._cortex, method), request, ctx,
                                        idempotent=method in _IDEMPOTENT)
 
+    async def dreamer(self, method: str, ctx: CallerContext, request: Any) -> Any:
+        """Call DreamerService.<method> (a pass can take a while: 120 s deadline)."""
+        return await self._caller.call(getattr(self._dreamer, method), request, ctx,
+                                       idempotent=method in _IDEMPOTENT,
+                                       timeout_s=120.0 if method == "Run" else None)
+
     async def close(self) -> None:
+        await self._dreamer_channel.close()
         await self._cortex_channel.close()
         await self._memory_channel.close()
         await self._coordination_channel.close()

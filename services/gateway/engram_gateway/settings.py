@@ -20,6 +20,7 @@ class GatewaySettings(BaseSettings):
     memory_addr: str = "127.0.0.1:8751"
     coordination_addr: str = "127.0.0.1:8755"
     cortex_addr: str = "127.0.0.1:8752"
+    dreamer_addr: str = "127.0.0.1:8754"
     call_timeout_s: float = 10.0
     # Extra Host header values accepted besides loopback (DNS-rebinding guard).
     allowed_hosts: list[str] = []

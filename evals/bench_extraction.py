@@ -1,0 +1,166 @@
+"""Extraction eval: how well a dreamer extractor turns memory entries into
+typed facts, over the labelled entries in evals/data/extraction_entries.jsonl
+(decisions, rules, states, preferences, references, residual risks, events,
+mixed entries and chatter that must yield nothing).
+
+A predicted fact matches an expected one of the same entry when the kinds are
+equal and the values agree (normalised containment either way, or at least
+half of the expected value's words). Per kind: precision = matched
+predictions / predictions, recall = matched expectations / expectations.
+Anchor hygiene is applied exactly as in a pass (a quote not found verbatim in
+its entry is dropped and counted). The baseline in the same run is "every
+sentence is a STATE fact" (a recall ceiling for naive extraction).
+
+Usage:
+  .venv/bin/python evals/bench_extraction.py                       # rules backend
+  .venv/bin/python evals/bench_extraction.py --openai-url URL --model NAME [--batch 8]
+Writes evals/results/extraction-<backend>-<UTC timestamp>.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import platform
+import re
+import shlex
+import sys
+import time
+from collections import Counter, defaultdict
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from engram_dreamer.extract_openai import OpenAIExtractor
+from engram_dreamer.extract_rules import SENTENCE, RulesExtractor
+from engram_dreamer.extractor import KINDS, Candidate, EntryText, anchored
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+DATA = REPO_ROOT / "evals" / "data" / "extraction_entries.jsonl"
+RESULTS_DIR = REPO_ROOT / "evals" / "results"
+
+
+def words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z0-9]+", text.lower())) - {"the", "a", "an", "to", "of"}
+
+
+def same_value(predicted: str, expected: str) -> bool:
+    p, e = " ".join(sorted(words(predicted))), " ".join(sorted(words(expected)))
+    if not e:
+        return False
+    a, b = predicted.lower().strip(" ."), expected.lower().strip(" .")
+    if a in b or b in a:
+        return True
+    return len(words(predicted) & words(expected)) >= max(1, len(words(expected)) / 2) \
+        and bool(p)
+
+
+def score(entries: list[dict[str, Any]], predicted: dict[str, list[Candidate]]
+          ) -> dict[str, Any]:
+    per: dict[str, Counter] = defaultdict(Counter)
+    chatter_false = 0
+    for entry in entries:
+        preds = predicted.get(entry["id"], [])
+        expected = entry["expected"]
+        used: set[int] = set()
+        for exp in expected:
+            per[exp["kind"]]["expected"] += 1
+            for i, p in enumerate(preds):
+                if i not in used and p.kind == exp["kind"] and same_value(p.value, exp["value"]):
+                    used.add(i)
+                    per[exp["kind"]]["recalled"] += 1
+                    break
+        for i, p in enumerate(preds):
+            per[p.kind]["predicted"] += 1
+            per[p.kind]["correct"] += i in used
+        if entry["category"] == "chatter":
+            chatter_false += len(preds)
+    kinds = {}
+    for kind in KINDS:
+        c = per[kind]
+        p = c["correct"] / c["predicted"] if c["predicted"] else 0.0
+        r = c["recalled"] / c["expected"] if c["expected"] else 0.0
+        kinds[kind] = {"precision": round(p, 3), "recall": round(r, 3),
+                       "f1": round(2 * p * r / (p + r), 3) if p + r else 0.0,
+                       "predicted": c["predicted"], "expected": c["expected"]}
+    total = {k: sum(per[x][k] for x in KINDS) for k in ("correct", "predicted", "recalled",
+                                                         "expected")}
+    return {"per_kind": kinds,
+            "micro_precision": round(total["correct"] / max(total["predicted"], 1), 3),
+            "micro_recall": round(total["recalled"] / max(total["expected"], 1), 3),
+            "facts_from_chatter": chatter_false}
+
+
+async def predict(extractor: Any, entries: list[dict[str, Any]], batch: int
+                  ) -> tuple[dict[str, list[Candidate]], int, float]:
+    texts = [EntryText(e["id"], e["text"]) for e in entries]
+    started = time.perf_counter()
+    found: list[Candidate] = []
+    for i in range(0, len(texts), batch):
+        found += await extractor.extract(texts[i:i + batch])
+    elapsed = time.perf_counter() - started
+    by_id = {e["id"]: e["text"] for e in entries}
+    out: dict[str, list[Candidate]] = defaultdict(list)
+    dropped = 0
+    for c in found:
+        if anchored(c.quote, by_id.get(c.entry_id, "")):
+            out[c.entry_id].append(c)
+        else:
+            dropped += 1
+    return out, dropped, elapsed
+
+
+def naive(entries: list[dict[str, Any]]) -> dict[str, list[Candidate]]:
+    return {e["id"]: [Candidate(e["id"], "STATE", "x", "x", m.group(0).strip(),
+                                m.group(0).strip(), None)
+                      for m in SENTENCE.finditer(e["text"]) if m.group(0).strip()]
+            for e in entries}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--openai-url", default="")
+    parser.add_argument("--model", default="")
+    parser.add_argument("--batch", type=int, default=8)
+    args = parser.parse_args()
+    entries = [json.loads(line) for line in DATA.read_text().splitlines() if line.strip()]
+    if args.openai_url:
+        extractor: Any = OpenAIExtractor(args.openai_url, args.model, "", 120.0, 2)
+    else:
+        extractor = RulesExtractor()
+    started_at = datetime.now(UTC)
+    predicted, dropped, elapsed = asyncio.run(predict(extractor, entries, args.batch))
+    ours, base = score(entries, predicted), score(entries, naive(entries))
+    result = {
+        "timestamp": started_at.isoformat(timespec="seconds"),
+        "machine": {"platform": platform.platform(), "python": platform.python_version()},
+        "backend": extractor.name, "model": extractor.model or None,
+        "data": str(DATA.relative_to(REPO_ROOT)), "entries": len(entries),
+        "expected_facts": sum(len(e["expected"]) for e in entries),
+        "dropped_unanchored": dropped, "seconds": round(elapsed, 3),
+        "extractor": ours, "baseline_every_sentence_state": base,
+        "misses": [{"id": e["id"], "text": e["text"],
+                    "expected": [(x["kind"], x["value"]) for x in e["expected"]],
+                    "got": [(c.kind, c.value) for c in predicted.get(e["id"], [])]}
+                   for e in entries
+                   if sorted((x["kind"]) for x in e["expected"]) != sorted(
+                       c.kind for c in predicted.get(e["id"], []))][:60],
+        "command": shlex.join([sys.executable.replace(str(REPO_ROOT) + "/", ""),
+                               "evals/bench_extraction.py", *sys.argv[1:]]),
+    }
+    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+    path = RESULTS_DIR / (f"extraction-{extractor.name}-"
+                          f"{started_at.strftime('%Y%m%dT%H%M%SZ')}.json")
+    path.write_text(json.dumps(result, indent=2) + "\n")
+    sys.stdout.write(json.dumps({k: result["extractor"][k] for k in (
+        "micro_precision", "micro_recall", "facts_from_chatter")}) + "\n")
+    for kind, v in ours["per_kind"].items():
+        sys.stdout.write(f"{kind:10s} P {v['precision']:.2f} R {v['recall']:.2f} "
+                         f"({v['predicted']} predicted, {v['expected']} expected)\n")
+    sys.stdout.write(f"wrote {path.relative_to(REPO_ROOT)}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,137 @@
+"""Batch journals: what one batch of writes (a dream pass) changed in a
+slot, as row images, and the exact revert of it.
+
+A write in a batch snapshots its slot's rows before and after; the diff is
+journaled. Reverting checks every touched row still equals its post-image
+(otherwise a later write depends on it and the revert is refused, naming
+the rows), then deletes inserted rows and restores updated ones."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+import asyncpg
+
+from engram_kit.context import CallerContext
+from engram_kit.db import tenant_tx
+from engram_kit.errors import Conflict, InvalidArgument, NotFound
+
+from . import repo
+
+KEYS = {"facts": ("id",), "conflicts": ("id",), "tombstones": ("entity", "attribute",
+                                                              "norm_value"),
+        "slots": ("entity", "attribute"), "entities": ("name",)}
+DELETE_ORDER = ("conflicts", "tombstones", "facts", "slots", "entities")
+Snapshot = dict[tuple[str, str], dict[str, Any]]
+
+
+async def snapshot(conn: asyncpg.Connection, entity: str, attribute: str) -> Snapshot:
+    """Every row a write to this slot can touch, keyed by (table, key)."""
+    queries = {
+        "facts": ("SELECT to_jsonb(f) FROM facts f WHERE entity = $1 AND attribute = $2",
+                  (entity, attribute)),
+        "conflicts": ("""SELECT to_jsonb(c) FROM conflicts c WHERE fact_a IN (SELECT id FROM
+                         facts WHERE entity = $1 AND attribute = $2) OR fact_b IN (SELECT id
+                         FROM facts WHERE entity = $1 AND attribute = $2)""",
+                      (entity, attribute)),
+        "tombstones": ("SELECT to_jsonb(t) FROM tombstones t WHERE entity = $1 "
+                       "AND attribute = $2", (entity, attribute)),
+        "slots": ("SELECT to_jsonb(s) FROM slots s WHERE entity = $1 AND attribute = $2",
+                  (entity, attribute)),
+        "entities": ("SELECT to_jsonb(e) FROM entities e WHERE name = $1", (entity,)),
+    }
+    out: Snapshot = {}
+    for table, (sql, args) in queries.items():
+        for (image,) in await conn.fetch(sql, *args):
+            row = json.loads(image)
+            out[(table, json.dumps([row[k] for k in KEYS[table]]))] = row
+    return out
+
+
+async def record(conn: asyncpg.Connection, ns: str, batch: str, before: Snapshot,
+                 after: Snapshot) -> int:
+    await conn.execute("INSERT INTO batches (namespace, batch) VALUES ($1, $2) "
+                       "ON CONFLICT DO NOTHING", ns, batch)
+    n = 0
+    for (table, key), row in after.items():
+        pre = before.get((table, key))
+        if pre == row:
+            continue
+        await conn.execute(
+            """INSERT INTO journal (namespace, batch, tbl, op, row_key, pre_image, post_image)
+               VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7::jsonb)""",
+            ns, batch, table, "insert" if pre is None else "update", key,
+            None if pre is None else json.dumps(pre), json.dumps(row))
+        n += 1
+    return n
+
+
+@dataclass(frozen=True)
+class Reverted:
+    batch: str
+    rows: int
+
+
+async def _current(conn: asyncpg.Connection, table: str, key: dict[str, Any]) -> Any:
+    where = " AND ".join(f"{k} = ${i + 1}" for i, k in enumerate(key))
+    image = await conn.fetchval(f"SELECT to_jsonb(t) FROM {table} t WHERE {where}",
+                                *[_typed(k, v) for k, v in key.items()])
+    return None if image is None else json.loads(image)
+
+
+def _typed(column: str, value: Any) -> Any:
+    return uuid.UUID(value) if column == "id" else value
+
+
+async def _restore(conn: asyncpg.Connection, table: str, key: dict[str, Any],
+                   image: dict[str, Any]) -> None:
+    cols = [c for c in image if c not in key]
+    sets = ", ".join(f"{c} = r.{c}" for c in cols)
+    where = " AND ".join(f"t.{k} = r.{k}" for k in key)
+    await conn.execute(f"UPDATE {table} t SET {sets} FROM jsonb_populate_record("
+                       f"NULL::{table}, $1::jsonb) r WHERE {where}", json.dumps(image))
+
+
+async def revert(pool: asyncpg.Pool, ctx: CallerContext, batch: str) -> Reverted:
+    ns = ctx.require_namespace()
+    if not batch.strip():
+        raise InvalidArgument("batch is required", field="batch")
+    async with tenant_tx(pool, ns) as conn:
+        state = await conn.fetchrow("SELECT * FROM batches WHERE batch = $1 FOR UPDATE", batch)
+        if state is None:
+            raise NotFound(f"no journal for batch {batch}")
+        if state["status"] == "reverted":
+            raise Conflict(f"batch {batch} was already reverted")
+        entries = await conn.fetch("SELECT * FROM journal WHERE batch = $1 ORDER BY seq", batch)
+        final: dict[tuple[str, str], asyncpg.Record] = {}
+        first: dict[tuple[str, str], asyncpg.Record] = {}
+        for e in entries:
+            k = (e["tbl"], e["row_key"])
+            final[k] = e
+            first.setdefault(k, e)
+        changed = []
+        for (table, key_json), e in final.items():
+            key = dict(zip(KEYS[table], json.loads(key_json), strict=True))
+            if await _current(conn, table, key) != json.loads(e["post_image"]):
+                changed.append(f"{table} {'/'.join(map(str, key.values()))}")
+        if changed:
+            raise Conflict("later writes depend on this batch; not reverted. Changed since: "
+                           + "; ".join(changed[:10]))
+        ordered = sorted(first.items(), key=lambda kv: DELETE_ORDER.index(kv[0][0]))
+        for (table, key_json), e in ordered:
+            key = dict(zip(KEYS[table], json.loads(key_json), strict=True))
+            if e["op"] == "insert":
+                where = " AND ".join(f"{k} = ${i + 1}" for i, k in enumerate(key))
+                await conn.execute(f"DELETE FROM {table} WHERE {where}",
+                                   *[_typed(k, v) for k, v in key.items()])
+            else:
+                await _restore(conn, table, key, json.loads(e["pre_image"]))
+        await conn.execute("UPDATE batches SET status = 'reverted', reverted_at = "
+                           "clock_timestamp(), reverted_by = $2 WHERE batch = $1",
+                           batch, ctx.principal)
+        await repo.audit(conn, ns, ctx.principal, "batch.revert", batch,
+                         {"rows": len(first)})
+        return Reverted(batch, len(first))

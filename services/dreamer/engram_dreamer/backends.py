@@ -1,0 +1,43 @@
+"""gRPC clients of memory (to read entries) and cortex (to write facts)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engram.v1 import cortex_pb2, cortex_pb2_grpc, memory_pb2, memory_pb2_grpc
+from engram_kit.context import CallerContext
+from engram_kit.grpc_client import Caller, open_channel
+
+from .settings import DreamerSettings
+
+
+class Backends:
+    def __init__(self, s: DreamerSettings) -> None:
+        self._caller = Caller(s.internal_token.get_secret_value(),
+                              default_timeout_s=s.call_timeout_s)
+        self._memory_channel = open_channel(s.memory_addr)
+        self._cortex_channel = open_channel(s.cortex_addr)
+        self._memory = memory_pb2_grpc.MemoryServiceStub(self._memory_channel)
+        self._cortex = cortex_pb2_grpc.CortexServiceStub(self._cortex_channel)
+
+    @staticmethod
+    def context(namespace: str) -> CallerContext:
+        return CallerContext(principal="dreamer", namespace=namespace, client_id="dreamer",
+                             session_id="dreamer")
+
+    async def entry(self, namespace: str, entry_id: str) -> memory_pb2.GetResponse:
+        return await self._caller.call(self._memory.Get, memory_pb2.GetRequest(id=entry_id),
+                                       self.context(namespace), idempotent=True)
+
+    async def set_fact(self, namespace: str,
+                       request: cortex_pb2.SetFactRequest) -> cortex_pb2.SetFactResponse:
+        return await self._caller.call(self._cortex.SetFact, request, self.context(namespace))
+
+    async def revert(self, namespace: str, batch: str) -> Any:
+        return await self._caller.call(self._cortex.RevertBatch,
+                                       cortex_pb2.RevertBatchRequest(batch=batch),
+                                       self.context(namespace))
+
+    async def close(self) -> None:
+        await self._memory_channel.close()
+        await self._cortex_channel.close()

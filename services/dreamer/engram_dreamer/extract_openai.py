@@ -1,0 +1,86 @@
+"""The `openai` extractor: any OpenAI-compatible chat endpoint (vLLM,
+llama.cpp's server, Ollama, a hosted API), asked for JSON that follows a
+schema. Timeouts and bounded retries here; splitting a failing batch and
+quarantining the entry that keeps failing is the pass's job."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import httpx
+
+from .extractor import KINDS, Candidate, EntryText, ExtractionFailed
+
+SYSTEM = (
+    "You extract durable facts from memory entries written by software agents and their "
+    "users. Extract only what the text asserts; never infer, never guess, never add facts "
+    "that are not stated. Each fact has: entry_id (the entry it comes from), kind (DECISION "
+    "a choice made; RULE an always/never/must policy; STATE how something currently is; "
+    "PREFERENCE a preferred way; REFERENCE where something lives: path, URL, document; "
+    "RESIDUAL a known remaining risk; EVENT something that happened at a time), entity "
+    "(lowercase-hyphenated), attribute (lowercase snake_case), value (short), quote (the "
+    "exact words of the entry that assert it, copied verbatim) and valid_from (YYYY-MM-DD "
+    "for a dated EVENT, else null). Questions, plans, hedges, greetings and progress notes "
+    "yield no facts. Answer with JSON only.")
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"facts": {"type": "array", "items": {
+        "type": "object",
+        "properties": {
+            "entry_id": {"type": "string"}, "kind": {"type": "string", "enum": list(KINDS)},
+            "entity": {"type": "string"}, "attribute": {"type": "string"},
+            "value": {"type": "string"}, "quote": {"type": "string"},
+            "valid_from": {"type": ["string", "null"]}},
+        "required": ["entry_id", "kind", "entity", "attribute", "value", "quote"]}}},
+    "required": ["facts"],
+}
+
+
+class OpenAIExtractor:
+    name = "openai"
+
+    def __init__(self, base_url: str, model: str, api_key: str, timeout_s: float,
+                 retries: int) -> None:
+        self.model = model
+        self._url = base_url.rstrip("/") + "/v1/chat/completions"
+        self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._timeout = timeout_s
+        self._retries = retries
+
+    def _request(self, entries: list[EntryText]) -> dict[str, Any]:
+        listing = "\n".join(f"[{e.id}] {e.text}" for e in entries)
+        return {
+            "model": self.model, "temperature": 0,
+            "messages": [{"role": "system", "content": SYSTEM},
+                         {"role": "user", "content": f"Entries:\n{listing}"}],
+            "response_format": {"type": "json_schema",
+                                "json_schema": {"name": "facts", "schema": SCHEMA}},
+        }
+
+    async def extract(self, entries: list[EntryText]) -> list[Candidate]:
+        last = ""
+        for attempt in range(self._retries + 1):
+            try:
+                async with httpx.AsyncClient(timeout=self._timeout) as http:
+                    reply = await http.post(self._url, json=self._request(entries),
+                                            headers=self._headers)
+                reply.raise_for_status()
+                content = reply.json()["choices"][0]["message"]["content"]
+                return self._candidates(json.loads(content), entries)
+            except (httpx.HTTPError, KeyError, IndexError, ValueError, TypeError) as exc:
+                last = f"{type(exc).__name__}: {str(exc)[:200]}"
+                await asyncio.sleep(min(0.5 * 2**attempt, 4.0))
+        raise ExtractionFailed(f"extractor failed after {self._retries + 1} attempts: {last}")
+
+    def _candidates(self, payload: dict[str, Any], entries: list[EntryText]) -> list[Candidate]:
+        known = {e.id for e in entries}
+        out = []
+        for f in payload["facts"]:
+            if f.get("entry_id") not in known or f.get("kind") not in KINDS:
+                continue  # a fact about no entry of this batch is not evidence of anything
+            out.append(Candidate(
+                f["entry_id"], f["kind"], str(f["entity"]), str(f["attribute"]),
+                str(f["value"]), str(f["quote"]), f.get("valid_from") or None))
+        return out

@@ -1,0 +1,214 @@
+"""A dream pass: pending entries -> extractor -> anchor hygiene -> cortex,
+journaled as a run whose cortex writes form one revertible batch.
+
+Single-flight per namespace. A run left `running` by a crash is reverted
+(its cortex batch undone) and marked `aborted` before the next pass, so a
+killed pass leaves nothing half-applied."""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections import Counter
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import asyncpg
+
+from engram.v1 import cortex_pb2
+from engram_kit.db import tenant_tx
+from engram_kit.errors import Conflict, DomainError, NotFound, NotImplementedYet
+
+from . import repo_passes as repo
+from .backends import Backends
+from .extractor import Candidate, EntryText, ExtractionFailed, Extractor, anchored
+from .settings import DreamerSettings
+
+log = logging.getLogger(__name__)
+NO_EXTRACTOR = ("no extractor is configured (ENGRAM_EXTRACTOR=none): nothing is consolidated; "
+                "set it to rules or openai")
+KIND_VALUES = {n.removeprefix("FACT_KIND_"): v for n, v in cortex_pb2.FactKind.items() if v}
+
+
+class DreamPasses:
+    def __init__(self, pool: asyncpg.Pool, settings: DreamerSettings,
+                 extractor: Extractor | None, backends: Backends) -> None:
+        self._pool = pool
+        self._s = settings
+        self.extractor = extractor
+        self._backends = backends
+        self._running: set[str] = set()
+
+    @asynccontextmanager
+    async def _single_flight(self, ns: str) -> AsyncIterator[None]:
+        if ns in self._running:
+            raise Conflict(f"a dream pass is already running in {ns}")
+        self._running.add(ns)
+        try:
+            async with self._pool.acquire() as conn:
+                key = f"dream/{ns}"
+                if not await conn.fetchval("SELECT pg_try_advisory_lock(hashtext($1))", key):
+                    raise Conflict(f"a dream pass is already running in {ns}")
+                try:
+                    yield
+                finally:
+                    await conn.execute("SELECT pg_advisory_unlock(hashtext($1))", key)
+        finally:
+            self._running.discard(ns)
+
+    async def run(self, ns: str, trigger: str) -> asyncpg.Record:
+        if self.extractor is None:
+            raise NotImplementedYet(NO_EXTRACTOR)
+        async with self._single_flight(ns):
+            await self._recover(ns)
+            run_id = uuid.uuid4()
+            async with tenant_tx(self._pool, ns) as conn:
+                await repo.start_run(conn, ns, run_id, trigger, self.extractor.name,
+                                     self.extractor.model)
+                ids = await repo.pending(conn, self._s.pass_max_entries)
+            started = time.perf_counter()
+            log.info("dream pass started", extra={"fields": {
+                "namespace": ns, "run_id": str(run_id), "trigger": trigger, "entries": len(ids)}})
+            try:
+                return await self._pass(ns, run_id, ids, started)
+            except Exception as exc:
+                await self._undo(ns, run_id)
+                async with tenant_tx(self._pool, ns) as conn:
+                    await repo.finish_run(conn, run_id, "failed", {
+                        "entries": len(ids), "error_detail": f"{type(exc).__name__}: {exc}"})
+                raise
+
+    async def _recover(self, ns: str) -> None:
+        async with tenant_tx(self._pool, ns) as conn:
+            stale = await repo.stale_runs(conn)
+        for run_id in stale:
+            await self._undo(ns, run_id)
+            async with tenant_tx(self._pool, ns) as conn:
+                await repo.finish_run(conn, run_id, "aborted", {
+                    "error_detail": "the pass stopped before committing; its cortex writes "
+                                    "were reverted and its entries stay pending"})
+
+    async def _undo(self, ns: str, run_id: uuid.UUID) -> int:
+        try:
+            return (await self._backends.revert(ns, str(run_id))).rows
+        except NotFound:
+            return 0  # it wrote nothing
+
+    async def _pass(self, ns: str, run_id: uuid.UUID, ids: list[uuid.UUID],
+                    started: float) -> asyncpg.Record:
+        """Batch by batch: extract, keep anchored candidates, write them, so a
+        long pass makes progress (and a killed one has a journal to undo)."""
+        entries, origins = await self._fetch(ns, ids)
+        texts = {e.id: e.text for e in entries}
+        size = max(1, self._s.llm_batch)
+        candidates = 0
+        kept_all: list[Candidate] = []
+        quarantined: dict[str, str] = {}
+        written: list = []
+        errors: list[str] = []
+        for i in range(0, len(entries), size):
+            found, failed = await self._extract(entries[i:i + size])
+            quarantined |= failed
+            candidates += len(found)
+            kept = [c for c in found if anchored(c.quote, texts.get(c.entry_id, ""))]
+            kept_all += kept
+            done, errs = await self._write(ns, run_id, kept, origins)
+            written += done
+            errors += errs
+        log.info("dream pass wrote facts", extra={"fields": {
+            "run_id": str(run_id), "written": len(written), "errors": len(errors)}})
+        counts = {"actions": dict(Counter(action for _, _, action in written)),
+                  "kinds": dict(Counter(c.kind for _, c, _ in written)),
+                  "duration_s": round(time.perf_counter() - started, 3)}
+        stats: dict[str, Any] = {
+            "entries": len(ids), "candidates": candidates,
+            "dropped_unanchored": candidates - len(kept_all), "quarantined": len(quarantined),
+            "inputs": ids, "facts_written": len(written), "errors": len(errors),
+            "counts": counts, "error_detail": "; ".join(errors[:5])}
+        async with tenant_tx(self._pool, ns) as conn:
+            for fact_id, c, action in written:
+                await repo.record_fact(conn, ns, run_id, fact_id, uuid.UUID(c.entry_id),
+                                       action, c.kind)
+            ok = [i for i in ids if str(i) not in quarantined]
+            await repo.settle_entries(conn, run_id, ok, {uuid.UUID(k): v for k, v in
+                                                         quarantined.items()}, ns)
+            return await repo.finish_run(conn, run_id, "committed", stats)
+
+    async def _fetch(self, ns: str, ids: list[uuid.UUID]) -> tuple[list[EntryText],
+                                                                   dict[str, str]]:
+        entries, origins = [], {}
+        for entry_id in ids:
+            try:
+                got = await self._backends.entry(ns, str(entry_id))
+            except NotFound:
+                continue  # forgotten since: nothing to consolidate
+            e = got.entry
+            if e.status not in ("live", "active", "") or "status" in e.tags:
+                continue
+            entries.append(EntryText(str(entry_id), e.text))
+            origins[str(entry_id)] = e.origin
+        return entries, origins
+
+    async def _extract(self, batch: list[EntryText]) -> tuple[list[Candidate],
+                                                              dict[str, str]]:
+        """A failing batch is split in halves; an entry that fails alone is
+        quarantined with the reason."""
+        out: list[Candidate] = []
+        quarantined: dict[str, str] = {}
+        queue = [batch]
+        while queue:
+            part = queue.pop(0)
+            log.info("extracting", extra={"fields": {"entries": [e.id for e in part]}})
+            try:
+                out += await self.extractor.extract(part)
+            except ExtractionFailed as exc:
+                if len(part) == 1:
+                    quarantined[part[0].id] = str(exc)[:500]
+                else:
+                    half = len(part) // 2
+                    queue[:0] = [part[:half], part[half:]]
+        return out, quarantined
+
+    async def _write(self, ns: str, run_id: uuid.UUID, kept: list[Candidate],
+                     origins: dict[str, str]) -> tuple[list, list[str]]:
+        written, errors = [], []
+        name = self.extractor.name
+        captured_by = f"dreamer/{name}" + (f":{self.extractor.model}" if
+                                           self.extractor.model else "")
+        for c in kept:
+            origin = "assistant" if name == "openai" else (
+                "assistant" if origins.get(c.entry_id) == "assistant" else "agent")
+            request = cortex_pb2.SetFactRequest(
+                entity=c.entity, attribute=c.attribute, value=c.value, kind=KIND_VALUES[c.kind],
+                evidence=cortex_pb2.Evidence(quote=c.quote, source_type="memory_entry",
+                                             source_ref=c.entry_id, captured_by=captured_by),
+                origin=origin, batch=str(run_id))
+            if c.valid_from:
+                request.valid_from.FromJsonString(f"{c.valid_from}T00:00:00Z")
+            try:
+                reply = await self._backends.set_fact(ns, request)
+            except DomainError as exc:
+                errors.append(f"{c.entity}.{c.attribute}: {exc.message}")
+                continue
+            written.append((uuid.UUID(reply.fact.id), c, reply.action))
+        return written, errors
+
+    async def rollback(self, ns: str, run_id: uuid.UUID) -> tuple[int, asyncpg.Record]:
+        async with self._single_flight(ns):
+            async with tenant_tx(self._pool, ns) as conn:
+                row = await repo.run(conn, run_id)
+            if row is None:
+                raise NotFound(f"no dream run {run_id}")
+            if row["status"] != "committed":
+                raise Conflict(f"run {run_id} is {row['status']}; only a committed run can "
+                               "be rolled back")
+            reverted = await self._undo(ns, run_id)  # cortex refuses if later writes depend
+            async with tenant_tx(self._pool, ns) as conn:
+                await repo.reopen_entries(conn, run_id)
+                done = await conn.fetchrow(
+                    "UPDATE runs SET status = 'rolled_back' WHERE id = $1 RETURNING *", run_id)
+            return reverted, done
+
+

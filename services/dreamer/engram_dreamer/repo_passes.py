@@ -1,0 +1,100 @@
+"""SQL for pending entries, runs and their facts. The caller owns the
+transaction (a tenant transaction)."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+import asyncpg
+
+
+async def add_pending(conn: asyncpg.Connection, ns: str, entry_id: uuid.UUID,
+                      event_id: uuid.UUID) -> None:
+    await conn.execute(
+        """INSERT INTO pending_entries (namespace, entry_id, event_id) VALUES ($1, $2, $3)
+           ON CONFLICT DO NOTHING""", ns, entry_id, event_id)
+
+
+async def mark_forgotten(conn: asyncpg.Connection, entry_ids: list[uuid.UUID]) -> None:
+    await conn.execute("UPDATE pending_entries SET status = 'forgotten' "
+                       "WHERE entry_id = ANY($1::uuid[]) AND status = 'pending'", entry_ids)
+
+
+async def pending(conn: asyncpg.Connection, limit: int) -> list[uuid.UUID]:
+    rows = await conn.fetch("SELECT entry_id FROM pending_entries WHERE status = 'pending' "
+                            "ORDER BY stored_at LIMIT $1", limit)
+    return [r["entry_id"] for r in rows]
+
+
+async def pending_stats(conn: asyncpg.Connection) -> asyncpg.Record:
+    return await conn.fetchrow(
+        """SELECT count(*) AS n, max(stored_at) AS newest FROM pending_entries
+           WHERE status = 'pending'""")
+
+
+async def start_run(conn: asyncpg.Connection, ns: str, run_id: uuid.UUID, trigger: str,
+                    extractor: str, model: str) -> None:
+    await conn.execute(
+        """INSERT INTO runs (namespace, id, trigger, extractor, model)
+           VALUES ($1, $2, $3, $4, $5)""", ns, run_id, trigger, extractor, model)
+
+
+async def stale_runs(conn: asyncpg.Connection) -> list[uuid.UUID]:
+    rows = await conn.fetch("SELECT id FROM runs WHERE status = 'running'")
+    return [r["id"] for r in rows]
+
+
+async def finish_run(conn: asyncpg.Connection, run_id: uuid.UUID, status: str,
+                     fields: dict[str, Any]) -> asyncpg.Record:
+    return await conn.fetchrow(
+        """UPDATE runs SET status = $2, finished_at = clock_timestamp(),
+                  entries = $3, candidates = $4, facts_written = $5, dropped_unanchored = $6,
+                  quarantined = $7, errors = $8, counts = $9::jsonb, error_detail = $10,
+                  inputs = $11
+           WHERE id = $1 RETURNING *""",
+        run_id, status, fields.get("entries", 0), fields.get("candidates", 0),
+        fields.get("facts_written", 0), fields.get("dropped_unanchored", 0),
+        fields.get("quarantined", 0), fields.get("errors", 0),
+        json.dumps(fields.get("counts", {})), fields.get("error_detail", "")[:2000],
+        fields.get("inputs", []))
+
+
+async def record_fact(conn: asyncpg.Connection, ns: str, run_id: uuid.UUID,
+                      fact_id: uuid.UUID, entry_id: uuid.UUID, action: str, kind: str) -> None:
+    await conn.execute(
+        """INSERT INTO run_facts (namespace, run_id, fact_id, entry_id, action, kind)
+           VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING""",
+        ns, run_id, fact_id, entry_id, action, kind)
+
+
+async def settle_entries(conn: asyncpg.Connection, run_id: uuid.UUID,
+                         done: list[uuid.UUID], quarantined: dict[uuid.UUID, str],
+                         ns: str) -> None:
+    await conn.execute(
+        """UPDATE pending_entries SET status = 'consolidated', run_id = $1
+           WHERE entry_id = ANY($2::uuid[]) AND status = 'pending'""", run_id, done)
+    for entry_id, reason in quarantined.items():
+        await conn.execute(
+            """UPDATE pending_entries SET status = 'quarantined', run_id = $1
+               WHERE entry_id = $2""", run_id, entry_id)
+        await conn.execute(
+            """INSERT INTO quarantine (namespace, entry_id, run_id, reason)
+               VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING""", ns, entry_id, run_id, reason)
+
+
+async def runs(conn: asyncpg.Connection, limit: int) -> list[asyncpg.Record]:
+    return await conn.fetch("SELECT * FROM runs ORDER BY started_at DESC LIMIT $1", limit)
+
+
+async def run(conn: asyncpg.Connection, run_id: uuid.UUID) -> asyncpg.Record | None:
+    return await conn.fetchrow("SELECT * FROM runs WHERE id = $1 FOR UPDATE", run_id)
+
+
+async def reopen_entries(conn: asyncpg.Connection, run_id: uuid.UUID) -> int:
+    """Back to their pre-pass state: pending."""
+    done = await conn.execute("UPDATE pending_entries SET status = 'pending', run_id = NULL "
+                              "WHERE run_id = $1", run_id)
+    await conn.execute("DELETE FROM quarantine WHERE run_id = $1", run_id)
+    return int(done.split()[-1])

@@ -1,0 +1,79 @@
+"""Starts passes on its own: when a namespace's backlog is large, when it
+has gone idle since its newest pending entry, or on a fixed schedule."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import UTC, datetime
+
+import asyncpg
+
+from engram_kit.db import duty_tx, tenant_tx
+from engram_kit.errors import DomainError
+from engram_kit.runtime import sleep_or_stop
+
+from .passes import DreamPasses
+from .settings import DreamerSettings
+
+log = logging.getLogger(__name__)
+
+
+def triggers_text(s: DreamerSettings) -> str:
+    parts = [f"backlog >= {s.trigger_backlog}" if s.trigger_backlog else "",
+             f"idle {s.trigger_idle_s:g}s" if s.trigger_idle_s else "",
+             f"every {s.trigger_schedule_s:g}s" if s.trigger_schedule_s else "", "on demand"]
+    return ", ".join(p for p in parts if p)
+
+
+def due(s: DreamerSettings, pending: int, oldest: datetime, newest: datetime,
+        last_start: datetime | None, now: datetime) -> str | None:
+    """Which trigger, if any, starts a pass now. The schedule counts from the
+    last pass, or from the oldest pending entry when there was none."""
+    if not pending:
+        return None
+    if s.trigger_backlog and pending >= s.trigger_backlog:
+        return "backlog"
+    if s.trigger_idle_s and (now - newest).total_seconds() >= s.trigger_idle_s:
+        return "idle"
+    since = last_start or oldest
+    if s.trigger_schedule_s and (now - since).total_seconds() >= s.trigger_schedule_s:
+        return "schedule"
+    return None
+
+
+class Scheduler:
+    def __init__(self, pool: asyncpg.Pool, s: DreamerSettings, passes: DreamPasses) -> None:
+        self._pool = pool
+        self._s = s
+        self._passes = passes
+
+    async def tick(self) -> list[tuple[str, str]]:
+        async with duty_tx(self._pool, "dream_scheduler") as conn:
+            rows = await conn.fetch(
+                """SELECT namespace, count(*) AS n, min(stored_at) AS oldest,
+                          max(stored_at) AS newest
+                   FROM pending_entries WHERE status = 'pending' GROUP BY namespace""")
+        started = []
+        for r in rows:
+            async with tenant_tx(self._pool, r["namespace"]) as conn:
+                last = await conn.fetchval("SELECT max(started_at) FROM runs")
+            trigger = due(self._s, r["n"], r["oldest"], r["newest"], last, datetime.now(UTC))
+            if trigger is None:
+                continue
+            try:
+                await self._passes.run(r["namespace"], trigger)
+                started.append((r["namespace"], trigger))
+            except DomainError as exc:  # e.g. a pass already running there
+                log.info("scheduled pass skipped", extra={"fields": {"reason": exc.message}})
+        return started
+
+    async def run(self, stop: asyncio.Event) -> None:
+        if self._passes.extractor is None:
+            return
+        while not stop.is_set():
+            try:
+                await self.tick()
+            except Exception as exc:  # keep scheduling; the next tick retries
+                log.warning("scheduler tick failed", extra={"fields": {"error": repr(exc)}})
+            await sleep_or_stop(stop, self._s.scheduler_interval_s)
