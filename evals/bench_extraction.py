@@ -38,6 +38,8 @@ from engram_dreamer.extractor import KINDS, Candidate, EntryText, anchored
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DATA = REPO_ROOT / "evals" / "data" / "extraction_entries.jsonl"
+# Written independently of the rules grammar, which was developed against DATA.
+HELDOUT = REPO_ROOT / "evals" / "data" / "extraction_heldout.jsonl"
 RESULTS_DIR = REPO_ROOT / "evals" / "results"
 
 
@@ -125,6 +127,7 @@ def main() -> int:
     parser.add_argument("--batch", type=int, default=8)
     args = parser.parse_args()
     entries = [json.loads(line) for line in DATA.read_text().splitlines() if line.strip()]
+    heldout = [json.loads(line) for line in HELDOUT.read_text().splitlines() if line.strip()]
     if args.openai_url:
         extractor: Any = OpenAIExtractor(args.openai_url, args.model, "", 120.0, 2)
     else:
@@ -132,6 +135,9 @@ def main() -> int:
     started_at = datetime.now(UTC)
     predicted, dropped, elapsed = asyncio.run(predict(extractor, entries, args.batch))
     ours, base = score(entries, predicted), score(entries, naive(entries))
+    held_predicted, held_dropped, _ = asyncio.run(predict(extractor, heldout, args.batch))
+    held = score(heldout, held_predicted) | {"entries": len(heldout),
+                                             "dropped_unanchored": held_dropped}
     result = {
         "timestamp": started_at.isoformat(timespec="seconds"),
         "machine": {"platform": platform.platform(), "python": platform.python_version()},
@@ -140,6 +146,7 @@ def main() -> int:
         "expected_facts": sum(len(e["expected"]) for e in entries),
         "dropped_unanchored": dropped, "seconds": round(elapsed, 3),
         "extractor": ours, "baseline_every_sentence_state": base,
+        "heldout": held, "heldout_data": str(HELDOUT.relative_to(REPO_ROOT)),
         "misses": [{"id": e["id"], "text": e["text"],
                     "expected": [(x["kind"], x["value"]) for x in e["expected"]],
                     "got": [(c.kind, c.value) for c in predicted.get(e["id"], [])]}
@@ -158,6 +165,8 @@ def main() -> int:
     for kind, v in ours["per_kind"].items():
         sys.stdout.write(f"{kind:10s} P {v['precision']:.2f} R {v['recall']:.2f} "
                          f"({v['predicted']} predicted, {v['expected']} expected)\n")
+    sys.stdout.write("held-out: " + json.dumps({k: held[k] for k in (
+        "micro_precision", "micro_recall", "facts_from_chatter")}) + "\n")
     sys.stdout.write(f"wrote {path.relative_to(REPO_ROOT)}\n")
     return 0
 

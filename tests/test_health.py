@@ -3,6 +3,8 @@ refuses calls without the internal credential; unbuilt RPCs say so."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import grpc
 import httpx
 import pytest
@@ -11,6 +13,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from engram.v1 import dreamer_pb2, dreamer_pb2_grpc, memory_pb2, memory_pb2_grpc
 from engram_cli.stack import Stack
 from engram_kit.context import CallerContext
+
+from .procs import service_process
 
 SERVICES = ["gateway", "memory", "cortex", "embedder", "dreamer", "coordination"]
 GRPC_SERVICES = {"memory": 8751, "cortex": 8752, "embedder": 8753, "dreamer": 8754,
@@ -65,13 +69,19 @@ async def test_grpc_requires_a_namespace(stack: Stack):
     assert "namespace is required" in err.value.details()
 
 
-async def test_unbuilt_rpc_answers_unimplemented_with_reason(stack: Stack):
+async def test_no_extractor_is_said_plainly(stack: Stack, tmp_path: Path):
+    """With ENGRAM_EXTRACTOR=none nothing pretends to consolidate: a pass is
+    refused with UNIMPLEMENTED and the reason, and /health says none."""
     token = stack.secrets["ENGRAM_INTERNAL_TOKEN"]
     ctx = CallerContext(principal="t", namespace="default")
-    async with grpc.aio.insecure_channel(_address(stack, "dreamer")) as channel:
-        stub = dreamer_pb2_grpc.DreamerServiceStub(channel)
-        with pytest.raises(grpc.aio.AioRpcError) as err:
-            await stub.Run(dreamer_pb2.DreamRunRequest(), timeout=5,
-                           metadata=ctx.to_metadata(token))
+    overrides = {"ENGRAM_EXTRACTOR": "none", "ENGRAM_CONSUMER_DURABLE": "dreamer-none"}
+    with service_process(stack, "dreamer", overrides, tmp_path) as proc:
+        health = httpx.get(f"http://127.0.0.1:{proc['http']}/health", timeout=5).json()
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{proc['grpc']}") as channel:
+            stub = dreamer_pb2_grpc.DreamerServiceStub(channel)
+            with pytest.raises(grpc.aio.AioRpcError) as err:
+                await stub.Run(dreamer_pb2.DreamRunRequest(), timeout=5,
+                               metadata=ctx.to_metadata(token))
+    assert health["extractor"] == "none"
     assert err.value.code() == grpc.StatusCode.UNIMPLEMENTED
-    assert "dream passes are not built yet" in err.value.details()
+    assert "no extractor is configured" in err.value.details()
