@@ -10,6 +10,7 @@ from pathlib import Path
 
 from engram_gateway.principals import ROLES, PrincipalStore
 
+from .audit_cmd import run_audit
 from .doctor import run_doctor
 from .settings import CliSettings
 from .stack import TOKENS_FILE, Stack
@@ -64,16 +65,50 @@ def cmd_up(args: argparse.Namespace) -> int:
     return 0
 
 
+def _store(args: argparse.Namespace) -> PrincipalStore:
+    return PrincipalStore(_settings(args).data_dir.resolve() / TOKENS_FILE)
+
+
 def cmd_token_create(args: argparse.Namespace) -> int:
-    settings = _settings(args)
-    store = PrincipalStore(settings.data_dir.resolve() / TOKENS_FILE)
     try:
-        token = store.create(args.principal, args.role, args.namespace)
+        token = _store(args).create(args.principal, args.role, args.namespace or [],
+                                    args.read_namespace or [])
     except ValueError as exc:
         sys.stderr.write(f"error: {exc}\n")
         return 2
+    grants = [*(args.namespace or []), *(f"{n} (read)" for n in args.read_namespace or [])]
     sys.stdout.write(f"principal {args.principal!r} ({args.role}) for namespaces "
-                     f"{', '.join(args.namespace)}; the token is shown once:\n{token}\n")
+                     f"{', '.join(grants)}; the token is shown once:\n{token}\n")
+    return 0
+
+
+def cmd_token_list(args: argparse.Namespace) -> int:
+    for p in _store(args).list():
+        grants = [*p.namespaces, *(f"{n}(read)" for n in p.read_namespaces)]
+        sys.stdout.write(f"{p.name}\t{p.role}\t{','.join(grants)}\tcreated {p.created_at}"
+                         f"{'  rotated ' + p.rotated_at if p.rotated_at else ''}"
+                         f"\ttoken sha256 {p.token_sha256[:12]}...\n")
+    return 0
+
+
+def cmd_token_rotate(args: argparse.Namespace) -> int:
+    try:
+        token = _store(args).rotate(args.principal)
+    except ValueError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return 2
+    sys.stdout.write(f"new token for {args.principal!r}; the old one no longer works; "
+                     f"shown once:\n{token}\n")
+    return 0
+
+
+def cmd_token_revoke(args: argparse.Namespace) -> int:
+    try:
+        _store(args).revoke(args.principal)
+    except ValueError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return 2
+    sys.stdout.write(f"revoked {args.principal!r}: its token no longer works\n")
     return 0
 
 
@@ -88,9 +123,33 @@ def build_parser() -> argparse.ArgumentParser:
     create = token_sub.add_parser("create", help="mint a token for a new principal")
     create.add_argument("--principal", required=True)
     create.add_argument("--role", required=True, choices=ROLES)
-    create.add_argument("--namespace", required=True, action="append")
+    create.add_argument("--namespace", action="append", help="read-write grant (repeatable)")
+    create.add_argument("--read-namespace", action="append", help="read-only grant")
     create.add_argument("--data-dir")
     create.set_defaults(func=cmd_token_create)
+    for name, func, text in (("list", cmd_token_list, "list principals (never tokens)"),
+                             ("rotate", cmd_token_rotate, "replace a principal's token"),
+                             ("revoke", cmd_token_revoke, "remove a principal")):
+        cmd = token_sub.add_parser(name, help=text)
+        if name != "list":
+            cmd.add_argument("--principal", required=True)
+        cmd.add_argument("--data-dir")
+        cmd.set_defaults(func=func)
+    audit = sub.add_parser("audit", help="read or verify the hash-chained audit logs")
+    audit_sub = audit.add_subparsers(dest="audit_command", required=True)
+    verify = audit_sub.add_parser("verify", help="recompute every chain; exit 1 on damage")
+    show = audit_sub.add_parser("show", help="recent audit rows, oldest first")
+    show.add_argument("--schema", default="cortex", help="cortex or coordination")
+    show.add_argument("--namespace", default="")
+    show.add_argument("--action", default="", help="action prefix, e.g. fact. or lease.")
+    show.add_argument("--limit", type=int, default=50)
+    for cmd in (verify, show):
+        cmd.add_argument("--data-dir")
+        cmd.add_argument("--database-url", default="",
+                         help="admin Postgres URL (default: the embedded stack's)")
+    verify.set_defaults(func=lambda a: run_audit(_settings(a), "verify", a.database_url))
+    show.set_defaults(func=lambda a: run_audit(_settings(a), "show", a.database_url,
+                                               a.schema, a.namespace, a.action, a.limit))
     doctor = sub.add_parser("doctor", help="check the installation and a running stack")
     doctor.add_argument("--data-dir")
     doctor.set_defaults(func=lambda a: run_doctor(_settings(a)))

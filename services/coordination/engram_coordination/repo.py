@@ -10,6 +10,8 @@ from typing import Any
 
 import asyncpg
 
+from engram_kit import audit as audit_log
+
 # Columns an update may set; anything else is a programming error.
 _AGENT_COLUMNS = frozenset({
     "project", "task", "status", "status_at", "expect_at", "children", "park_reason",
@@ -102,8 +104,5 @@ async def held_leases(conn: asyncpg.Connection, agent_ids: list[str]) -> dict[st
 
 async def audit(conn: asyncpg.Connection, namespace: str, principal: str, agent_id: str,
                 action: str, subject: str = "", detail: dict[str, Any] | None = None) -> None:
-    await conn.execute(
-        """INSERT INTO audit (namespace, principal, agent_id, action, subject, detail)
-           VALUES ($1, $2, $3, $4, $5, $6::jsonb)""",
-        namespace, principal, agent_id, action, subject, json.dumps(detail or {}),
-    )
+    await audit_log.append(conn, namespace, principal, action, subject, detail,
+                           extra={"agent_id": agent_id})

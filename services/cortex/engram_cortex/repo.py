@@ -3,7 +3,6 @@ the transaction (a tenant transaction: RLS limits it to one namespace)."""
 
 from __future__ import annotations
 
-import json
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -11,6 +10,8 @@ from typing import Any
 
 import asyncpg
 import numpy as np
+
+from engram_kit import audit as audit_log
 
 LIVE_SERVED = ("active", "contested")  # current truth, contested served with both sides
 
@@ -188,7 +189,4 @@ async def lexical(conn: asyncpg.Connection, query: str, limit: int) -> list[asyn
 
 async def audit(conn: asyncpg.Connection, namespace: str, principal: str, action: str,
                 subject: str, detail: dict[str, Any] | None = None) -> None:
-    await conn.execute(
-        """INSERT INTO audit (namespace, principal, action, subject, detail)
-           VALUES ($1, $2, $3, $4, $5::jsonb)""",
-        namespace, principal, action, subject, json.dumps(detail or {}, default=str))
+    await audit_log.append(conn, namespace, principal, action, subject, detail)

@@ -13,6 +13,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
+from . import limits
 from .auth import PrincipalTokenVerifier
 from .clients import Backends
 from .principals import PrincipalStore
@@ -69,6 +70,7 @@ def _transport_security(settings: GatewaySettings) -> TransportSecuritySettings:
 
 def build_app(settings: GatewaySettings) -> FastAPI:
     store = PrincipalStore(Path(settings.tokens_file))
+    limits.configure(limits.RateLimiter(settings.rate_per_s, settings.rate_burst))
     backends = Backends(settings)
     mcp = build_mcp(settings, store, backends)
     mcp_app = mcp.streamable_http_app(

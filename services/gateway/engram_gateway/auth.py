@@ -11,6 +11,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from engram_kit.context import NAMESPACE_RE, CallerContext
 
+from . import limits
 from .principals import PrincipalStore
 
 
@@ -26,19 +27,38 @@ class PrincipalTokenVerifier:
             return None
         return AccessToken(
             token=token, client_id=principal.name, scopes=[principal.role],
-            subject=principal.name, claims={"namespaces": list(principal.namespaces)},
+            subject=principal.name, claims={"namespaces": list(principal.namespaces),
+                                            "read_namespaces": list(principal.read_namespaces)},
         )
 
 
-def caller_for(namespace: str | None, session_id: str = "") -> CallerContext:
+# Operations that read only; everything else needs a write grant on the
+# namespace. Board and dream operations are "<tool>:<RPC or action>".
+READ_OPERATIONS = frozenset({
+    "memory_search", "memory_get", "memory_recent", "briefing", "document_search",
+    "fact_get", "fact_history", "conflict_list", "graph_neighbors", "relation_list",
+    "memory_recall", "world_search", "lesson_search", "review_list",
+    "board_agents:ListAgents", "board_lease:ListLeases", "board_message:ReceiveMessages",
+    "dream:status", "dream:runs",
+})
+
+
+def caller_for(namespace: str | None, session_id: str = "",
+               operation: str = "") -> CallerContext:
     """The authenticated MCP caller acting in `namespace` (default: its first)."""
     token = get_access_token()
     if token is None:  # the transport rejects unauthenticated calls first
         raise ToolError("not authenticated")
+    claims = token.claims or {}
+    try:
+        limits.LIMITER.take(token.client_id)
+    except limits.RateLimited as exc:
+        raise ToolError(str(exc)) from None
     try:
         return caller_context(token.client_id, (token.scopes or [""])[0],
-                              list((token.claims or {}).get("namespaces", [])),
-                              namespace, session_id)
+                              list(claims.get("namespaces", [])), namespace, session_id,
+                              read_only=list(claims.get("read_namespaces", [])),
+                              write=operation not in READ_OPERATIONS)
     except NamespaceRefused as exc:
         raise ToolError(str(exc)) from None
 
@@ -48,16 +68,24 @@ class NamespaceRefused(Exception):
 
 
 def caller_context(principal: str, role: str, allowed: list[str], namespace: str | None,
-                   session_id: str = "") -> CallerContext:
-    """The caller context for an authenticated principal (MCP and REST)."""
-    chosen = namespace if namespace else (allowed[0] if allowed else "")
+                   session_id: str = "", *, read_only: list[str] | None = None,
+                   write: bool = True) -> CallerContext:
+    """The caller context for an authenticated principal (MCP and REST).
+    `allowed` are read-write grants, `read_only` read grants."""
+    read_only = read_only or []
+    chosen = namespace if namespace else (allowed[0] if allowed else
+                                          (read_only[0] if read_only else ""))
     if not chosen or not NAMESPACE_RE.match(chosen):
         raise NamespaceRefused("namespace must be 1-63 chars of a-z, 0-9, '_', '.', '-'")
-    if chosen not in allowed:
+    if chosen not in allowed and chosen not in read_only:
+        grants = [*allowed, *(f"{n} (read)" for n in read_only)]
         raise NamespaceRefused(
             f"principal {principal!r} may not use namespace {chosen!r}; "
-            f"allowed: {', '.join(allowed) or 'none'}"
+            f"allowed: {', '.join(grants) or 'none'}"
         )
+    if write and chosen not in allowed:
+        raise NamespaceRefused(f"principal {principal!r} has read-only access to namespace "
+                               f"{chosen!r}; this call writes")
     return CallerContext(
         principal=principal, namespace=chosen, client_id=principal,
         session_id=session_id or f"principal:{principal}",

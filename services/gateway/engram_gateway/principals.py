@@ -11,14 +11,16 @@ import hashlib
 import hmac
 import json
 import os
+import re
 import secrets
 import tempfile
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 ROLES = ("agent", "reviewer", "operator")
 TOKEN_PREFIX = "eg_"
+NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,62}$")
 
 
 @dataclass(frozen=True)
@@ -28,6 +30,8 @@ class Principal:
     namespaces: list[str]
     token_sha256: str
     created_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat())
+    read_namespaces: list[str] = field(default_factory=list)
+    rotated_at: str = ""
 
 
 def hash_token(token: str) -> str:
@@ -37,7 +41,7 @@ def hash_token(token: str) -> str:
 class PrincipalStore:
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._mtime: float | None = None
+        self._mtime: tuple[int, int] | None = None
         self._by_hash: dict[str, Principal] = {}
 
     def _load(self) -> list[Principal]:
@@ -48,11 +52,12 @@ class PrincipalStore:
 
     def _refresh(self) -> None:
         try:
-            mtime = self.path.stat().st_mtime
+            stat = self.path.stat()
+            mtime = (stat.st_mtime_ns, stat.st_ino)
         except FileNotFoundError:
             self._by_hash, self._mtime = {}, None
             return
-        if mtime != self._mtime:
+        if mtime != self._mtime:  # (mtime_ns, inode): every replace is seen
             self._by_hash = {p.token_sha256: p for p in self._load()}
             self._mtime = mtime
 
@@ -68,17 +73,46 @@ class PrincipalStore:
         self._refresh()
         return len(self._by_hash)
 
-    def create(self, name: str, role: str, namespaces: list[str]) -> str:
+    def create(self, name: str, role: str, namespaces: list[str],
+               read_namespaces: list[str] | None = None) -> str:
         """Mint a token for a new principal; returns the token (shown once)."""
+        if not NAME_RE.match(name):
+            raise ValueError("a principal name is 1-63 chars of a-z, 0-9, '_', '.', '-'")
         if role not in ROLES:
             raise ValueError(f"role must be one of {', '.join(ROLES)}")
-        if not namespaces:
+        read_namespaces = [n for n in read_namespaces or [] if n not in namespaces]
+        if not namespaces and not read_namespaces:
             raise ValueError("at least one namespace is required")
-        token = TOKEN_PREFIX + secrets.token_urlsafe(32)
         principals = self._load()
-        principals.append(Principal(name, role, list(namespaces), hash_token(token)))
+        if any(p.name == name for p in principals):
+            raise ValueError(f"principal {name!r} exists; use `engram token rotate`")
+        token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        principals.append(Principal(name, role, list(namespaces), hash_token(token),
+                                    read_namespaces=read_namespaces))
         self._write(principals)
         return token
+
+    def list(self) -> list[Principal]:
+        return self._load()
+
+    def rotate(self, name: str) -> str:
+        """A new token for the principal; the old one stops working at once."""
+        principals = self._load()
+        for i, p in enumerate(principals):
+            if p.name == name:
+                token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+                principals[i] = replace(p, token_sha256=hash_token(token),
+                                        rotated_at=datetime.now(UTC).isoformat())
+                self._write(principals)
+                return token
+        raise ValueError(f"no principal {name!r}")
+
+    def revoke(self, name: str) -> None:
+        principals = self._load()
+        kept = [p for p in principals if p.name != name]
+        if len(kept) == len(principals):
+            raise ValueError(f"no principal {name!r}")
+        self._write(kept)
 
     def _write(self, principals: list[Principal]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)

@@ -17,6 +17,7 @@ from engram.v1 import coordination_pb2 as pb
 from engram_kit.context import CallerContext
 from engram_kit.errors import DomainError
 
+from . import limits
 from .auth import NamespaceRefused, caller_context
 from .clients import Backends
 from .principals import PrincipalStore
@@ -79,8 +80,14 @@ async def rest_caller(request: Request,
                                   "detail": "a valid bearer token is required"},
                             headers={"WWW-Authenticate": "Bearer"})
     try:
+        limits.LIMITER.take(principal.name)
+    except limits.RateLimited as exc:
+        raise HTTPException(429, {"error": "resource_exhausted", "detail": str(exc)}) from None
+    try:
         return caller_context(principal.name, principal.role, list(principal.namespaces),
-                              x_engram_namespace, (x_engram_session or "")[:128])
+                              x_engram_namespace, (x_engram_session or "")[:128],
+                              read_only=list(principal.read_namespaces),
+                              write=request.method != "GET")
     except NamespaceRefused as exc:
         raise HTTPException(403, {"error": "permission_denied", "detail": str(exc)}) \
             from None

@@ -25,6 +25,9 @@ class GatewaySettings(BaseSettings):
     # Extra Host header values accepted besides loopback (DNS-rebinding guard).
     allowed_hosts: list[str] = []
     shutdown_grace_s: float = 10.0
+    # Per-principal request rate (token bucket); 0 disables.
+    rate_per_s: float = 300.0
+    rate_burst: int = 600
 
     @property
     def base_url(self) -> str:

@@ -54,7 +54,7 @@ def register_memory_tools(mcp: MCPServer, backends: Backends) -> None:
         superseded: pass `supersedes`, or phrase it as a correction); conflict (it disagrees
         with an entry and neither replaces the other: both kept, see `contested_with`).
         `reasserts_forgotten` is set when the same content was forgotten before."""
-        caller = caller_for(namespace, session_id(ctx))
+        caller = caller_for(namespace, session_id(ctx), "memory_store")
         with tool_errors("memory_store", caller.request_id):
             request = memory_pb2.StoreRequest(
                 text=text, source=source, tags=tags or [], origin=origin, episode=episode,
@@ -87,7 +87,7 @@ def register_memory_tools(mcp: MCPServer, backends: Backends) -> None:
         notes, tokens}; each entry has id, text, score, tags, source, date, label. Only
         current entries are served unless `as_of` or `include_history` says otherwise;
         entries that disagree with another current entry are labelled `contested`."""
-        caller = caller_for(namespace, session_id(ctx))
+        caller = caller_for(namespace, session_id(ctx), "memory_search")
         with tool_errors("memory_search", caller.request_id):
             request = memory_pb2.SearchRequest(
                 query=query, top_k=top_k, tags=tags or [], source=source, explain=explain,

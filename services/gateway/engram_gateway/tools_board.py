@@ -43,7 +43,7 @@ def _agent_request(project: str | None, task: str | None, status: str | None,
 def register_board_tools(mcp: MCPServer, backends: Backends) -> None:
     async def call(tool: str, method: str, ctx: Context, namespace: str | None, request: Any,
                    shape: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
-        caller = caller_for(namespace, session_id(ctx))
+        caller = caller_for(namespace, session_id(ctx), f"{tool}:{method}")
         with tool_errors(tool, caller.request_id):
             return shape(await backends.coordination(method, caller, request))
 

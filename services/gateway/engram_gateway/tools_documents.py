@@ -32,7 +32,7 @@ def register_document_tools(mcp: MCPServer, backends: Backends) -> None:
         document_search; memory_search falls through to documents when memories are thin.
         Send the content itself (the server does not read client paths). Returns
         {id, chunks, embedded, duplicate}."""
-        caller = caller_for(namespace, session_id(ctx))
+        caller = caller_for(namespace, session_id(ctx), "document_ingest")
         with tool_errors("document_ingest", caller.request_id):
             request = memory_pb2.DocumentIngestRequest(content=content, source=source,
                                                        title=title, format=format)
@@ -49,7 +49,7 @@ def register_document_tools(mcp: MCPServer, backends: Backends) -> None:
     ) -> dict[str, Any]:
         """Hybrid search over document chunks: {documents, mode, tokens}, each chunk with
         document_id, chunk (ordinal), text, source, title, score, date."""
-        caller = caller_for(namespace, session_id(ctx))
+        caller = caller_for(namespace, session_id(ctx), "document_search")
         with tool_errors("document_search", caller.request_id):
             reply = await backends.memory("DocumentSearch", caller,
                                           memory_pb2.DocumentSearchRequest(query=query,

@@ -49,7 +49,7 @@ def register_dream_tools(mcp: MCPServer, backends: Backends) -> None:
         passes start; run starts a pass now; runs lists the journal (inputs, counts,
         errors); rollback reverts a committed pass exactly, or refuses and says which
         later writes depend on it."""
-        caller = caller_for(namespace, session_id(ctx))
+        caller = caller_for(namespace, session_id(ctx), f"dream:{action}")
         with tool_errors("dream", caller.request_id):
             if action == "status":
                 r = await backends.dreamer("Status", caller, dreamer_pb2.DreamStatusRequest())

@@ -23,7 +23,7 @@ WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent
 def register_episode_tools(mcp: MCPServer, backends: Backends) -> None:
     async def episode_call(tool: str, method: str, ctx: Context, namespace: str | None,
                            title: str = "") -> dict[str, Any]:
-        caller = caller_for(namespace, session_id(ctx))
+        caller = caller_for(namespace, session_id(ctx), tool)
         with tool_errors(tool, caller.request_id):
             reply = await backends.memory(method, caller, memory_pb2.EpisodeRequest(title=title))
             return {"id": reply.id, "title": reply.title, "parent": reply.parent_id or None}
@@ -48,7 +48,7 @@ def register_episode_tools(mcp: MCPServer, backends: Backends) -> None:
 
     async def build_briefing(ctx: Context, namespace: str | None,
                              token_budget: int) -> dict[str, Any]:
-        caller = caller_for(namespace, session_id(ctx))
+        caller = caller_for(namespace, session_id(ctx), "briefing")
         with tool_errors("briefing", caller.request_id):
             reply = await backends.memory("Briefing", caller,
                                           memory_pb2.BriefingRequest(token_budget=token_budget))

@@ -30,7 +30,7 @@ READ = ToolAnnotations(read_only_hint=True, idempotent_hint=True)
 def register_fact_tools(mcp: MCPServer, backends: Backends) -> None:
     async def call(tool: str, method: str, ctx: Context, namespace: str | None, request: Any,
                    shape: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
-        caller = caller_for(namespace, session_id(ctx))
+        caller = caller_for(namespace, session_id(ctx), tool)
         with tool_errors(tool, caller.request_id):
             return shape(await backends.cortex(method, caller, request))
 
@@ -132,7 +132,7 @@ def register_fact_tools(mcp: MCPServer, backends: Backends) -> None:
 async def fall_through(backends: Backends, ctx: Context, namespace: str | None,
                        query: str) -> dict[str, Any]:
     """A thin fact layer falls through to entries and documents, labelled."""
-    caller = caller_for(namespace, session_id(ctx))
+    caller = caller_for(namespace, session_id(ctx), "fact_get")
     with tool_errors("fact_get", caller.request_id):
         found = await backends.memory("Search", caller,
                                       memory_pb2.SearchRequest(query=query, top_k=3))

@@ -53,7 +53,7 @@ def neighbors_reply(r: pb.NeighborsResponse) -> dict[str, Any]:
 def register_graph_tools(mcp: MCPServer, backends: Backends) -> None:
     async def call(tool: str, method: str, ctx: Context, namespace: str | None,
                    request: Any) -> Any:
-        caller = caller_for(namespace, session_id(ctx))
+        caller = caller_for(namespace, session_id(ctx), tool)
         with tool_errors(tool, caller.request_id):
             return await backends.cortex(method, caller, request)
 
@@ -125,7 +125,7 @@ def register_graph_tools(mcp: MCPServer, backends: Backends) -> None:
         way, the edges that connect them and supporting memory entries. `low_confidence`
         is true when nothing strong matched. Returns {facts, edges, entries, seeds,
         visited, low_confidence}."""
-        caller = caller_for(namespace, session_id(ctx))
+        caller = caller_for(namespace, session_id(ctx), "memory_recall")
         with tool_errors("memory_recall", caller.request_id):
             recalled, found = await asyncio.gather(
                 backends.cortex("Recall", caller, pb.RecallRequest(query=query, hops=hops,

@@ -41,7 +41,7 @@ def lesson_item(x: pb.Lesson) -> dict[str, Any]:
 def register_knowledge_tools(mcp: MCPServer, backends: Backends) -> None:
     async def call(tool: str, method: str, ctx: Context, namespace: str | None,
                    request: Any) -> Any:
-        caller = caller_for(namespace, session_id(ctx))
+        caller = caller_for(namespace, session_id(ctx), tool)
         with tool_errors(tool, caller.request_id):
             return await backends.cortex(method, caller, request)
 

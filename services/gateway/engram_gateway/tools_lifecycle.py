@@ -26,7 +26,7 @@ def register_lifecycle_tools(mcp: MCPServer, backends: Backends) -> None:
     async def memory_get(id: EntryId, ctx: Context, namespace: Namespace = None) -> dict[str, Any]:
         """One entry with its provenance, version history and links (supersedes, related,
         contradicts). Works for superseded entries too; the label says what it is."""
-        caller = caller_for(namespace, session_id(ctx))
+        caller = caller_for(namespace, session_id(ctx), "memory_get")
         with tool_errors("memory_get", caller.request_id):
             reply = await backends.memory("Get", caller, memory_pb2.GetRequest(id=id))
             return get_reply(reply)
@@ -41,7 +41,7 @@ def register_lifecycle_tools(mcp: MCPServer, backends: Backends) -> None:
         namespace: Namespace = None,
     ) -> dict[str, Any]:
         """The newest current memories, newest first: {entries, tokens}."""
-        caller = caller_for(namespace, session_id(ctx))
+        caller = caller_for(namespace, session_id(ctx), "memory_recent")
         with tool_errors("memory_recent", caller.request_id):
             request = memory_pb2.RecentRequest(n=n, tags=tags or [], source=source)
             return recent_reply(await backends.memory("Recent", caller, request), verbose)
@@ -57,7 +57,7 @@ def register_lifecycle_tools(mcp: MCPServer, backends: Backends) -> None:
         """Correct a memory: stores `new_text` and retires the entry it replaces (kept as
         history, never served as current). Fails if the entry is missing or already retired.
         Returns {id, superseded, ...}."""
-        caller = caller_for(namespace, session_id(ctx))
+        caller = caller_for(namespace, session_id(ctx), "memory_supersede")
         with tool_errors("memory_supersede", caller.request_id):
             request = memory_pb2.SupersedeRequest(entry_id=entry_id, new_text=new_text,
                                                   reason=reason)
@@ -77,7 +77,7 @@ def register_lifecycle_tools(mcp: MCPServer, backends: Backends) -> None:
         """Delete memories for good (rows, vectors, full-text data) by id or by filter (at
         least one). A tombstone keeps who, why, when and a content hash, so storing the same
         content later is reported as `reasserts_forgotten`. Returns {forgotten, tombstones}."""
-        caller = caller_for(namespace, session_id(ctx))
+        caller = caller_for(namespace, session_id(ctx), "memory_forget")
         with tool_errors("memory_forget", caller.request_id):
             request = memory_pb2.ForgetRequest(
                 entry_id=entry_id, tags=tags or [], source=source, reason=reason,
@@ -90,7 +90,7 @@ def register_lifecycle_tools(mcp: MCPServer, backends: Backends) -> None:
     async def memory_reinforce(entry_id: EntryId, ctx: Context,
                                namespace: Namespace = None) -> dict[str, Any]:
         """Mark a memory as confirmed useful again: {id, confirmations}."""
-        caller = caller_for(namespace, session_id(ctx))
+        caller = caller_for(namespace, session_id(ctx), "memory_reinforce")
         with tool_errors("memory_reinforce", caller.request_id):
             reply = await backends.memory("Reinforce", caller,
                                           memory_pb2.ReinforceRequest(entry_id=entry_id))

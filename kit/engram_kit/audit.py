@@ -1,0 +1,88 @@
+"""Append-only, hash-chained audit rows, one chain per namespace per schema.
+
+Each row carries the previous row's hash and its own: sha256 over the
+previous hash and the row's content. Altering a row breaks its hash;
+deleting one breaks the next row's link. Rows are written in the same
+transaction as the change they describe (the caller's), under a
+per-namespace lock so the chain has one order."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import asyncpg
+
+GENESIS = "0" * 64
+
+
+def canonical(value: Any) -> Any:
+    """The form a value has after a round trip through jsonb."""
+    return json.loads(json.dumps(value, default=str))
+
+
+def row_hash(prev: str, namespace: str, at: datetime, principal: str, action: str,
+             subject: str, detail: Any, extra: dict[str, Any]) -> str:
+    payload = json.dumps([prev, namespace, at.astimezone(UTC).isoformat(), principal, action,
+                          subject, canonical(detail), canonical(extra)],
+                         sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+async def append(conn: asyncpg.Connection, namespace: str, principal: str, action: str,
+                 subject: str = "", detail: dict[str, Any] | None = None,
+                 extra: dict[str, str] | None = None) -> str:
+    """Append to `audit` (the schema on the search path); returns the hash."""
+    extra = extra or {}
+    await conn.execute("SELECT pg_advisory_xact_lock(hashtext('audit/' || current_schema() "
+                       "|| '/' || $1))", namespace)
+    prev = await conn.fetchval(
+        "SELECT hash FROM audit WHERE namespace = $1 AND hash <> '' ORDER BY id DESC LIMIT 1",
+        namespace) or GENESIS
+    at = datetime.now(UTC)
+    detail = canonical(detail or {})
+    digest = row_hash(prev, namespace, at, principal, action, subject, detail, extra)
+    cols = ["namespace", "at", "principal", "action", "subject", "detail", "prev_hash",
+            "hash", *extra]
+    marks = ", ".join(f"${i + 1}" for i in range(len(cols)))
+    await conn.execute(
+        f"INSERT INTO audit ({', '.join(cols)}) VALUES ({marks.replace('$6', '$6::jsonb')})",
+        namespace, at, principal, action, subject, json.dumps(detail), prev, digest,
+        *extra.values())
+    return digest
+
+
+@dataclass(frozen=True)
+class Problem:
+    schema: str
+    namespace: str
+    row_id: int
+    what: str
+
+
+async def verify(conn: asyncpg.Connection, schema: str,
+                 extra_columns: tuple[str, ...] = ()) -> tuple[int, list[Problem]]:
+    """Recompute every chain in `schema`.audit (an admin connection reads all
+    namespaces). Returns (rows checked, problems)."""
+    extra_sql = "".join(f", {c}" for c in extra_columns)
+    rows = await conn.fetch(
+        f"SELECT id, namespace, at, principal, action, subject, detail, prev_hash, hash"
+        f"{extra_sql} FROM \"{schema}\".audit WHERE hash <> '' ORDER BY namespace, id")
+    problems: list[Problem] = []
+    last: dict[str, str] = {}
+    for r in rows:
+        ns = r["namespace"]
+        expected_prev = last.get(ns, GENESIS)
+        if r["prev_hash"] != expected_prev:
+            problems.append(Problem(schema, ns, r["id"], "link broken: the row before it was "
+                                    "deleted or altered"))
+        detail = json.loads(r["detail"]) if isinstance(r["detail"], str) else r["detail"]
+        extra = {c: r[c] for c in extra_columns}
+        if row_hash(r["prev_hash"], ns, r["at"], r["principal"], r["action"], r["subject"],
+                    detail, extra) != r["hash"]:
+            problems.append(Problem(schema, ns, r["id"], "content altered: hash mismatch"))
+        last[ns] = r["hash"]
+    return len(rows), problems
