@@ -106,3 +106,12 @@ async def test_audit_chain_verifies_and_detects_tampering(stack: Stack, admin_ds
     role_can_delete = await admin_fetchval(
         admin_dsn, "SELECT has_table_privilege('engram_cortex', 'cortex.audit', 'DELETE')")
     assert role_can_delete is False
+
+
+def test_doctor_checks_the_running_stack(stack: Stack):
+    result = engram(stack, "doctor")
+    assert result.returncode == 0, result.stdout
+    for line in ("gateway binds 127.0.0.1 (loopback)", "memory: embedding space verified",
+                 "dreamer: extractor rules", "memory outbox lag", "service versions 0.1.0",
+                 "stream ENGRAM_EVENTS", "all good"):
+        assert line in result.stdout, line

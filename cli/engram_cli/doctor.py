@@ -1,15 +1,84 @@
-"""`engram doctor`: what is installed, configured and answering."""
+"""`engram doctor`: what is installed, configured and answering, one line
+per check, each saying what is wrong when it is."""
 
 from __future__ import annotations
 
+import asyncio
+import ipaddress
 import json
 import sys
+from typing import Any
+
+import httpx
 
 from .infra import EmbeddedNats, port_open
 from .secrets_store import load_or_mint
 from .settings import CliSettings
-from .stack import TOKENS_FILE, ready
-from .topology import load_topology, required_variables
+from .stack import TOKENS_FILE
+from .topology import Topology, load_topology, required_variables
+
+INFO_CHECKS = {
+    "embedding_space": lambda v: (v == "verified", f"embedding space {v}"),
+    "nats_connected": lambda v: (bool(v), "connected to NATS" if v else "NATS unreachable"),
+    "extractor": lambda v: (True, f"extractor {v}" + (" (nothing is consolidated)"
+                                                       if v == "none" else "")),
+}
+
+
+def _health(url: str) -> dict[str, Any] | None:
+    """/health where a service has it (the gateway reports on /readyz)."""
+    try:
+        reply = httpx.get(url.replace("/readyz", "/health"), timeout=3)
+        if reply.status_code == 404:
+            reply = httpx.get(url, timeout=3)
+        return reply.json()
+    except (httpx.HTTPError, ValueError):
+        return None
+
+
+def _outbox_lag(url: str) -> float | None:
+    try:
+        text = httpx.get(url.replace("/readyz", "/metrics"), timeout=3).text
+    except httpx.HTTPError:
+        return None
+    for line in text.splitlines():
+        if line.startswith("engram_outbox_lag_seconds"):
+            return float(line.split()[-1])
+    return None
+
+
+async def _nats_state(port: int) -> tuple[bool, str]:
+    import nats
+
+    try:
+        nc = await nats.connect(f"nats://127.0.0.1:{port}", connect_timeout=2,
+                                max_reconnect_attempts=0)
+    except Exception as exc:
+        return False, f"NATS not reachable: {exc!r}"
+    try:
+        js = nc.jetstream()
+        info = await js.stream_info("ENGRAM_EVENTS")
+        consumers = [c.name for c in await js.consumers_info("ENGRAM_EVENTS")]
+        ok = "dreamer" in consumers
+        return ok, (f"stream ENGRAM_EVENTS: {info.state.messages} messages; consumers "
+                    f"{', '.join(consumers) or 'none'}" + ("" if ok else
+                                                           " (the dreamer's is missing)"))
+    except Exception as exc:
+        return False, f"stream ENGRAM_EVENTS missing or unreadable: {exc!r}"
+    finally:
+        await nc.close()
+
+
+def _bind_safe(topo: Topology, principals: int) -> tuple[bool, str]:
+    host = topo.services["gateway"].env.get("ENGRAM_HTTP_HOST", "127.0.0.1")
+    try:
+        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = False
+    if loopback:
+        return True, f"gateway binds {host} (loopback)"
+    return principals > 0, (f"gateway binds {host}: reachable from the network, "
+                            f"{principals} principal(s) with tokens")
 
 
 def run_doctor(settings: CliSettings) -> int:
@@ -37,9 +106,29 @@ def run_doctor(settings: CliSettings) -> int:
     names = required_variables(settings.compose_file.read_text())
     secrets = load_or_mint(data_dir / "secrets.json", names)
     topo = load_topology(settings.compose_file, settings.port_offset, data_dir, secrets)
+    report(*_bind_safe(topo, count))
     for infra, port in topo.infra_ports.items():
         report(port_open(port), f"{infra} listening on 127.0.0.1:{port}")
+    versions = set()
     for name, spec in topo.services.items():
-        report(ready(spec.ready_url), f"{name} ready ({spec.ready_url})")
+        health = _health(spec.ready_url)
+        if health is None:
+            report(False, f"{name}: not answering {spec.ready_url}")
+            continue
+        failing = [k for k, ok in health.get("checks", {}).items() if not ok]
+        report(bool(health.get("ready")), f"{name} ready" + (
+            f" (failing: {', '.join(failing)})" if failing else ""))
+        versions.add(health.get("version", "unknown"))
+        for key, check in INFO_CHECKS.items():
+            if key in health:
+                ok, text = check(health[key])
+                report(ok, f"{name}: {text}")
+        if name == "memory":
+            lag = _outbox_lag(spec.ready_url)
+            report(lag is not None and lag < 60,
+                   f"memory outbox lag {lag if lag is not None else 'unknown'} s")
+    report(len(versions) <= 1, f"service versions {', '.join(sorted(versions)) or 'unknown'}")
+    if "nats" in topo.infra_ports:
+        report(*asyncio.run(_nats_state(topo.infra_ports["nats"])))
     out.write("all good\n" if problems == 0 else f"{problems} problem(s)\n")
     return 0 if problems == 0 else 1

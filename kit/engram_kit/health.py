@@ -5,11 +5,20 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from importlib import metadata
 from typing import Any
 
 log = logging.getLogger(__name__)
 
 Check = Callable[[], Awaitable[bool]]
+
+
+def engram_version() -> str:
+    """The installed engram distribution's version (doctor compares them)."""
+    try:
+        return metadata.version("engram")
+    except metadata.PackageNotFoundError:
+        return "unknown"
 
 
 class Readiness:
@@ -21,7 +30,7 @@ class Readiness:
         self.state: dict[str, bool] = {}
         # Facts shown on /health that do not gate readiness; a callable is
         # evaluated at report time.
-        self.info: dict[str, Any] = {}
+        self.info: dict[str, Any] = {"version": engram_version()}
 
     def add(self, name: str, check: Check) -> None:
         self._checks[name] = check

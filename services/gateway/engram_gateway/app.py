@@ -13,6 +13,8 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
+from engram_kit.health import engram_version
+
 from . import limits
 from .auth import PrincipalTokenVerifier
 from .clients import Backends
@@ -95,7 +97,7 @@ def build_app(settings: GatewaySettings) -> FastAPI:
         checks = await backends.ready()
         ready = all(checks.values())
         body = {"service": "gateway", "ready": ready, "checks": checks,
-                "principals": store.count()}
+                "principals": store.count(), "version": engram_version()}
         return JSONResponse(body, status_code=200 if ready else 503)
 
     @app.get("/metrics")
