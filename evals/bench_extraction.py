@@ -34,13 +34,14 @@ from typing import Any
 
 from engram_dreamer.extract_openai import OpenAIExtractor
 from engram_dreamer.extract_rules import SENTENCE, RulesExtractor
-from engram_dreamer.extractor import KINDS, Candidate, EntryText, anchored
+from engram_dreamer.extractor import KINDS, Candidate, EntryText, ExtractionFailed, anchored
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DATA = REPO_ROOT / "evals" / "data" / "extraction_entries.jsonl"
 # Written independently of the rules grammar, which was developed against DATA.
 HELDOUT = REPO_ROOT / "evals" / "data" / "extraction_heldout.jsonl"
 RESULTS_DIR = REPO_ROOT / "evals" / "results"
+FAILED_BATCHES: list[int] = []  # per predict() call: batches the backend could not answer
 
 
 def words(text: str) -> set[str]:
@@ -99,9 +100,14 @@ async def predict(extractor: Any, entries: list[dict[str, Any]], batch: int
     texts = [EntryText(e["id"], e["text"]) for e in entries]
     started = time.perf_counter()
     found: list[Candidate] = []
+    failed = 0
     for i in range(0, len(texts), batch):
-        found += await extractor.extract(texts[i:i + batch])
+        try:
+            found += await extractor.extract(texts[i:i + batch])
+        except ExtractionFailed:
+            failed += 1  # scored as no predictions for those entries
     elapsed = time.perf_counter() - started
+    FAILED_BATCHES.append(failed)
     by_id = {e["id"]: e["text"] for e in entries}
     out: dict[str, list[Candidate]] = defaultdict(list)
     dropped = 0
@@ -125,11 +131,12 @@ def main() -> int:
     parser.add_argument("--openai-url", default="")
     parser.add_argument("--model", default="")
     parser.add_argument("--batch", type=int, default=8)
+    parser.add_argument("--timeout", type=float, default=120.0, help="per extraction call")
     args = parser.parse_args()
     entries = [json.loads(line) for line in DATA.read_text().splitlines() if line.strip()]
     heldout = [json.loads(line) for line in HELDOUT.read_text().splitlines() if line.strip()]
     if args.openai_url:
-        extractor: Any = OpenAIExtractor(args.openai_url, args.model, "", 120.0, 2)
+        extractor: Any = OpenAIExtractor(args.openai_url, args.model, "", args.timeout, 0)
     else:
         extractor = RulesExtractor()
     started_at = datetime.now(UTC)
@@ -137,7 +144,8 @@ def main() -> int:
     ours, base = score(entries, predicted), score(entries, naive(entries))
     held_predicted, held_dropped, _ = asyncio.run(predict(extractor, heldout, args.batch))
     held = score(heldout, held_predicted) | {"entries": len(heldout),
-                                             "dropped_unanchored": held_dropped}
+                                             "dropped_unanchored": held_dropped,
+                                             "failed_batches": FAILED_BATCHES[1]}
     result = {
         "timestamp": started_at.isoformat(timespec="seconds"),
         "machine": {"platform": platform.platform(), "python": platform.python_version()},
@@ -145,6 +153,7 @@ def main() -> int:
         "data": str(DATA.relative_to(REPO_ROOT)), "entries": len(entries),
         "expected_facts": sum(len(e["expected"]) for e in entries),
         "dropped_unanchored": dropped, "seconds": round(elapsed, 3),
+        "failed_batches": FAILED_BATCHES[0], "batch": args.batch,
         "extractor": ours, "baseline_every_sentence_state": base,
         "heldout": held, "heldout_data": str(HELDOUT.relative_to(REPO_ROOT)),
         "misses": [{"id": e["id"], "text": e["text"],

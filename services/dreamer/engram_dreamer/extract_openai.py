@@ -42,8 +42,11 @@ class OpenAIExtractor:
     name = "openai"
 
     def __init__(self, base_url: str, model: str, api_key: str, timeout_s: float,
-                 retries: int) -> None:
+                 retries: int, response_format: str = "json_schema") -> None:
         self.model = model
+        # json_schema (OpenAI, vLLM) or json_object + schema (llama.cpp's
+        # server); a server that rejects json_schema is switched once.
+        self.response_format = response_format
         self._url = base_url.rstrip("/") + "/v1/chat/completions"
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._timeout = timeout_s
@@ -52,27 +55,33 @@ class OpenAIExtractor:
     def _request(self, entries: list[EntryText]) -> dict[str, Any]:
         listing = "\n".join(f"[{e.id}] {e.text}" for e in entries)
         return {
-            "model": self.model, "temperature": 0,
+            "model": self.model, "temperature": 0, "max_tokens": 1024 + 256 * len(entries),
             "messages": [{"role": "system", "content": SYSTEM},
                          {"role": "user", "content": f"Entries:\n{listing}"}],
-            "response_format": {"type": "json_schema",
-                                "json_schema": {"name": "facts", "schema": SCHEMA}},
+            "response_format": (
+                {"type": "json_schema", "json_schema": {"name": "facts", "schema": SCHEMA}}
+                if self.response_format == "json_schema"
+                else {"type": "json_object", "schema": SCHEMA}),
         }
 
     async def extract(self, entries: list[EntryText]) -> list[Candidate]:
         last = ""
-        for attempt in range(self._retries + 1):
+        for attempt in range(self._retries + 2):  # one extra for a format switch
             try:
                 async with httpx.AsyncClient(timeout=self._timeout) as http:
                     reply = await http.post(self._url, json=self._request(entries),
                                             headers=self._headers)
+                if (reply.status_code >= 400 and self.response_format == "json_schema"
+                        and "response_format" in reply.text):
+                    self.response_format = "json_object"
+                    continue
                 reply.raise_for_status()
                 content = reply.json()["choices"][0]["message"]["content"]
                 return self._candidates(json.loads(content), entries)
             except (httpx.HTTPError, KeyError, IndexError, ValueError, TypeError) as exc:
                 last = f"{type(exc).__name__}: {str(exc)[:200]}"
                 await asyncio.sleep(min(0.5 * 2**attempt, 4.0))
-        raise ExtractionFailed(f"extractor failed after {self._retries + 1} attempts: {last}")
+        raise ExtractionFailed(f"extractor failed after {attempt + 1} attempts: {last}")
 
     def _candidates(self, payload: dict[str, Any], entries: list[EntryText]) -> list[Candidate]:
         known = {e.id for e in entries}
