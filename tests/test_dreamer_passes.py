@@ -190,3 +190,40 @@ async def _up(port: int) -> bool:
         return True
     except httpx.HTTPError:
         return False
+
+
+async def test_graph_link_proposals_are_reviewed_and_never_reproposed(stack: Stack):
+    ns, token = principal(stack)
+    reviewer = stack.principals.create(f"rv-{ns}", "reviewer", [ns])
+    async with mcp_client(stack.mcp_url, token) as client, \
+            mcp_client(stack.mcp_url, reviewer) as rev:
+        await call(client, "fact_set", {"entity": "postgres", "attribute": "version",
+                                        "value": "16"})
+        await call(client, "memory_store", {"text": "orders-api uses Postgres."})
+        await pending(client, 1)
+        run = (await call(client, "dream", {"action": "run"}))["run"]
+        assert run["proposals"] == 1
+        [item] = (await call(rev, "review_list", {"kind": "graph_link"}))["items"]
+        assert item["summary"] == "link orders-api uses postgres"
+        err = await call_error(client, "review_decide", {"item_id": item["id"],
+                                                         "decision": "approve",
+                                                         "reasoning": "looks right"})
+        assert "reviewer role" in err
+        rejected = await call(rev, "review_decide", {"item_id": item["id"],
+                                                     "decision": "reject",
+                                                     "reasoning": "we read, never write"})
+        assert rejected["status"] == "rejected"
+        await call(client, "memory_store", {"text": "orders-api uses Postgres (again)."})
+        await call(client, "memory_store", {"text": "billing-api runs on Postgres."})
+        await pending(client, 2)
+        run = (await call(client, "dream", {"action": "run"}))["run"]
+        assert run["proposals"] == 1, "the rejected link is not proposed again"
+        [item] = (await call(rev, "review_list", {"kind": "graph_link"}))["items"]
+        assert item["summary"] == "link billing-api deployed_to postgres"
+        await call(rev, "review_decide", {"item_id": item["id"], "decision": "approve",
+                                          "reasoning": "yes"})
+        walk = await call(client, "graph_neighbors", {"entity": "billing-api"})
+        assert [(e["relation"], e["dst"], e["provenance"]) for e in walk["edges"]
+                if not e.get("derived")] == [("deployed_to", "postgres", "inferred")]
+        err = await call_error(client, "dream", {"action": "rollback", "run_id": run["id"]})
+        assert "proposals already decided" in err

@@ -39,7 +39,7 @@ class DreamRunRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class DreamRun(_message.Message):
-    __slots__ = ("id", "status", "started_at", "finished_at", "trigger", "extractor", "model", "entries", "candidates", "facts_written", "dropped_unanchored", "quarantined", "errors", "counts_json", "error_detail", "duration_s")
+    __slots__ = ("id", "status", "started_at", "finished_at", "trigger", "extractor", "model", "entries", "candidates", "facts_written", "dropped_unanchored", "quarantined", "errors", "counts_json", "proposals", "error_detail", "duration_s")
     ID_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     STARTED_AT_FIELD_NUMBER: _ClassVar[int]
@@ -54,6 +54,7 @@ class DreamRun(_message.Message):
     QUARANTINED_FIELD_NUMBER: _ClassVar[int]
     ERRORS_FIELD_NUMBER: _ClassVar[int]
     COUNTS_JSON_FIELD_NUMBER: _ClassVar[int]
+    PROPOSALS_FIELD_NUMBER: _ClassVar[int]
     ERROR_DETAIL_FIELD_NUMBER: _ClassVar[int]
     DURATION_S_FIELD_NUMBER: _ClassVar[int]
     id: str
@@ -70,9 +71,10 @@ class DreamRun(_message.Message):
     quarantined: int
     errors: int
     counts_json: str
+    proposals: int
     error_detail: str
     duration_s: float
-    def __init__(self, id: _Optional[str] = ..., status: _Optional[str] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., trigger: _Optional[str] = ..., extractor: _Optional[str] = ..., model: _Optional[str] = ..., entries: _Optional[int] = ..., candidates: _Optional[int] = ..., facts_written: _Optional[int] = ..., dropped_unanchored: _Optional[int] = ..., quarantined: _Optional[int] = ..., errors: _Optional[int] = ..., counts_json: _Optional[str] = ..., error_detail: _Optional[str] = ..., duration_s: _Optional[float] = ...) -> None: ...
+    def __init__(self, id: _Optional[str] = ..., status: _Optional[str] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., trigger: _Optional[str] = ..., extractor: _Optional[str] = ..., model: _Optional[str] = ..., entries: _Optional[int] = ..., candidates: _Optional[int] = ..., facts_written: _Optional[int] = ..., dropped_unanchored: _Optional[int] = ..., quarantined: _Optional[int] = ..., errors: _Optional[int] = ..., counts_json: _Optional[str] = ..., proposals: _Optional[int] = ..., error_detail: _Optional[str] = ..., duration_s: _Optional[float] = ...) -> None: ...
 
 class DreamRunResponse(_message.Message):
     __slots__ = ("run_id", "run")
@@ -109,3 +111,61 @@ class DreamRollbackResponse(_message.Message):
     reverted: int
     run: DreamRun
     def __init__(self, run_id: _Optional[str] = ..., reverted: _Optional[int] = ..., run: _Optional[_Union[DreamRun, _Mapping]] = ...) -> None: ...
+
+class Proposal(_message.Message):
+    __slots__ = ("id", "kind", "status", "summary", "src", "relation", "dst", "evidence_quote", "run_id", "created_at", "expires_at", "decided_by", "reasoning")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    SRC_FIELD_NUMBER: _ClassVar[int]
+    RELATION_FIELD_NUMBER: _ClassVar[int]
+    DST_FIELD_NUMBER: _ClassVar[int]
+    EVIDENCE_QUOTE_FIELD_NUMBER: _ClassVar[int]
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    DECIDED_BY_FIELD_NUMBER: _ClassVar[int]
+    REASONING_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    kind: str
+    status: str
+    summary: str
+    src: str
+    relation: str
+    dst: str
+    evidence_quote: str
+    run_id: str
+    created_at: _timestamp_pb2.Timestamp
+    expires_at: _timestamp_pb2.Timestamp
+    decided_by: str
+    reasoning: str
+    def __init__(self, id: _Optional[str] = ..., kind: _Optional[str] = ..., status: _Optional[str] = ..., summary: _Optional[str] = ..., src: _Optional[str] = ..., relation: _Optional[str] = ..., dst: _Optional[str] = ..., evidence_quote: _Optional[str] = ..., run_id: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., decided_by: _Optional[str] = ..., reasoning: _Optional[str] = ...) -> None: ...
+
+class ListProposalsRequest(_message.Message):
+    __slots__ = ("status",)
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    status: str
+    def __init__(self, status: _Optional[str] = ...) -> None: ...
+
+class ListProposalsResponse(_message.Message):
+    __slots__ = ("proposals",)
+    PROPOSALS_FIELD_NUMBER: _ClassVar[int]
+    proposals: _containers.RepeatedCompositeFieldContainer[Proposal]
+    def __init__(self, proposals: _Optional[_Iterable[_Union[Proposal, _Mapping]]] = ...) -> None: ...
+
+class DecideProposalRequest(_message.Message):
+    __slots__ = ("proposal_id", "decision", "reasoning")
+    PROPOSAL_ID_FIELD_NUMBER: _ClassVar[int]
+    DECISION_FIELD_NUMBER: _ClassVar[int]
+    REASONING_FIELD_NUMBER: _ClassVar[int]
+    proposal_id: str
+    decision: str
+    reasoning: str
+    def __init__(self, proposal_id: _Optional[str] = ..., decision: _Optional[str] = ..., reasoning: _Optional[str] = ...) -> None: ...
+
+class DecideProposalResponse(_message.Message):
+    __slots__ = ("proposal",)
+    PROPOSAL_FIELD_NUMBER: _ClassVar[int]
+    proposal: Proposal
+    def __init__(self, proposal: _Optional[_Union[Proposal, _Mapping]] = ...) -> None: ...

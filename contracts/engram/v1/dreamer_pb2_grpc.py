@@ -34,6 +34,16 @@ class DreamerServiceStub:
         Args:
             channel: A grpc.Channel.
         """
+        self.ListProposals = channel.unary_unary(
+                '/engram.v1.DreamerService/ListProposals',
+                request_serializer=engram_dot_v1_dot_dreamer__pb2.ListProposalsRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_dreamer__pb2.ListProposalsResponse.FromString,
+                _registered_method=True)
+        self.DecideProposal = channel.unary_unary(
+                '/engram.v1.DreamerService/DecideProposal',
+                request_serializer=engram_dot_v1_dot_dreamer__pb2.DecideProposalRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_dreamer__pb2.DecideProposalResponse.FromString,
+                _registered_method=True)
         self.Status = channel.unary_unary(
                 '/engram.v1.DreamerService/Status',
                 request_serializer=engram_dot_v1_dot_dreamer__pb2.DreamStatusRequest.SerializeToString,
@@ -58,6 +68,18 @@ class DreamerServiceStub:
 
 class DreamerServiceServicer:
     """Missing associated documentation comment in .proto file."""
+
+    def ListProposals(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DecideProposal(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
 
     def Status(self, request, context):
         """Missing associated documentation comment in .proto file."""
@@ -86,6 +108,16 @@ class DreamerServiceServicer:
 
 def add_DreamerServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
+            'ListProposals': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListProposals,
+                    request_deserializer=engram_dot_v1_dot_dreamer__pb2.ListProposalsRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_dreamer__pb2.ListProposalsResponse.SerializeToString,
+            ),
+            'DecideProposal': grpc.unary_unary_rpc_method_handler(
+                    servicer.DecideProposal,
+                    request_deserializer=engram_dot_v1_dot_dreamer__pb2.DecideProposalRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_dreamer__pb2.DecideProposalResponse.SerializeToString,
+            ),
             'Status': grpc.unary_unary_rpc_method_handler(
                     servicer.Status,
                     request_deserializer=engram_dot_v1_dot_dreamer__pb2.DreamStatusRequest.FromString,
@@ -116,6 +148,60 @@ def add_DreamerServiceServicer_to_server(servicer, server):
  # This class is part of an EXPERIMENTAL API.
 class DreamerService:
     """Missing associated documentation comment in .proto file."""
+
+    @staticmethod
+    def ListProposals(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.DreamerService/ListProposals',
+            engram_dot_v1_dot_dreamer__pb2.ListProposalsRequest.SerializeToString,
+            engram_dot_v1_dot_dreamer__pb2.ListProposalsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DecideProposal(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.DreamerService/DecideProposal',
+            engram_dot_v1_dot_dreamer__pb2.DecideProposalRequest.SerializeToString,
+            engram_dot_v1_dot_dreamer__pb2.DecideProposalResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
 
     @staticmethod
     def Status(request,

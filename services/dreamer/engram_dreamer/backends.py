@@ -38,6 +38,16 @@ class Backends:
                                        cortex_pb2.RevertBatchRequest(batch=batch),
                                        self.context(namespace))
 
+    async def history(self, namespace: str, entity: str) -> cortex_pb2.FactHistoryResponse:
+        return await self._caller.call(self._cortex.FactHistory,
+                                       cortex_pb2.FactHistoryRequest(entity=entity),
+                                       self.context(namespace), idempotent=True)
+
+    async def relate(self, ctx: CallerContext,
+                     request: cortex_pb2.RelateRequest) -> cortex_pb2.RelateResponse:
+        """An approved proposal, written as the reviewer who approved it."""
+        return await self._caller.call(self._cortex.Relate, request, ctx)
+
     async def close(self) -> None:
         await self._memory_channel.close()
         await self._cortex_channel.close()

@@ -19,6 +19,7 @@ from .extract_rules import RulesExtractor
 from .extractor import Extractor
 from .intake import EventIntake
 from .passes import DreamPasses
+from .proposals import Proposals
 from .scheduler import Scheduler
 from .servicer import DreamerServicer
 from .settings import DreamerSettings
@@ -54,7 +55,7 @@ async def amain(stop: asyncio.Event) -> None:
 
     def build(pool: asyncpg.Pool, readiness: Readiness) -> tuple:
         intake = EventIntake(pool, s.consumer_durable)
-        passes = DreamPasses(pool, s, extractor, backends)
+        passes = DreamPasses(pool, s, extractor, backends, Proposals(pool, backends))
 
         async def consumer_bound() -> bool:
             return intake.connected and link.connected

@@ -24,6 +24,7 @@ from engram_kit.errors import Conflict, DomainError, NotFound, NotImplementedYet
 from . import repo_passes as repo
 from .backends import Backends
 from .extractor import Candidate, EntryText, ExtractionFailed, Extractor, anchored
+from .proposals import Proposals
 from .settings import DreamerSettings
 
 log = logging.getLogger(__name__)
@@ -34,8 +35,10 @@ KIND_VALUES = {n.removeprefix("FACT_KIND_"): v for n, v in cortex_pb2.FactKind.i
 
 class DreamPasses:
     def __init__(self, pool: asyncpg.Pool, settings: DreamerSettings,
-                 extractor: Extractor | None, backends: Backends) -> None:
+                 extractor: Extractor | None, backends: Backends,
+                 proposals: Proposals) -> None:
         self._pool = pool
+        self.proposals = proposals
         self._s = settings
         self.extractor = extractor
         self._backends = backends
@@ -127,7 +130,9 @@ class DreamPasses:
             "dropped_unanchored": candidates - len(kept_all), "quarantined": len(quarantined),
             "inputs": ids, "facts_written": len(written), "errors": len(errors),
             "counts": counts, "error_detail": "; ".join(errors[:5])}
+        links = await self.proposals.candidates(ns, written)
         async with tenant_tx(self._pool, ns) as conn:
+            stats["proposals"] = await self.proposals.record(conn, ns, run_id, links)
             for fact_id, c, action in written:
                 await repo.record_fact(conn, ns, run_id, fact_id, uuid.UUID(c.entry_id),
                                        action, c.kind)
@@ -204,8 +209,11 @@ class DreamPasses:
             if row["status"] != "committed":
                 raise Conflict(f"run {run_id} is {row['status']}; only a committed run can "
                                "be rolled back")
+            async with tenant_tx(self._pool, ns) as conn:  # refuses if one was decided
+                await self.proposals.revert_run(conn, run_id)
             reverted = await self._undo(ns, run_id)  # cortex refuses if later writes depend
             async with tenant_tx(self._pool, ns) as conn:
+                await self.proposals.revert_run(conn, run_id)
                 await repo.reopen_entries(conn, run_id)
                 done = await conn.fetchrow(
                     "UPDATE runs SET status = 'rolled_back' WHERE id = $1 RETURNING *", run_id)

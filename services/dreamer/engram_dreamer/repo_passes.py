@@ -52,13 +52,13 @@ async def finish_run(conn: asyncpg.Connection, run_id: uuid.UUID, status: str,
         """UPDATE runs SET status = $2, finished_at = clock_timestamp(),
                   entries = $3, candidates = $4, facts_written = $5, dropped_unanchored = $6,
                   quarantined = $7, errors = $8, counts = $9::jsonb, error_detail = $10,
-                  inputs = $11
+                  inputs = $11, proposals = $12
            WHERE id = $1 RETURNING *""",
         run_id, status, fields.get("entries", 0), fields.get("candidates", 0),
         fields.get("facts_written", 0), fields.get("dropped_unanchored", 0),
         fields.get("quarantined", 0), fields.get("errors", 0),
         json.dumps(fields.get("counts", {})), fields.get("error_detail", "")[:2000],
-        fields.get("inputs", []))
+        fields.get("inputs", []), fields.get("proposals", 0))
 
 
 async def record_fact(conn: asyncpg.Connection, ns: str, run_id: uuid.UUID,

@@ -30,7 +30,17 @@ def run_message(r: asyncpg.Record) -> dreamer_pb2.DreamRun:
         candidates=r["candidates"], facts_written=r["facts_written"],
         dropped_unanchored=r["dropped_unanchored"], quarantined=r["quarantined"],
         errors=r["errors"], counts_json=json.dumps(counts), error_detail=r["error_detail"],
-        duration_s=float(counts.get("duration_s", 0.0)))
+        duration_s=float(counts.get("duration_s", 0.0)), proposals=r["proposals"])
+
+
+def proposal_message(r: asyncpg.Record) -> dreamer_pb2.Proposal:
+    return dreamer_pb2.Proposal(
+        id=str(r["id"]), kind=r["kind"], status=r["status"],
+        summary=f"link {r['src']} {r['relation']} {r['dst']}", src=r["src"],
+        relation=r["relation"], dst=r["dst"], evidence_quote=r["evidence_quote"],
+        run_id=str(r["run_id"]), created_at=to_timestamp(r["created_at"]),
+        expires_at=to_timestamp(r["expires_at"]), decided_by=r["decided_by"] or "",
+        reasoning=r["reasoning"])
 
 
 class DreamerServicer(dreamer_pb2_grpc.DreamerServiceServicer):
@@ -69,6 +79,16 @@ class DreamerServicer(dreamer_pb2_grpc.DreamerServiceServicer):
         async with tenant_tx(self.pool, current_caller().require_namespace()) as conn:
             rows = await repo_passes.runs(conn, limit)
         return dreamer_pb2.DreamRunsResponse(runs=[run_message(r) for r in rows])
+
+    async def ListProposals(self, request: Any, context: Any) -> Any:  # noqa: N802
+        rows = await self.passes.proposals.listing(current_caller().require_namespace(),
+                                                   request.status)
+        return dreamer_pb2.ListProposalsResponse(proposals=[proposal_message(r) for r in rows])
+
+    async def DecideProposal(self, request: Any, context: Any) -> Any:  # noqa: N802
+        row = await self.passes.proposals.decide(current_caller(), request.proposal_id,
+                                                 request.decision, request.reasoning)
+        return dreamer_pb2.DecideProposalResponse(proposal=proposal_message(row))
 
     async def Rollback(self, request: Any, context: Any) -> Any:  # noqa: N802
         try:

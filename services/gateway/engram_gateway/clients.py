@@ -17,7 +17,7 @@ _IDEMPOTENT = frozenset({"Search", "Get", "Recent", "Briefing", "DocumentSearch"
                          "ListAgents", "ListLeases", "ReceiveMessages", "GetFact",
                          "FactHistory", "ListConflicts", "SearchFacts", "Neighbors",
                          "Recall", "ListRelations", "WorldSearch", "LessonSearch",
-                         "ReviewList", "Status", "Runs"})
+                         "ReviewList", "Status", "Runs", "ListProposals"})
 
 
 class Backends:

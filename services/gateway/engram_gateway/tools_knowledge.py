@@ -9,6 +9,7 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from engram.v1 import cortex_pb2 as pb
+from engram.v1 import dreamer_pb2
 
 from .auth import caller_for
 from .clients import Backends
@@ -119,20 +120,32 @@ def register_knowledge_tools(mcp: MCPServer, backends: Backends) -> None:
         return {"tag": r.tag, "note": r.note}
 
     @mcp.tool(annotations=READ)
-    async def review_list(ctx: Context, kind: Literal["", "conflict", "root_tag"] = "",
+    async def review_list(ctx: Context,
+                          kind: Literal["", "conflict", "root_tag", "graph_link"] = "",
                           namespace: Namespace = None) -> dict[str, Any]:
-        """What waits for a person: open conflicts and proposed root tags, oldest first,
-        each with the review_decide call that settles it."""
-        r = await call("review_list", "ReviewList", ctx, namespace,
-                       pb.ReviewListRequest(kind=kind))
-        items = []
-        for i in r.items:
-            item = {"id": i.id, "kind": i.kind, "summary": i.summary,
-                    "decide_call": i.decide_call}
-            if i.HasField("conflict"):
-                item["conflict"] = conflict_item(i.conflict)
-            items.append(item)
-        return {"items": items}
+        """What waits for a person: open conflicts, proposed root tags and the dreamer's
+        proposals (graph links), each with the review_decide call that settles it."""
+        caller = caller_for(namespace, session_id(ctx), "review_list")
+        with tool_errors("review_list", caller.request_id):
+            items: list[dict[str, Any]] = []
+            if kind != "graph_link":
+                r = await backends.cortex("ReviewList", caller,
+                                          pb.ReviewListRequest(kind=kind))
+                for i in r.items:
+                    item = {"id": i.id, "kind": i.kind, "summary": i.summary,
+                            "decide_call": i.decide_call}
+                    if i.HasField("conflict"):
+                        item["conflict"] = conflict_item(i.conflict)
+                    items.append(item)
+            if kind in ("", "graph_link"):
+                p = await backends.dreamer("ListProposals", caller,
+                                           dreamer_pb2.ListProposalsRequest())
+                items += [{"id": f"proposal:{x.id}", "kind": x.kind, "summary": x.summary,
+                           "evidence_quote": x.evidence_quote, "run_id": x.run_id,
+                           "decide_call": f"review_decide(item_id='proposal:{x.id}', "
+                                          "decision='approve' or 'reject', reasoning='...')"}
+                          for x in p.proposals]
+            return {"items": items}
 
     @mcp.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True,
                                           idempotent_hint=False))
@@ -140,8 +153,19 @@ def register_knowledge_tools(mcp: MCPServer, backends: Backends) -> None:
         item_id: str, decision: Literal["approve", "reject", "winner", "both_stand"],
         reasoning: str, ctx: Context, winner_id: str = "", namespace: Namespace = None,
     ) -> dict[str, Any]:
-        """Reviewer only: approve/reject a root tag, or settle a conflict (winner with
-        winner_id, or both_stand). Returns {item_id, kind, status}."""
-        r = await call("review_decide", "ReviewDecide", ctx, namespace, pb.ReviewDecideRequest(
-            item_id=item_id, decision=decision, winner_id=winner_id, reasoning=reasoning))
-        return {"item_id": r.item_id, "kind": r.kind, "status": r.status}
+        """Reviewer only: approve/reject a root tag or a dreamer proposal (an approved
+        graph link is written as an inferred edge; a rejected one is never proposed
+        again), or settle a conflict (winner with winner_id, or both_stand). Returns
+        {item_id, kind, status}."""
+        caller = caller_for(namespace, session_id(ctx), "review_decide")
+        with tool_errors("review_decide", caller.request_id):
+            if item_id.startswith("proposal:"):
+                r = await backends.dreamer("DecideProposal", caller,
+                                           dreamer_pb2.DecideProposalRequest(
+                                               proposal_id=item_id.removeprefix("proposal:"),
+                                               decision=decision, reasoning=reasoning))
+                return {"item_id": item_id, "kind": r.proposal.kind,
+                        "status": r.proposal.status}
+            r = await backends.cortex("ReviewDecide", caller, pb.ReviewDecideRequest(
+                item_id=item_id, decision=decision, winner_id=winner_id, reasoning=reasoning))
+            return {"item_id": r.item_id, "kind": r.kind, "status": r.status}

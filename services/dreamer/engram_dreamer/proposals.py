@@ -1,0 +1,126 @@
+"""Proposals: changes a pass suggests but a reviewer decides. Today: graph
+links, when a fact's value names another entity the cortex knows (e.g.
+"billing-api uses postgres" and postgres has facts of its own). A rejected
+proposal is kept as a tombstone so it is never proposed again; an open one
+expires after 30 days."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from dataclasses import dataclass
+
+import asyncpg
+
+from engram.v1 import cortex_pb2
+from engram_kit.context import CallerContext
+from engram_kit.db import tenant_tx
+from engram_kit.errors import Conflict, InvalidArgument, NotFound, PermissionDenied
+
+from .backends import Backends
+from .extractor import Candidate
+
+REVIEWERS = ("reviewer", "operator")
+RELATION_OF = {"uses": "uses", "consumes_from": "uses", "caches": "uses",
+               "runs_on": "deployed_to", "hosted_on": "deployed_to",
+               "deployed_to": "deployed_to", "owner": "owned_by", "owned_by": "owned_by",
+               "depends_on": "depends_on", "location": "documented_in"}
+
+
+def entity_form(value: str) -> str:
+    return re.sub(r"[^a-z0-9._:/-]+", "-", value.strip().lower()).strip("-")
+
+
+@dataclass(frozen=True)
+class Link:
+    src: str
+    relation: str
+    dst: str
+    quote: str
+
+
+class Proposals:
+    def __init__(self, pool: asyncpg.Pool, backends: Backends) -> None:
+        self._pool = pool
+        self._backends = backends
+
+    async def candidates(self, ns: str, written: list[tuple[uuid.UUID, Candidate, str]]
+                         ) -> list[Link]:
+        """Links from facts whose value is the name of another known entity."""
+        links, seen = [], set()
+        for _, c, _ in written:
+            dst = entity_form(c.value)
+            if not dst or dst == c.entity or len(dst) > 80 or (c.entity, dst) in seen:
+                continue
+            seen.add((c.entity, dst))
+            history = await self._backends.history(ns, dst)
+            if history.facts:
+                links.append(Link(c.entity, RELATION_OF.get(c.attribute, "related_to"), dst,
+                                  c.quote))
+        return links
+
+    async def record(self, conn: asyncpg.Connection, ns: str, run_id: uuid.UUID,
+                     links: list[Link]) -> int:
+        made = 0
+        for link in links:
+            inserted = await conn.fetchval(
+                """INSERT INTO proposals (namespace, id, signature, kind, src, relation, dst,
+                       evidence_quote, run_id)
+                   VALUES ($1, $2, $3, 'graph_link', $4, $5, $6, $7, $8)
+                   ON CONFLICT (namespace, signature) DO NOTHING RETURNING id""",
+                ns, uuid.uuid4(), f"graph_link|{link.src}|{link.relation}|{link.dst}",
+                link.src, link.relation, link.dst, link.quote, run_id)
+            made += inserted is not None
+        return made
+
+    async def listing(self, ns: str, status: str) -> list[asyncpg.Record]:
+        status = status or "open"
+        if status not in ("open", "approved", "rejected", "expired"):
+            raise InvalidArgument("status is open, approved, rejected or expired",
+                                  field="status")
+        async with tenant_tx(self._pool, ns) as conn:
+            await conn.execute("UPDATE proposals SET status = 'expired' "
+                               "WHERE status = 'open' AND expires_at < now()")
+            return await conn.fetch("SELECT * FROM proposals WHERE status = $1 "
+                                    "ORDER BY created_at LIMIT 200", status)
+
+    async def decide(self, ctx: CallerContext, proposal_id: str, decision: str,
+                     reasoning: str) -> asyncpg.Record:
+        ns = ctx.require_namespace()
+        if ctx.role not in REVIEWERS:
+            raise PermissionDenied("deciding a proposal needs the reviewer role; you are "
+                                   f"{ctx.role or 'agent'}")
+        if decision not in ("approve", "reject"):
+            raise InvalidArgument("decision is approve or reject", field="decision")
+        if not reasoning.strip() or len(reasoning) > 2000:
+            raise InvalidArgument("reasoning is 1-2000 characters", field="reasoning")
+        try:
+            pid = uuid.UUID(proposal_id)
+        except ValueError:
+            raise InvalidArgument("proposal_id must be a proposal id",
+                                  field="proposal_id") from None
+        async with tenant_tx(self._pool, ns) as conn:
+            row = await conn.fetchrow("SELECT * FROM proposals WHERE id = $1 FOR UPDATE", pid)
+            if row is None:
+                raise NotFound(f"no proposal {pid}")
+            if row["status"] != "open":
+                raise Conflict(f"proposal {pid} is already {row['status']}")
+            if decision == "approve":
+                await self._backends.relate(ctx, cortex_pb2.RelateRequest(
+                    src=row["src"], relation=row["relation"], dst=row["dst"],
+                    provenance="inferred", evidence_quote=row["evidence_quote"]))
+            return await conn.fetchrow(
+                """UPDATE proposals SET status = $2, decided_by = $3,
+                          decided_at = clock_timestamp(), reasoning = $4
+                   WHERE id = $1 RETURNING *""",
+                pid, "approved" if decision == "approve" else "rejected", ctx.principal,
+                reasoning)
+
+    async def revert_run(self, conn: asyncpg.Connection, run_id: uuid.UUID) -> None:
+        """Part of a rollback: the run's proposals go; a decided one blocks it."""
+        decided = await conn.fetch("SELECT id, status FROM proposals WHERE run_id = $1 "
+                                   "AND status IN ('approved', 'rejected')", run_id)
+        if decided:
+            raise Conflict("later writes depend on this run: proposals already decided: "
+                           + ", ".join(f"{r['id']} ({r['status']})" for r in decided))
+        await conn.execute("DELETE FROM proposals WHERE run_id = $1", run_id)
