@@ -67,4 +67,13 @@ async def test_unknown_tool_is_a_tool_error(stack: Stack, agent_token: str):
                      "graph_relate", "graph_unrelate", "graph_neighbors", "relation_list",
                      "relation_add", "memory_recall", "world_set", "world_search",
                      "outcome_record", "lesson_search", "tag_propose_root", "tag_alias",
-                     "review_list", "review_decide", "dream"}
+                     "review_list", "review_decide", "dream", "toolset"}
+
+
+async def test_nul_characters_are_refused_with_the_field_name(stack: Stack, agent_token: str):
+    async with mcp_client(stack.mcp_url, agent_token) as client:
+        err = await call_error(client, "memory_search", {"query": "abc\x00def"})
+        assert "query contains a NUL character" in err
+        err = await call_error(client, "fact_set", {"entity": "e", "attribute": "a",
+                                                    "value": "v", "evidence_quote": "q\x00"})
+        assert "evidence.quote contains a NUL character" in err

@@ -115,3 +115,22 @@ def test_doctor_checks_the_running_stack(stack: Stack):
                  "dreamer: extractor rules", "memory outbox lag", "service versions 0.1.0",
                  "stream ENGRAM_EVENTS", "all good"):
         assert line in result.stdout, line
+
+
+async def test_toolset_tiers_filter_the_tool_list(stack: Stack):
+    token = stack.principals.create(f"ts-{uuid.uuid4().hex[:6]}", "agent", ["default"])
+    async with mcp_client(stack.mcp_url, token) as client:
+        full = {t.name for t in (await client.list_tools()).tools}
+        assert (await call(client, "toolset", {}))["tier"] == "full"
+        small = await call(client, "toolset", {"tier": "minimal"})
+        assert small["changed"] and small["tier"] == "minimal"
+        listed = {t.name for t in (await client.list_tools()).tools}
+        assert listed == {"memory_store", "memory_search", "briefing", "toolset"}
+        err = await call_error(client, "fact_set", {"entity": "a", "attribute": "b",
+                                                    "value": "c"})
+        assert "not in your toolset 'minimal'" in err and "expand" in err
+        assert (await call(client, "toolset", {"action": "expand"}))["tier"] == "core"
+        core = {t.name for t in (await client.list_tools()).tools}
+        assert listed < core < full and "fact_set" in core and "dream" not in core
+        await call(client, "toolset", {"tier": "full"})
+        assert {t.name for t in (await client.list_tools()).tools} == full

@@ -12,11 +12,12 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import grpc
+from google.protobuf.message import Message
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
 
 from .context import MD_INTERNAL_TOKEN, CallerContext, caller_var
-from .errors import DomainError, NotImplementedYet
+from .errors import DomainError, InvalidArgument, NotImplementedYet
 from .health import Readiness
 from .logging import request_id_var
 from .metrics import READY, RPC_LATENCY, RPC_REQUESTS
@@ -27,6 +28,25 @@ from .settings import ServiceSettings
 log = logging.getLogger(__name__)
 
 _OPEN_PREFIXES = ("/grpc.health.v1.Health/",)
+
+
+def reject_nul(message: Message, path: str = "") -> None:
+    """Postgres text cannot hold NUL: refuse it up front with the field's
+    name, for every service, instead of failing deep in a query."""
+    for field, value in message.ListFields():
+        name = f"{path}{field.name}"
+        repeated = (field.is_repeated if hasattr(field, "is_repeated")
+                    else field.label == field.LABEL_REPEATED)
+        if field.type == field.TYPE_STRING:
+            values = value if repeated else [value]
+            if any("\x00" in v for v in values):
+                raise InvalidArgument(f"{name} contains a NUL character (\\x00), which "
+                                      "cannot be stored; remove it", field=name)
+        elif field.type == field.TYPE_MESSAGE:
+            items = value if repeated else [value]
+            for item in items:
+                if isinstance(item, Message):
+                    reject_nul(item, f"{name}.")
 
 
 class ServiceInterceptor(grpc.aio.ServerInterceptor):
@@ -49,6 +69,7 @@ class ServiceInterceptor(grpc.aio.ServerInterceptor):
 
             async def unary(request: Any, context: grpc.aio.ServicerContext) -> Any:
                 async with self._guard(method, metadata, context):
+                    reject_nul(request)
                     return await inner(request, context)
 
             return grpc.unary_unary_rpc_method_handler(unary, **codec)

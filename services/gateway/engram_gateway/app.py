@@ -30,6 +30,8 @@ from .tools_facts import register_fact_tools
 from .tools_graph import register_graph_tools
 from .tools_knowledge import register_knowledge_tools
 from .tools_lifecycle import register_lifecycle_tools
+from .tools_toolset import register_toolset_tool
+from .toolsets import Toolsets
 
 INSTRUCTIONS = """engram is your long-term memory, shared across sessions.
 - Search before acting: call memory_search when a task may touch anything learned before
@@ -42,8 +44,9 @@ Replies are compact JSON; `tokens` estimates their size."""
 
 
 def build_mcp(settings: GatewaySettings, store: PrincipalStore, backends: Backends) -> MCPServer:
+    toolsets = Toolsets(settings.default_toolset)
     mcp = MCPServer(
-        name="engram", instructions=INSTRUCTIONS, version="0.1.0",
+        name="engram", instructions=INSTRUCTIONS, version="0.1.0", middleware=[toolsets],
         token_verifier=PrincipalTokenVerifier(store),
         auth=AuthSettings(issuer_url=settings.base_url,
                           resource_server_url=f"{settings.base_url}/mcp",
@@ -58,6 +61,7 @@ def build_mcp(settings: GatewaySettings, store: PrincipalStore, backends: Backen
     register_graph_tools(mcp, backends)
     register_knowledge_tools(mcp, backends)
     register_dream_tools(mcp, backends)
+    register_toolset_tool(mcp, toolsets)
     return mcp
 
 

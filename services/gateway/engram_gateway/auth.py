@@ -39,7 +39,7 @@ READ_OPERATIONS = frozenset({
     "fact_get", "fact_history", "conflict_list", "graph_neighbors", "relation_list",
     "memory_recall", "world_search", "lesson_search", "review_list",
     "board_agents:ListAgents", "board_lease:ListLeases", "board_message:ReceiveMessages",
-    "dream:status", "dream:runs",
+    "dream:status", "dream:runs", "toolset",
 })
 
 

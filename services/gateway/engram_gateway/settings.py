@@ -28,6 +28,8 @@ class GatewaySettings(BaseSettings):
     # Per-principal request rate (token bucket); 0 disables.
     rate_per_s: float = 300.0
     rate_burst: int = 600
+    # minimal | core | full: the tools a principal sees until it calls toolset.
+    default_toolset: str = "full"
 
     @property
     def base_url(self) -> str:
