@@ -227,3 +227,25 @@ async def test_graph_link_proposals_are_reviewed_and_never_reproposed(stack: Sta
                 if not e.get("derived")] == [("deployed_to", "postgres", "inferred")]
         err = await call_error(client, "dream", {"action": "rollback", "run_id": run["id"]})
         assert "proposals already decided" in err
+
+
+async def test_forgetting_an_entry_forgets_the_facts_drawn_from_it(stack: Stack,
+                                                                   admin_dsn: str):
+    ns, token = principal(stack)
+    async with mcp_client(stack.mcp_url, token) as client:
+        kept = await call(client, "memory_store", {"text": "ledger-api uses CockroachDB."})
+        gone = await call(client, "memory_store", {"text": "ledger-api runs on Kubernetes."})
+        await pending(client, 2)
+        await call(client, "dream", {"action": "run"})
+        assert len((await call(client, "fact_history", {"entity": "ledger-api"}))["facts"]) == 2
+        await call(client, "memory_forget", {"entry_id": gone["id"], "reason": "wrong cluster"})
+
+        async def forgotten() -> bool:
+            facts = (await call(client, "fact_history", {"entity": "ledger-api"}))["facts"]
+            return [f["value"] for f in facts] == ["CockroachDB"]
+        await eventually(forgotten, 30, "the derived fact to be forgotten")
+        assert kept["id"] != gone["id"]
+        leftover = await admin_fetchval(
+            admin_dsn, "SELECT count(*) FROM cortex.facts WHERE namespace = $1 "
+            "AND value ILIKE '%kubernetes%'", ns)
+        assert leftover == 0, "forgotten content does not survive as history"

@@ -676,3 +676,17 @@ class RevertBatchResponse(_message.Message):
     batch: str
     rows: int
     def __init__(self, batch: _Optional[str] = ..., rows: _Optional[int] = ...) -> None: ...
+
+class ForgetBySourceRequest(_message.Message):
+    __slots__ = ("source_refs", "reason")
+    SOURCE_REFS_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    source_refs: _containers.RepeatedScalarFieldContainer[str]
+    reason: str
+    def __init__(self, source_refs: _Optional[_Iterable[str]] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class ForgetBySourceResponse(_message.Message):
+    __slots__ = ("forgotten",)
+    FORGOTTEN_FIELD_NUMBER: _ClassVar[int]
+    forgotten: int
+    def __init__(self, forgotten: _Optional[int] = ...) -> None: ...

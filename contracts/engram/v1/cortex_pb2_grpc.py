@@ -34,6 +34,11 @@ class CortexServiceStub:
         Args:
             channel: A grpc.Channel.
         """
+        self.ForgetBySource = channel.unary_unary(
+                '/engram.v1.CortexService/ForgetBySource',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.ForgetBySourceRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.ForgetBySourceResponse.FromString,
+                _registered_method=True)
         self.RevertBatch = channel.unary_unary(
                 '/engram.v1.CortexService/RevertBatch',
                 request_serializer=engram_dot_v1_dot_cortex__pb2.RevertBatchRequest.SerializeToString,
@@ -163,6 +168,12 @@ class CortexServiceStub:
 
 class CortexServiceServicer:
     """Missing associated documentation comment in .proto file."""
+
+    def ForgetBySource(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
 
     def RevertBatch(self, request, context):
         """Missing associated documentation comment in .proto file."""
@@ -317,6 +328,11 @@ class CortexServiceServicer:
 
 def add_CortexServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
+            'ForgetBySource': grpc.unary_unary_rpc_method_handler(
+                    servicer.ForgetBySource,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.ForgetBySourceRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.ForgetBySourceResponse.SerializeToString,
+            ),
             'RevertBatch': grpc.unary_unary_rpc_method_handler(
                     servicer.RevertBatch,
                     request_deserializer=engram_dot_v1_dot_cortex__pb2.RevertBatchRequest.FromString,
@@ -452,6 +468,33 @@ def add_CortexServiceServicer_to_server(servicer, server):
  # This class is part of an EXPERIMENTAL API.
 class CortexService:
     """Missing associated documentation comment in .proto file."""
+
+    @staticmethod
+    def ForgetBySource(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexService/ForgetBySource',
+            engram_dot_v1_dot_cortex__pb2.ForgetBySourceRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.ForgetBySourceResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
 
     @staticmethod
     def RevertBatch(request,

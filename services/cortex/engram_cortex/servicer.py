@@ -14,6 +14,7 @@ from engram_kit.timestamps import optional_datetime, to_timestamp
 
 from . import journal
 from .facts import FactInput, FactStore
+from .forget import forget_by_source
 from .graph import Graph
 from .labels import label, resolve_call
 from .lessons import Lessons
@@ -176,6 +177,12 @@ class CortexServicer(GraphHandlers, KnowledgeHandlers, rpc.CortexServiceServicer
                           context: Any) -> pb.RevertBatchResponse:
         done = await journal.revert(self._pool, current_caller(), request.batch)
         return pb.RevertBatchResponse(batch=done.batch, rows=done.rows)
+
+    async def ForgetBySource(self, request: pb.ForgetBySourceRequest,
+                             context: Any) -> pb.ForgetBySourceResponse:
+        done = await forget_by_source(self._pool, current_caller(), list(request.source_refs),
+                                      request.reason)
+        return pb.ForgetBySourceResponse(forgotten=done)
 
     async def AddAlias(self, request: pb.AddAliasRequest, context: Any) -> pb.AddAliasResponse:
         entity, alias = await self._review.add_alias(current_caller(), request.entity,

@@ -48,6 +48,14 @@ class Backends:
         """An approved proposal, written as the reviewer who approved it."""
         return await self._caller.call(self._cortex.Relate, request, ctx)
 
+    async def forget_sources(self, namespace: str, entry_ids: list[str],
+                             reason: str) -> int:
+        reply = await self._caller.call(
+            self._cortex.ForgetBySource,
+            cortex_pb2.ForgetBySourceRequest(source_refs=entry_ids, reason=reason),
+            self.context(namespace))
+        return reply.forgotten
+
     async def close(self) -> None:
         await self._memory_channel.close()
         await self._cortex_channel.close()

@@ -16,6 +16,7 @@ from engram_kit.events import PoisonMessage
 from engram_kit.metrics import EVENTS_CONSUMED
 
 from . import repo, repo_passes
+from .backends import Backends
 
 log = logging.getLogger(__name__)
 
@@ -28,8 +29,10 @@ def _ids(values: list[str]) -> list[uuid.UUID]:
 
 
 class EventIntake:
-    def __init__(self, pool: asyncpg.Pool, consumer: str) -> None:
+    def __init__(self, pool: asyncpg.Pool, consumer: str,
+                 backends: Backends | None = None) -> None:
         self.pool = pool
+        self.backends = backends
         self.consumer = consumer
         self.connected = False
 
@@ -65,5 +68,9 @@ class EventIntake:
                 [entry_id] = _ids([stored.entry_id])
                 await repo_passes.add_pending(conn, envelope.namespace, entry_id, event_id)
         elif envelope.HasField("entries_forgotten"):
-            await repo_passes.mark_forgotten(conn, _ids(list(
-                envelope.entries_forgotten.entry_ids)))
+            forgotten = envelope.entries_forgotten
+            await repo_passes.mark_forgotten(conn, _ids(list(forgotten.entry_ids)))
+            if self.backends is not None:  # facts resting on them go too
+                await self.backends.forget_sources(
+                    envelope.namespace, list(forgotten.entry_ids),
+                    f"memory entries forgotten: {forgotten.reason}")
