@@ -88,10 +88,23 @@ async def test_audit_chain_verifies_and_detects_tampering(stack: Stack, admin_ds
         for value in ("a", "b", "c"):
             await call(client, "fact_set", {"entity": "svc", "attribute": f"k{value}",
                                             "value": value, "namespace": ns})
+        secret = f"zebra{uuid.uuid4().hex[:6]}"
+        stored = await call(client, "memory_store", {"text": f"The {secret} plan is on.",
+                                                     "namespace": ns})
+        await call(client, "memory_forget", {"entry_id": stored["id"], "reason": "drop it",
+                                             "namespace": ns})
+    memory_rows = await admin_fetchval(
+        admin_dsn, "SELECT array_agg(action || ' ' || detail::text ORDER BY id) "
+        "FROM memory.audit WHERE namespace = $1", ns)
+    assert [r.split()[0] for r in memory_rows] == ["entry.store", "entry.forget"]
+    assert all(secret not in r for r in memory_rows), "the audit keeps hashes, not text"
     clean = engram(stack, "audit", "verify")
     assert clean.returncode == 0, clean.stdout + clean.stderr
-    assert "cortex.audit" in clean.stdout and "0 problem(s)" in clean.stdout
-    shown = engram(stack, "audit", "show", "--namespace", ns, "--action", "fact.")
+    for schema in ("memory", "cortex", "coordination"):
+        assert f"{schema}.audit" in clean.stdout
+    assert "0 problem(s)" in clean.stdout
+    shown = engram(stack, "audit", "show", "--schema", "cortex", "--namespace", ns,
+                   "--action", "fact.")
     assert shown.stdout.count("fact.insert") == 3
     middle = await admin_fetchval(admin_dsn, "SELECT id FROM cortex.audit WHERE namespace = $1 "
                                   "ORDER BY id OFFSET 1 LIMIT 1", ns)

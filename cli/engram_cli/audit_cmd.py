@@ -16,7 +16,7 @@ from .settings import CliSettings
 from .topology import load_topology, required_variables
 
 # schema -> extra columns hashed into its chain
-AUDITED = {"cortex": (), "coordination": ("agent_id",)}
+AUDITED = {"memory": (), "cortex": (), "coordination": ("agent_id",)}
 
 
 def admin_dsn(settings: CliSettings, explicit: str) -> str:

@@ -139,7 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
     audit_sub = audit.add_subparsers(dest="audit_command", required=True)
     verify = audit_sub.add_parser("verify", help="recompute every chain; exit 1 on damage")
     show = audit_sub.add_parser("show", help="recent audit rows, oldest first")
-    show.add_argument("--schema", default="cortex", help="cortex or coordination")
+    show.add_argument("--schema", default="memory", help="memory, cortex or coordination")
     show.add_argument("--namespace", default="")
     show.add_argument("--action", default="", help="action prefix, e.g. fact. or lease.")
     show.add_argument("--limit", type=int, default=50)

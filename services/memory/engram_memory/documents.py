@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import asyncpg
 import numpy as np
 
+from engram_kit import audit
 from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.embedder_client import EmbedderClient
@@ -67,6 +68,9 @@ class Documents:
             await repo.insert_chunks(conn, [
                 (uuid.uuid4(), namespace, doc_id, p.ordinal, p.start, p.text,
                  vectors[i] if vectors is not None else None) for i, p in enumerate(pieces)])
+            await audit.append(conn, namespace, ctx.principal, "document.ingest", str(doc_id),
+                               {"content_sha256": digest, "chunks": len(pieces),
+                                "source": source})
         return IngestResult(doc_id, len(pieces), vectors is not None, duplicate=False)
 
     async def _embed(self, texts: list[str], ctx: CallerContext) -> list[np.ndarray] | None:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import asyncpg
 
+from engram_kit import audit
 from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.errors import Conflict, InvalidArgument
@@ -52,6 +53,8 @@ class Episodes:
             parent = await current_episode(conn, ctx)
             row = await repo.create(conn, uuid.uuid4(), ctx.namespace, uuid.UUID(parent),
                                     session, title, ctx.principal)
+            await audit.append(conn, ctx.namespace, ctx.principal, "episode.start",
+                               str(row["id"]), {"title": title})
         return Episode(row["id"], row["title"], row["parent_id"])
 
     async def end(self, ctx: CallerContext) -> Episode:
@@ -62,6 +65,7 @@ class Episodes:
                 raise Conflict("no open episode to end in this session (the session's own "
                                "episode ends with the session)")
             await repo.end(conn, row["id"])
+            await audit.append(conn, ctx.namespace, ctx.principal, "episode.end", str(row["id"]))
         return Episode(row["id"], row["title"], row["parent_id"])
 
     async def title_session(self, ctx: CallerContext, title: str) -> Episode:
@@ -71,6 +75,8 @@ class Episodes:
             await current_episode(conn, ctx)
             root = await repo.session_root(conn, session)
             await repo.retitle(conn, root["id"], title)
+            await audit.append(conn, ctx.namespace, ctx.principal, "episode.title",
+                               str(root["id"]), {"title": title})
         return Episode(root["id"], title, None)
 
     async def recent(self, ctx: CallerContext, limit: int,

@@ -8,6 +8,7 @@ from datetime import datetime
 
 import asyncpg
 
+from engram_kit import audit
 from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.errors import InvalidArgument, NotFound
@@ -79,6 +80,8 @@ class Lifecycle:
                 await repo.delete_entries(conn, ids)
                 event_id, subject, payload = entries_forgotten_event(ctx, ids, reason)
                 await repo.insert_outbox(conn, event_id, namespace, subject, payload)
+                await audit.append(conn, namespace, ctx.principal, "entry.forget", "",
+                                   {"ids": [str(i) for i in ids], "reason": reason})
         return ForgetResult(ids, stones)
 
     async def reinforce(self, ctx: CallerContext, entry_id: uuid.UUID) -> int:
@@ -86,6 +89,8 @@ class Lifecycle:
             row = await repo.reinforce(conn, entry_id)
             if row is None:
                 await self._explain_missing(conn, entry_id)
+            await audit.append(conn, ctx.namespace, ctx.principal, "entry.reinforce",
+                               str(entry_id))
         return row["confirmations"]
 
     async def get(self, ctx: CallerContext, entry_id: uuid.UUID) -> EntryDetail:

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 
 import asyncpg
 
+from engram_kit import audit
 from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.embedder_client import EmbedderClient
@@ -131,6 +132,8 @@ class MemoryService:
             same = await repo.find_live_by_hash(conn, text_hash)
             if same is not None and data.supersedes is None:
                 await repo.confirm(conn, same["id"])
+                await audit.append(conn, namespace, ctx.principal, "entry.confirm",
+                                   str(same["id"]), {"text_sha256": text_hash})
                 return StoreResult(same["id"], "restatement", same, embedded=same["embedded"])
             typed = await self._type(conn, text, vector, data.supersedes)
             episode = data.episode or await current_episode(conn, ctx)
@@ -151,6 +154,9 @@ class MemoryService:
             await repo.insert_outbox(conn, event_id, namespace, subject, payload)
             if vector is None:
                 await repo.enqueue_embedding(conn, namespace, entry.id)
+            await audit.append(conn, namespace, ctx.principal, "entry.store", str(entry.id), {
+                "finding": typed.finding, "text_sha256": text_hash,
+                "superseded": [str(i) for i in typed.supersedes], "source": source})
         self._on_outbox_write()
         return StoreResult(entry.id, typed.finding, row, related=typed.related,
                            superseded=typed.supersedes, contested_with=typed.contradicts,
