@@ -113,3 +113,15 @@ async def test_tags_resolve_in_order_and_roots_need_a_reviewer(stack: Stack, age
         err = await call_error(client, "fact_set", {"entity": f"svc-{t}", "attribute": "x",
                                                     "value": "y", "tags": ["Bad Tag!"]})
         assert "malformed tag" in err
+
+
+async def test_repeated_corrections_without_facts_reinforce_one_lesson(stack: Stack,
+                                                                       agent_token: str):
+    task = f"task-{uuid.uuid4().hex[:6]}"
+    async with mcp_client(stack.mcp_url, agent_token) as client:
+        first = await call(client, "outcome_record", {"task": task, "outcome": "correction",
+                                                      "detail": "use the staging token"})
+        again = await call(client, "outcome_record", {"task": task, "outcome": "correction",
+                                                      "detail": "use the staging token"})
+        assert again["lesson"]["id"] == first["lesson"]["id"]
+        assert again["lesson"]["signals"] == 2 and again["lesson"]["subject_fact_ids"] == []

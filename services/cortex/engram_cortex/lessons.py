@@ -113,8 +113,8 @@ class Lessons:
                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
                ON CONFLICT (namespace, signature) WHERE retired_at IS NULL DO UPDATE SET
                    confidence = EXCLUDED.confidence, signals = EXCLUDED.signals,
-                   subject_fact_ids = (SELECT array_agg(DISTINCT x) FROM unnest(
-                       lessons.subject_fact_ids || EXCLUDED.subject_fact_ids) x),
+                   subject_fact_ids = coalesce((SELECT array_agg(DISTINCT x) FROM unnest(
+                       lessons.subject_fact_ids || EXCLUDED.subject_fact_ids) x), '{}'),
                    updated_at = clock_timestamp()
                RETURNING *, false AS re_verify""",
             ns, uuid.uuid4(), signature, polarity, text, task, confidence, signals, subjects,
