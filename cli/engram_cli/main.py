@@ -11,6 +11,7 @@ from pathlib import Path
 from engram_gateway.principals import ROLES, PrincipalStore
 
 from .audit_cmd import run_audit
+from .backup import run_backup, run_restore
 from .doctor import run_doctor
 from .settings import CliSettings
 from .stack import TOKENS_FILE, Stack
@@ -150,6 +151,15 @@ def build_parser() -> argparse.ArgumentParser:
     verify.set_defaults(func=lambda a: run_audit(_settings(a), "verify", a.database_url))
     show.set_defaults(func=lambda a: run_audit(_settings(a), "show", a.database_url,
                                                a.schema, a.namespace, a.action, a.limit))
+    backup = sub.add_parser("backup", help="pg_dump the bank from the running stack")
+    backup.add_argument("--data-dir")
+    backup.add_argument("--out", default="", help="directory (default: <data-dir>/backups)")
+    backup.add_argument("--keep", type=int, default=7, help="newest backups to keep")
+    backup.set_defaults(func=lambda a: run_backup(_settings(a), a.out, a.keep))
+    restore = sub.add_parser("restore", help="replace the bank with a backup (stack stopped)")
+    restore.add_argument("archive")
+    restore.add_argument("--data-dir")
+    restore.set_defaults(func=lambda a: run_restore(_settings(a), a.archive))
     doctor = sub.add_parser("doctor", help="check the installation and a running stack")
     doctor.add_argument("--data-dir")
     doctor.set_defaults(func=lambda a: run_doctor(_settings(a)))

