@@ -14,6 +14,7 @@ from engram.v1 import embedder_pb2, embedder_pb2_grpc
 from engram_cli.stack import Stack
 from engram_kit.context import CallerContext
 from engram_kit.embedder_client import vectors_of
+from engram_kit.grpc_client import Caller, open_channel
 
 
 def _batch_count(stack: Stack) -> float:
@@ -45,3 +46,25 @@ async def test_info_and_concurrent_requests_share_batches(stack: Stack):
     batches = _batch_count(stack) - before
     assert 1 <= batches < 32, f"32 concurrent requests ran in {batches} batches"
     assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+async def test_identical_queries_share_one_encode(stack: Stack):
+    """Concurrent identical query embeddings (a search fanning out to memory and
+    cortex) are encoded once and are bit-identical; documents are never shared."""
+    port = stack.topology.services["embedder"].ports[8753]
+    stub = embedder_pb2_grpc.EmbedderServiceStub(open_channel(f"127.0.0.1:{port}"))
+    caller = Caller(stack.secrets["ENGRAM_INTERNAL_TOKEN"])
+    ctx = CallerContext(principal="t", namespace="default")
+    text = f"which database does the shared-query check use {id(stack)}"
+
+    def shared() -> float:
+        metrics = httpx.get(stack.topology.services["embedder"].ready_url.replace(
+            "/readyz", "/metrics"), timeout=5).text
+        return sum(float(line.split()[-1]) for line in metrics.splitlines()
+                   if line.startswith("engram_embedder_query_shared_total{"))
+
+    before = shared()
+    replies = await asyncio.gather(*[caller.call(stub.Embed, embedder_pb2.EmbedRequest(
+        texts=[text], kind=embedder_pb2.ENCODE_KIND_QUERY), ctx) for _ in range(4)])
+    assert len({r.vectors_f32le for r in replies}) == 1
+    assert shared() - before == 3

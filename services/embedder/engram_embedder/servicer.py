@@ -13,6 +13,7 @@ from engram.v1 import embedder_pb2, embedder_pb2_grpc
 from engram_kit.errors import DeadlineExceeded, InvalidArgument, ResourceExhausted
 
 from .batcher import Batcher, DeadlineExpired, Priority, QueueFull
+from .query_cache import QueryShare
 from .settings import EmbedderSettings
 
 _PRIORITY = {
@@ -26,6 +27,7 @@ class EmbedderServicer(embedder_pb2_grpc.EmbedderServiceServicer):
     def __init__(self, batcher: Batcher, settings: EmbedderSettings) -> None:
         self.batcher = batcher
         self.s = settings
+        self.queries = QueryShare()
 
     def _validated(self, request: Any) -> list[str]:
         texts = list(request.texts)
@@ -46,8 +48,14 @@ class EmbedderServicer(embedder_pb2_grpc.EmbedderServiceServicer):
         texts = self._validated(request)
         remaining = context.time_remaining()
         deadline = time.monotonic() + remaining if remaining is not None else None
+        priority = _PRIORITY[request.priority]
         try:
-            matrix = await self.batcher.encode(texts, _PRIORITY[request.priority], deadline)
+            if (request.kind == embedder_pb2.ENCODE_KIND_QUERY and len(texts) == 1
+                    and priority is Priority.INTERACTIVE):
+                matrix = await self.queries.encode(texts[0], lambda: self.batcher.encode(
+                    texts, priority, deadline))
+            else:
+                matrix = await self.batcher.encode(texts, priority, deadline)
         except QueueFull as exc:
             context.set_trailing_metadata((("retry-after-ms", str(exc.retry_after_ms)),))
             raise ResourceExhausted(str(exc)) from None

@@ -1,0 +1,55 @@
+"""Identical interactive queries share one encode.
+
+A search fans out: memory and the cortex each embed the same query within a
+millisecond of each other. The second request joins the first one's encode
+(or takes its result from a short cache) instead of queueing a second
+encode behind it. Vectors are a pure function of the text and the one model
+this process serves, so sharing them is exact."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+
+import numpy as np
+from prometheus_client import Counter
+
+SHARED = Counter("engram_embedder_query_shared_total",
+                 "Query encodes answered by a concurrent or recent identical query",
+                 ["how"])
+
+
+class QueryShare:
+    def __init__(self, max_entries: int = 512, ttl_s: float = 60.0) -> None:
+        self._max = max_entries
+        self._ttl = ttl_s
+        self._cache: OrderedDict[str, tuple[float, np.ndarray]] = OrderedDict()
+        self._inflight: dict[str, asyncio.Task] = {}
+
+    async def encode(self, text: str,
+                     run: Callable[[], Awaitable[np.ndarray]]) -> np.ndarray:
+        hit = self._cache.get(text)
+        if hit is not None and time.monotonic() - hit[0] < self._ttl:
+            self._cache.move_to_end(text)
+            SHARED.labels("cache").inc()
+            return hit[1]
+        task = self._inflight.get(text)
+        if task is not None:
+            SHARED.labels("inflight").inc()
+        else:
+            task = asyncio.ensure_future(run())
+            self._inflight[text] = task
+            task.add_done_callback(lambda t, key=text: self._settle(key, t))
+        # A caller that gives up does not cancel the encode others wait for.
+        return await asyncio.shield(task)
+
+    def _settle(self, text: str, task: asyncio.Task) -> None:
+        self._inflight.pop(text, None)
+        if task.cancelled() or task.exception() is not None:
+            return
+        self._cache[text] = (time.monotonic(), task.result())
+        self._cache.move_to_end(text)
+        while len(self._cache) > self._max:
+            self._cache.popitem(last=False)
