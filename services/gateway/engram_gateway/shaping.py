@@ -32,6 +32,13 @@ def parse_time(value: str | None, field: str) -> datetime | None:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
+def iso_time(message: Any, field: str) -> str | None:
+    """A protobuf Timestamp field as ISO-8601 UTC, or None when unset."""
+    if not message.HasField(field):
+        return None
+    return getattr(message, field).ToDatetime().isoformat() + "Z"
+
+
 def approx_tokens(payload: dict[str, Any]) -> int:
     """About 4 characters per token: enough for an agent to budget its context."""
     return len(json.dumps(payload, separators=(",", ":"))) // 4 + 1

@@ -4,19 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from google.protobuf.timestamp_pb2 import Timestamp
-
 from engram.v1 import cortex_pb2 as pb
+
+from .shaping import iso_time
 
 KINDS = {v: k.removeprefix("FACT_KIND_") for k, v in pb.FactKind.items() if v}
 KIND_VALUES = {name: value for value, name in KINDS.items()}
-
-
-def _iso(message: Any, field: str) -> str | None:
-    if not message.HasField(field):
-        return None
-    ts: Timestamp = getattr(message, field)
-    return ts.ToDatetime().isoformat() + "Z"
 
 
 def fact_item(f: pb.Fact, verbose: bool = False) -> dict[str, Any]:
@@ -25,7 +18,7 @@ def fact_item(f: pb.Fact, verbose: bool = False) -> dict[str, Any]:
     item: dict[str, Any] = {
         "id": f.id, "entity": f.entity, "attribute": f.attribute, "value": f.value,
         "kind": KINDS.get(f.kind, "UNSPECIFIED"), "verdict": f.verdict, "label": f.label,
-        "evidence_quote": f.evidence.quote, "valid_from": _iso(f, "valid_from"),
+        "evidence_quote": f.evidence.quote, "valid_from": iso_time(f, "valid_from"),
     }
     if f.conflict_id:
         item["conflict_id"] = f.conflict_id
@@ -43,8 +36,8 @@ def fact_item(f: pb.Fact, verbose: bool = False) -> dict[str, Any]:
             "evidence": {"quote": f.evidence.quote, "source_type": f.evidence.source_type,
                          "source_ref": f.evidence.source_ref,
                          "captured_by": f.evidence.captured_by},
-            "writer": f.writer_principal, "valid_to": _iso(f, "valid_to"),
-            "recorded_at": _iso(f, "recorded_at"), "retired_at": _iso(f, "retired_at"),
+            "writer": f.writer_principal, "valid_to": iso_time(f, "valid_to"),
+            "recorded_at": iso_time(f, "recorded_at"), "retired_at": iso_time(f, "retired_at"),
             "supersedes": f.supersedes or None, "superseded_by": f.superseded_by or None,
             "set_member": f.set_member, "details": details,
         }
@@ -78,10 +71,10 @@ def member_reply(r: pb.SetMemberResponse) -> dict[str, Any]:
 def conflict_item(c: pb.Conflict) -> dict[str, Any]:
     item = {"id": c.id, "lane": c.lane, "status": c.status,
             "fact_a": fact_item(c.fact_a), "fact_b": fact_item(c.fact_b),
-            "opened_at": _iso(c, "opened_at")}
+            "opened_at": iso_time(c, "opened_at")}
     if c.status == "open":
         item["resolve_call"] = c.resolve_call
     else:
         item |= {"winner_id": c.winner_id or None, "reasoning": c.reasoning,
-                 "decided_by": c.decided_by, "decided_at": _iso(c, "decided_at")}
+                 "decided_by": c.decided_by, "decided_at": iso_time(c, "decided_at")}
     return item

@@ -15,18 +15,14 @@ from engram.v1 import common_pb2, dreamer_pb2
 from .auth import caller_for
 from .clients import Backends
 from .errors import tool_errors
+from .shaping import iso_time
 from .tools import Namespace, session_id
-
-
-def _iso(message: Any, field: str) -> str | None:
-    return (getattr(message, field).ToDatetime().isoformat() + "Z"
-            if message.HasField(field) else None)
 
 
 def run_item(r: dreamer_pb2.DreamRun) -> dict[str, Any]:
     return {"id": r.id, "status": r.status, "trigger": r.trigger, "extractor": r.extractor,
-            "model": r.model or None, "started_at": _iso(r, "started_at"),
-            "finished_at": _iso(r, "finished_at"), "entries": r.entries,
+            "model": r.model or None, "started_at": iso_time(r, "started_at"),
+            "finished_at": iso_time(r, "finished_at"), "entries": r.entries,
             "candidates": r.candidates, "facts_written": r.facts_written,
             "dropped_unanchored": r.dropped_unanchored, "quarantined": r.quarantined,
             "errors": r.errors, "proposals": r.proposals,

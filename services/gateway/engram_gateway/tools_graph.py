@@ -16,7 +16,7 @@ from engram_kit.timestamps import to_timestamp
 from .auth import caller_for
 from .clients import Backends
 from .errors import tool_errors
-from .shaping import parse_time, search_reply
+from .shaping import iso_time, parse_time, search_reply
 from .shaping_facts import fact_item
 from .tools import Namespace, session_id
 
@@ -35,7 +35,7 @@ def edge_item(e: pb.Edge) -> dict[str, Any]:
     else:
         item |= {"id": e.id, "evidence_quote": e.evidence_quote or None}
         if e.HasField("retired_at"):
-            item["retired_at"] = e.retired_at.ToDatetime().isoformat() + "Z"
+            item["retired_at"] = iso_time(e, "retired_at")
     return item
 
 

@@ -14,6 +14,7 @@ from engram.v1 import dreamer_pb2
 from .auth import caller_for
 from .clients import Backends
 from .errors import tool_errors
+from .shaping import iso_time
 from .shaping_facts import conflict_item
 from .tools import Namespace, session_id
 
@@ -27,7 +28,7 @@ def world_item(f: pb.WorldFact) -> dict[str, Any]:
             "citation": {"url": f.source_url, "quote": f.source_quote},
             "freshness": f.freshness, "confidence": round(f.confidence, 3),
             "effective_confidence": round(f.effective_confidence, 3), "stale": f.stale,
-            "checked_at": f.checked_at.ToDatetime().isoformat() + "Z"}
+            "checked_at": iso_time(f, "checked_at")}
 
 
 def lesson_item(x: pb.Lesson) -> dict[str, Any]:
