@@ -16,8 +16,8 @@ from engram_kit.errors import InvalidArgument
 
 from . import repo
 from .normalise import value_form
+from .search_sql import check_query, ranked
 from .settings import CortexSettings
-from .world import check_query, ranked
 
 OUTCOMES = ("success", "failure", "correction")
 # Signals needed before a lesson is drawn, and the confidence it starts at: a

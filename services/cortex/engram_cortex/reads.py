@@ -12,12 +12,15 @@ import asyncpg
 from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.embedder_client import EmbedderClient
-from engram_kit.errors import InvalidArgument
 
 from . import repo
 from . import repo_conflicts as conflicts
 from .normalise import attribute_name, entity_name
+from .search_sql import check_query, ranked
 from .settings import CortexSettings
+
+# The text the facts' full-text index covers (migration 0002).
+FACT_TEXT = "entity || ' ' || replace(attribute, '_', ' ') || ' ' || value"
 
 
 @dataclass(frozen=True)
@@ -77,21 +80,9 @@ class FactReader:
     async def search(self, ctx: CallerContext, query: str, top_k: int) -> Served:
         """Live facts near the query (dense) or matching its words (lexical)."""
         ns = ctx.require_namespace()
-        query = query.strip()
-        if not query or len(query) > 2000:
-            raise InvalidArgument("query is 1-2000 characters", field="query")
-        top_k = top_k or 5
-        if not 1 <= top_k <= self._s.search_top_k_max:
-            raise InvalidArgument(f"top_k is 1-{self._s.search_top_k_max}", field="top_k")
+        query, top_k = check_query(query, top_k, self._s)
         vector = await self._embedder.embed_one(query, ctx, query=True)
         async with tenant_tx(self._pool, ns) as conn:
-            dense = (await repo.nearest(conn, vector, top_k * 2)) if vector is not None else []
-            words = await repo.lexical(conn, query, top_k * 2)
-            picked: dict[uuid.UUID, asyncpg.Record] = {}
-            for r in dense:
-                if r["score"] >= self._s.search_min_cosine:
-                    picked.setdefault(r["id"], r)
-            for r in words:
-                picked.setdefault(r["id"], r)
-            rows = sorted(picked.values(), key=lambda r: -float(r["score"]))[:top_k]
+            rows = await ranked(conn, "live_facts", FACT_TEXT, query, vector, top_k,
+                                self._s.search_min_cosine)
             return await self._served(conn, rows)

@@ -170,23 +170,6 @@ async def as_of(conn: asyncpg.Connection, entity: str, attribute: str,
            ORDER BY recorded_at DESC""", entity, attribute, at)
 
 
-async def nearest(conn: asyncpg.Connection, vector: np.ndarray,
-                  limit: int) -> list[asyncpg.Record]:
-    return await conn.fetch(
-        """SELECT *, 1 - (embedding <=> $1) AS score FROM live_facts
-           WHERE embedding IS NOT NULL ORDER BY embedding <=> $1 LIMIT $2""", vector, limit)
-
-
-async def lexical(conn: asyncpg.Connection, query: str, limit: int) -> list[asyncpg.Record]:
-    return await conn.fetch(
-        """SELECT *, ts_rank(v, q) AS score FROM (
-               SELECT f.*, to_tsvector('simple', f.entity || ' ' || replace(f.attribute, '_', ' ')
-                                       || ' ' || f.value) AS v
-               FROM live_facts f) f,
-           websearch_to_tsquery('simple', $1) q
-           WHERE v @@ q ORDER BY score DESC LIMIT $2""", query, limit)
-
-
 async def audit(conn: asyncpg.Connection, namespace: str, principal: str, action: str,
                 subject: str, detail: dict[str, Any] | None = None) -> None:
     await audit_log.append(conn, namespace, principal, action, subject, detail)

@@ -18,6 +18,7 @@ from engram_kit.errors import InvalidArgument
 from . import repo
 from .facts import statement
 from .normalise import attribute_name, entity_name, value_form
+from .search_sql import check_query, ranked
 from .settings import CortexSettings
 from .validation import check_confidence, check_value
 
@@ -111,35 +112,3 @@ class World:
                                 "replace(attribute, '_', ' ') || ' ' || value",
                                 query, vector, top_k, self._s.search_min_cosine)
         return [decayed(r) for r in rows]
-
-
-def check_query(query: str, top_k: int, s: CortexSettings) -> tuple[str, int]:
-    query = query.strip()
-    if not query or len(query) > 2000:
-        raise InvalidArgument("query is 1-2000 characters", field="query")
-    top_k = top_k or 5
-    if not 1 <= top_k <= s.search_top_k_max:
-        raise InvalidArgument(f"top_k is 1-{s.search_top_k_max}", field="top_k")
-    return query, top_k
-
-
-async def ranked(conn: asyncpg.Connection, view: str, text_sql: str, query: str,
-                 vector: np.ndarray | None, top_k: int,
-                 min_cosine: float) -> list[asyncpg.Record]:
-    """Dense neighbours above `min_cosine`, then full-text matches, best first.
-    `view` and `text_sql` are constants of this module's callers."""
-    picked: dict = {}
-    if vector is not None:
-        for r in await conn.fetch(
-                f"SELECT *, 1 - (embedding <=> $1) AS score FROM {view} "
-                "WHERE embedding IS NOT NULL ORDER BY embedding <=> $1 LIMIT $2",
-                vector, top_k * 2):
-            if r["score"] >= min_cosine:
-                picked.setdefault(r["id"], r)
-    for r in await conn.fetch(
-            f"SELECT *, ts_rank(to_tsvector('simple', {text_sql}), q) AS score "
-            f"FROM {view}, websearch_to_tsquery('simple', $1) q "
-            f"WHERE to_tsvector('simple', {text_sql}) @@ q ORDER BY score DESC LIMIT $2",
-            query, top_k * 2):
-        picked.setdefault(r["id"], r)
-    return sorted(picked.values(), key=lambda r: -float(r["score"]))[:top_k]
