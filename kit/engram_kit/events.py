@@ -161,7 +161,8 @@ async def _report_lag(sub: JetStreamContext.PullSubscription, spec: ConsumerSpec
     _lag_checked[spec.durable] = now
     try:
         info = await sub.consumer_info()
-    except Exception:
+    except Exception as exc:  # the gauge keeps its last value; the fetch loop reconnects
+        log.debug("consumer info unavailable", extra={"fields": {"error": repr(exc)}})
         return
     CONSUMER_LAG.labels(service, spec.durable).set(info.num_pending or 0)
 

@@ -5,6 +5,7 @@ lock, so two writers to one slot are decided one after the other."""
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -109,7 +110,7 @@ class FactStore:
         supersedes = parse_fact_id(f.supersedes, "supersedes") if f.supersedes else None
         async with tenant_tx(self._pool, ns) as conn:
             entity = await repo.resolve_entity(conn, f.entity)
-            f = FactInput(**{**f.__dict__, "entity": entity})
+            f = dataclasses.replace(f, entity=entity)
             slot = await repo.lock_slot(conn, ns, entity, f.attribute)
             before = await journal.snapshot(conn, entity, f.attribute) if f.batch else None
             if slot is not None and slot["set_valued"]:
@@ -131,7 +132,7 @@ class FactStore:
                 [lanes.Existing(str(r["id"]), r["value"], r["verdict"], r["origin"])
                  for r in live], cosines, self._s.paraphrase_cosine)
             tags, unresolved = await resolve_all(conn, ns, f.tags, ctx.principal)
-            f = FactInput(**{**f.__dict__, "tags": tags})
+            f = dataclasses.replace(f, tags=tags)
             outcome = await self._apply(conn, ctx, f, decision, vectors)
             outcome.unresolved_tags = unresolved
             if before is not None:

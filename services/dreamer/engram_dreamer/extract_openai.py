@@ -65,8 +65,9 @@ class OpenAIExtractor:
         }
 
     async def extract(self, entries: list[EntryText]) -> list[Candidate]:
-        last = ""
-        for attempt in range(self._retries + 2):  # one extra for a format switch
+        """One call plus `retries`; a switch of response format is not a retry."""
+        last, attempt = "", 0
+        while attempt <= self._retries:
             try:
                 async with httpx.AsyncClient(timeout=self._timeout) as http:
                     reply = await http.post(self._url, json=self._request(entries),
@@ -80,8 +81,10 @@ class OpenAIExtractor:
                 return self._candidates(json.loads(content), entries)
             except (httpx.HTTPError, KeyError, IndexError, ValueError, TypeError) as exc:
                 last = f"{type(exc).__name__}: {str(exc)[:200]}"
-                await asyncio.sleep(min(0.5 * 2**attempt, 4.0))
-        raise ExtractionFailed(f"extractor failed after {attempt + 1} attempts: {last}")
+                attempt += 1
+                if attempt <= self._retries:
+                    await asyncio.sleep(min(0.5 * 2**attempt, 4.0))
+        raise ExtractionFailed(f"extractor failed after {attempt} attempts: {last}")
 
     def _candidates(self, payload: dict[str, Any], entries: list[EntryText]) -> list[Candidate]:
         known = {e.id for e in entries}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
+import logging
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -13,6 +13,8 @@ from pydantic import Field
 from .auth import caller_for
 from .tools import session_id
 from .toolsets import CORE, MINIMAL, TIERS, Toolsets
+
+log = logging.getLogger(__name__)
 
 
 def register_toolset_tool(mcp: MCPServer, toolsets: Toolsets) -> None:
@@ -41,9 +43,11 @@ def register_toolset_tool(mcp: MCPServer, toolsets: Toolsets) -> None:
             raise ToolError(f"tier is one of {', '.join(TIERS)}")
         if wanted != current:
             toolsets.set(caller.principal, wanted)
-            # Without a listener the next tools/list shows the change anyway.
-            with contextlib.suppress(Exception):
+            try:
                 await ctx.notify_tools_changed()
+            except Exception as exc:  # no listener: the next tools/list shows it anyway
+                log.debug("tools/list_changed not published", extra={"fields": {
+                    "error": repr(exc)}})
         names = sorted(MINIMAL if wanted == "minimal" else CORE if wanted == "core" else [])
         return {"tier": wanted, "changed": wanted != current,
                 "tools": names or "all engram tools"}
