@@ -19,7 +19,6 @@ import json
 import os
 import platform
 import random
-import shlex
 import shutil
 import statistics
 import sys
@@ -33,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
+from benchlib import command_line
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -193,14 +193,6 @@ async def measure(stack: Stack, agents: int, seconds: float) -> dict[str, Any]:
     ratios["throughput_grpc_over_mcp"] = round(
         grpc_result["total_per_s"] / max(mcp_result["total_per_s"], 0.1), 2)
     return {"grpc_direct": grpc_result, "mcp": mcp_result, "ratios": ratios}
-
-
-def command_line() -> str:
-    def rel(path: Path) -> str:
-        return str(path.relative_to(REPO_ROOT)) if path.is_relative_to(REPO_ROOT) else str(path)
-
-    return shlex.join([rel(Path(sys.executable)), rel(Path(sys.argv[0]).resolve()),
-                       *sys.argv[1:]])
 
 
 def main() -> int:

@@ -21,7 +21,6 @@ import json
 import os
 import platform
 import re
-import shlex
 import shutil
 import sys
 import tempfile
@@ -31,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
+from benchlib import command_line
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -112,14 +112,6 @@ def breakdown(pairs: list[dict[str, Any]], got: list[str], key: str) -> dict[str
     for pair, action in zip(pairs, got, strict=True):
         groups[pair[key]].append(pair["expected"] == action)
     return {k: round(sum(v) / len(v), 3) for k, v in sorted(groups.items())}
-
-
-def command_line() -> str:
-    def rel(path: Path) -> str:
-        return str(path.relative_to(REPO_ROOT)) if path.is_relative_to(REPO_ROOT) else str(path)
-
-    return shlex.join([rel(Path(sys.executable)), rel(Path(sys.argv[0]).resolve()),
-                       *sys.argv[1:]])
 
 
 def main() -> int:

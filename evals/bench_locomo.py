@@ -31,7 +31,6 @@ import math
 import os
 import platform
 import re
-import shlex
 import shutil
 import statistics
 import subprocess
@@ -47,6 +46,7 @@ from typing import Any
 import asyncpg
 import httpx2
 import numpy as np
+from benchlib import command_line
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -386,14 +386,6 @@ def git_state() -> dict[str, Any]:
 
     changed = [ln for ln in git("status", "--porcelain").splitlines() if ln]
     return {"commit": git("rev-parse", "HEAD"), "changed_files": len(changed)}
-
-
-def command_line() -> str:
-    def rel(path: Path) -> str:
-        return str(path.relative_to(REPO_ROOT)) if path.is_relative_to(REPO_ROOT) else str(path)
-
-    return shlex.join([rel(Path(sys.executable)), rel(Path(sys.argv[0]).resolve()),
-                       *sys.argv[1:]])
 
 
 def main() -> int:

@@ -20,7 +20,6 @@ import json
 import os
 import platform
 import random
-import shlex
 import shutil
 import statistics
 import sys
@@ -32,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
+from benchlib import command_line
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -214,14 +214,6 @@ async def measure(stack: Stack, n: int) -> dict[str, Any]:
         "stored_without_vector": unembedded,
         "search_modes": {k: dict(v) for k, v in modes.items()},
     }
-
-
-def command_line() -> str:
-    def rel(path: Path) -> str:
-        return str(path.relative_to(REPO_ROOT)) if path.is_relative_to(REPO_ROOT) else str(path)
-
-    return shlex.join([rel(Path(sys.executable)), rel(Path(sys.argv[0]).resolve()),
-                       *sys.argv[1:]])
 
 
 def main() -> int:
