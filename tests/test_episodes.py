@@ -37,6 +37,17 @@ async def test_session_episode_nesting_and_briefing(stack: Stack, agent_token: s
     assert "board_mail" in brief["unavailable"]
 
 
+async def test_episode_start_as_the_first_call_nests_under_the_session(stack: Stack,
+                                                                       agent_token: str):
+    # The session's own episode and the task are created in one transaction.
+    async with mcp_client(stack.mcp_url, agent_token) as client:
+        task = await call(client, "episode_start", {"title": "first thing this session"})
+        inner = await call(client, "memory_store", {"text": "Episode check: first-call task."})
+        inner_episode = (await call(client, "memory_get", {"id": inner["id"]}))["episode"]
+        ended = await call(client, "episode_end", {})
+    assert task["parent"] and inner_episode == task["id"] and ended["id"] == task["id"]
+
+
 async def test_briefing_respects_the_token_budget(stack: Stack, agent_token: str):
     async with mcp_client(stack.mcp_url, agent_token) as client:
         small = await call(client, "briefing", {"token_budget": 100})

@@ -26,8 +26,12 @@ async def create(conn: asyncpg.Connection, episode_id: UUID, namespace: str,
                  parent_id: UUID | None, session_id: str, title: str,
                  started_by: str) -> asyncpg.Record:
     return await conn.fetchrow(
-        "INSERT INTO episodes (id, namespace, parent_id, session_id, title, started_by)"
-        " VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, parent_id, title, started_at",
+        # clock_timestamp: a session's root and its first child are created in one
+        # transaction, and now() would give both the same start (innermost_open
+        # could then pick the root).
+        "INSERT INTO episodes (id, namespace, parent_id, session_id, title, started_by,"
+        " started_at) VALUES ($1, $2, $3, $4, $5, $6, clock_timestamp())"
+        " RETURNING id, parent_id, title, started_at",
         episode_id, namespace, parent_id, session_id, title, started_by,
     )
 
