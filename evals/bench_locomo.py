@@ -2,7 +2,9 @@
 
 Starts the embedded stack (the same `Stack` that `engram up` drives) in a fresh
 data directory, ingests each LoCoMo conversation through MCP `memory_store`
-(one dialog turn per memory, one namespace per conversation), then asks every
+(one dialog turn per memory, one namespace per conversation, one episode per
+LoCoMo session via episode_start/episode_end, as an agent that opens a session
+per conversation would have), then asks every
 category 1-4 question through MCP `memory_search` (top_k=50) in its
 conversation's namespace and scores evidence recall@k at turn and session
 level. In the same run, on the identical turn texts, it scores three
@@ -307,7 +309,15 @@ async def run_engram(stack: Stack, token: str, convs: list[Conversation],
                 t_conv = time.perf_counter()
                 by_id: dict[str, list[str]] = {}
                 superseded: set[str] = set()
+                session = None
                 for turn in c.turns:
+                    if turn.session != session:  # one episode per LoCoMo session
+                        if session is not None:
+                            await call(client, "episode_end", {"namespace": c.namespace})
+                        await call(client, "episode_start", {
+                            "title": f"{c.sample_id} session {turn.session}",
+                            "namespace": c.namespace})
+                        session = turn.session
                     args = {"text": turn.text, "tags": [turn.dia_id.lower()],
                             "source": c.sample_id, "valid_from": turn.valid_from,
                             "namespace": c.namespace}
@@ -325,6 +335,7 @@ async def run_engram(stack: Stack, token: str, convs: list[Conversation],
                     # stands for every turn with the same (normalised) text.
                     by_id.setdefault(reply["id"], []).append(turn.dia_id)
                     superseded.update(reply.get("superseded", []))
+                await call(client, "episode_end", {"namespace": c.namespace})
                 retired[c.sample_id] = {d for i in superseded for d in by_id.get(i, [])}
                 t_wait = time.perf_counter()
                 while (left := await unembedded(dsn, c.namespace)) > 0:

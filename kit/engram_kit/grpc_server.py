@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
+import asyncpg
 import grpc
 from google.protobuf.message import Message
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -110,6 +111,11 @@ class ServiceInterceptor(grpc.aio.ServerInterceptor):
         except DomainError as exc:
             code = exc.code
             await context.abort(exc.code, exc.message)
+        except (asyncpg.DeadlockDetectedError, asyncpg.SerializationError):
+            # Two concurrent writes collided; Postgres rolled this one back whole.
+            code = grpc.StatusCode.UNAVAILABLE
+            await context.abort(code, f"{self.service}: a concurrent write collided with "
+                                      "this one and nothing was written; retry it")
         except Exception:
             code = grpc.StatusCode.INTERNAL
             log.exception("unhandled error in %s", method)

@@ -126,16 +126,58 @@ class SearchRequest(_message.Message):
     def __init__(self, query: _Optional[str] = ..., top_k: _Optional[int] = ..., tags: _Optional[_Iterable[str]] = ..., source: _Optional[str] = ..., since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., until: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., explain: _Optional[bool] = ..., episode: _Optional[str] = ..., as_of: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., include_history: _Optional[bool] = ...) -> None: ...
 
 class RankTrace(_message.Message):
-    __slots__ = ("dense_rank", "lexical_rank", "dense_distance", "lexical_score")
+    __slots__ = ("dense_rank", "lexical_rank", "dense_distance", "lexical_score", "rrf_score", "context_lift", "episode_lift")
     DENSE_RANK_FIELD_NUMBER: _ClassVar[int]
     LEXICAL_RANK_FIELD_NUMBER: _ClassVar[int]
     DENSE_DISTANCE_FIELD_NUMBER: _ClassVar[int]
     LEXICAL_SCORE_FIELD_NUMBER: _ClassVar[int]
+    RRF_SCORE_FIELD_NUMBER: _ClassVar[int]
+    CONTEXT_LIFT_FIELD_NUMBER: _ClassVar[int]
+    EPISODE_LIFT_FIELD_NUMBER: _ClassVar[int]
     dense_rank: int
     lexical_rank: int
     dense_distance: float
     lexical_score: float
-    def __init__(self, dense_rank: _Optional[int] = ..., lexical_rank: _Optional[int] = ..., dense_distance: _Optional[float] = ..., lexical_score: _Optional[float] = ...) -> None: ...
+    rrf_score: float
+    context_lift: float
+    episode_lift: float
+    def __init__(self, dense_rank: _Optional[int] = ..., lexical_rank: _Optional[int] = ..., dense_distance: _Optional[float] = ..., lexical_score: _Optional[float] = ..., rrf_score: _Optional[float] = ..., context_lift: _Optional[float] = ..., episode_lift: _Optional[float] = ...) -> None: ...
+
+class QueryTerm(_message.Message):
+    __slots__ = ("lexeme", "rows", "used")
+    LEXEME_FIELD_NUMBER: _ClassVar[int]
+    ROWS_FIELD_NUMBER: _ClassVar[int]
+    USED_FIELD_NUMBER: _ClassVar[int]
+    lexeme: str
+    rows: int
+    used: bool
+    def __init__(self, lexeme: _Optional[str] = ..., rows: _Optional[int] = ..., used: _Optional[bool] = ...) -> None: ...
+
+class DroppedHit(_message.Message):
+    __slots__ = ("id", "text", "reason", "score")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    text: str
+    reason: str
+    score: float
+    def __init__(self, id: _Optional[str] = ..., text: _Optional[str] = ..., reason: _Optional[str] = ..., score: _Optional[float] = ...) -> None: ...
+
+class SearchTrace(_message.Message):
+    __slots__ = ("terms", "dense_candidates", "lexical_candidates", "fusion", "dropped")
+    TERMS_FIELD_NUMBER: _ClassVar[int]
+    DENSE_CANDIDATES_FIELD_NUMBER: _ClassVar[int]
+    LEXICAL_CANDIDATES_FIELD_NUMBER: _ClassVar[int]
+    FUSION_FIELD_NUMBER: _ClassVar[int]
+    DROPPED_FIELD_NUMBER: _ClassVar[int]
+    terms: _containers.RepeatedCompositeFieldContainer[QueryTerm]
+    dense_candidates: int
+    lexical_candidates: int
+    fusion: str
+    dropped: _containers.RepeatedCompositeFieldContainer[DroppedHit]
+    def __init__(self, terms: _Optional[_Iterable[_Union[QueryTerm, _Mapping]]] = ..., dense_candidates: _Optional[int] = ..., lexical_candidates: _Optional[int] = ..., fusion: _Optional[str] = ..., dropped: _Optional[_Iterable[_Union[DroppedHit, _Mapping]]] = ...) -> None: ...
 
 class SearchHit(_message.Message):
     __slots__ = ("entry", "score", "label", "trace", "contested_with")
@@ -172,18 +214,20 @@ class DocumentHit(_message.Message):
     def __init__(self, document_id: _Optional[str] = ..., chunk_id: _Optional[str] = ..., ordinal: _Optional[int] = ..., text: _Optional[str] = ..., source: _Optional[str] = ..., title: _Optional[str] = ..., score: _Optional[float] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class SearchResponse(_message.Message):
-    __slots__ = ("hits", "documents", "layer", "mode", "note")
+    __slots__ = ("hits", "documents", "layer", "mode", "note", "trace")
     HITS_FIELD_NUMBER: _ClassVar[int]
     DOCUMENTS_FIELD_NUMBER: _ClassVar[int]
     LAYER_FIELD_NUMBER: _ClassVar[int]
     MODE_FIELD_NUMBER: _ClassVar[int]
     NOTE_FIELD_NUMBER: _ClassVar[int]
+    TRACE_FIELD_NUMBER: _ClassVar[int]
     hits: _containers.RepeatedCompositeFieldContainer[SearchHit]
     documents: _containers.RepeatedCompositeFieldContainer[DocumentHit]
     layer: str
     mode: str
     note: str
-    def __init__(self, hits: _Optional[_Iterable[_Union[SearchHit, _Mapping]]] = ..., documents: _Optional[_Iterable[_Union[DocumentHit, _Mapping]]] = ..., layer: _Optional[str] = ..., mode: _Optional[str] = ..., note: _Optional[str] = ...) -> None: ...
+    trace: SearchTrace
+    def __init__(self, hits: _Optional[_Iterable[_Union[SearchHit, _Mapping]]] = ..., documents: _Optional[_Iterable[_Union[DocumentHit, _Mapping]]] = ..., layer: _Optional[str] = ..., mode: _Optional[str] = ..., note: _Optional[str] = ..., trace: _Optional[_Union[SearchTrace, _Mapping]] = ...) -> None: ...
 
 class GetRequest(_message.Message):
     __slots__ = ("id",)
@@ -344,16 +388,18 @@ class BriefingResponse(_message.Message):
     def __init__(self, episodes: _Optional[_Iterable[_Union[EpisodeRecap, _Mapping]]] = ..., truncated: _Optional[bool] = ...) -> None: ...
 
 class DocumentIngestRequest(_message.Message):
-    __slots__ = ("content", "source", "title", "format")
+    __slots__ = ("content", "source", "title", "format", "data")
     CONTENT_FIELD_NUMBER: _ClassVar[int]
     SOURCE_FIELD_NUMBER: _ClassVar[int]
     TITLE_FIELD_NUMBER: _ClassVar[int]
     FORMAT_FIELD_NUMBER: _ClassVar[int]
+    DATA_FIELD_NUMBER: _ClassVar[int]
     content: str
     source: str
     title: str
     format: str
-    def __init__(self, content: _Optional[str] = ..., source: _Optional[str] = ..., title: _Optional[str] = ..., format: _Optional[str] = ...) -> None: ...
+    data: bytes
+    def __init__(self, content: _Optional[str] = ..., source: _Optional[str] = ..., title: _Optional[str] = ..., format: _Optional[str] = ..., data: _Optional[bytes] = ...) -> None: ...
 
 class DocumentIngestResponse(_message.Message):
     __slots__ = ("id", "chunks", "embedded", "duplicate")

@@ -111,8 +111,20 @@ def _entry(hit: memory_pb2.SearchHit, verbose: bool, explain: bool) -> dict[str,
         item["trace"] = {"dense_rank": t.dense_rank or None, "lexical_rank": t.lexical_rank or None,
                          "dense_distance": round(t.dense_distance, 5) if t.dense_rank else None,
                          "lexical_score": round(t.lexical_score, 5) if t.lexical_rank else None,
-                         "fusion": "reciprocal rank fusion"}
+                         "rrf_score": round(t.rrf_score, 5),
+                         "context_lift": round(t.context_lift, 5),
+                         "episode_lift": round(t.episode_lift, 5)}
     return item
+
+
+def _search_trace(t: memory_pb2.SearchTrace) -> dict[str, Any]:
+    return {
+        "query_terms": [{"term": q.lexeme, "rows": q.rows, "used": q.used} for q in t.terms],
+        "candidates": {"dense": t.dense_candidates, "lexical": t.lexical_candidates},
+        "fusion": t.fusion,
+        "not_served": [{"id": d.id, "text": d.text, "reason": d.reason,
+                        **({"score": round(d.score, 5)} if d.score else {})} for d in t.dropped],
+    }
 
 
 def search_reply(resp: memory_pb2.SearchResponse, verbose: bool, explain: bool,
@@ -126,6 +138,8 @@ def search_reply(resp: memory_pb2.SearchResponse, verbose: bool, explain: bool,
     }
     if resp.documents:
         reply["documents"] = document_items(resp.documents)
+    if explain and resp.HasField("trace"):
+        reply["trace"] = _search_trace(resp.trace)
     reply["tokens"] = approx_tokens(reply)
     return reply
 

@@ -21,6 +21,7 @@ from .documents import Documents
 from .episodes import Episodes
 from .lifecycle import Lifecycle
 from .reembed import ReembedSweep
+from .search import Searcher
 from .service import MemoryService
 from .servicer import MemoryServicer
 from .settings import MemorySettings
@@ -49,7 +50,8 @@ async def amain(stop: asyncio.Event) -> None:
     relay = OutboxRelay(pool, link, SCHEMA, s.service_name)
     service = MemoryService(pool, embedder, s, on_outbox_write=relay.notify)
     documents = Documents(pool, embedder, s)
-    service.documents = documents
+    searcher = Searcher(pool, embedder, s)
+    searcher.documents = documents
     sweep = ReembedSweep(pool, embedder, s.reembed_interval_s)
 
     readiness = Readiness(s.service_name)
@@ -61,7 +63,8 @@ async def amain(stop: asyncio.Event) -> None:
 
     def register(server: object) -> None:
         memory_pb2_grpc.add_MemoryServiceServicer_to_server(
-            MemoryServicer(service, Lifecycle(service), Episodes(pool), documents), server)
+            MemoryServicer(service, searcher, Lifecycle(service), Episodes(pool),
+                           documents), server)
 
     try:
         jobs = [link.run, relay.run, sweep.run, embedder.keep_connected]

@@ -1,5 +1,6 @@
-"""Re-embed sweep: entries stored while the embedder was down get their
-vector once it is back. Runs as a background job of the memory service."""
+"""Re-embed sweep: entries and document chunks stored while the embedder was
+down get their vector once it is back. Runs as a background job of the
+memory service."""
 
 from __future__ import annotations
 
@@ -16,12 +17,13 @@ from engram_kit.db import duty_tx, tenant_tx
 from engram_kit.embedder_client import EmbedderClient
 from engram_kit.runtime import sleep_or_stop
 
-from . import repo
+from . import vector_queue as vq
 
 log = logging.getLogger(__name__)
 
-BACKLOG = Gauge("engram_memory_embedding_backlog", "Entries waiting for a vector")
-REEMBEDDED = Counter("engram_memory_reembedded_total", "Entries embedded by the sweep")
+BACKLOG = Gauge("engram_memory_embedding_backlog", "Rows waiting for a vector", ["kind"])
+REEMBEDDED = Counter("engram_memory_reembedded_total", "Rows embedded by the sweep", ["kind"])
+QUEUES = (vq.ENTRIES, vq.CHUNKS)
 
 
 class ReembedSweep:
@@ -37,38 +39,38 @@ class ReembedSweep:
         while not stop.is_set():
             done = 0
             try:
-                done = await self.sweep_once()
-            except Exception as exc:  # keep sweeping; the queue keeps what is left
+                for q in QUEUES:
+                    done = max(done, await self.sweep_once(q))
+            except Exception as exc:  # keep sweeping; the queues keep what is left
                 log.warning("re-embed pass failed", extra={"fields": {"error": repr(exc)}})
             if done < self.batch:
                 await sleep_or_stop(stop, self.interval_s)
 
-    async def sweep_once(self) -> int:
+    async def sweep_once(self, q: vq.VectorQueue) -> int:
         async with duty_tx(self.pool, "embedding_sweep") as conn:
-            queued = await repo.embedding_backlog(conn, self.batch)
-            BACKLOG.set(await repo.embedding_backlog_size(conn))
+            queued = await vq.backlog(conn, q, self.batch)
+            BACKLOG.labels(q.rows).set(await vq.backlog_size(conn, q))
         by_namespace: dict[str, list[UUID]] = defaultdict(list)
         for row in queued:
-            by_namespace[row["namespace"]].append(row["entry_id"])
+            by_namespace[row["namespace"]].append(row["id"])
         done = 0
         for namespace, ids in by_namespace.items():
-            embedded = await self._embed_namespace(namespace, ids)
+            embedded = await self._embed_namespace(q, namespace, ids)
             if embedded < 0:
                 break  # embedder still down: try again next interval
             done += embedded
         return done
 
-    async def _embed_namespace(self, namespace: str, ids: list[UUID]) -> int:
+    async def _embed_namespace(self, q: vq.VectorQueue, namespace: str, ids: list[UUID]) -> int:
         ctx = CallerContext(principal="memory:reembed", namespace=namespace)
         async with tenant_tx(self.pool, namespace) as conn:
-            rows = await repo.texts_to_embed(conn, ids)
+            rows = await vq.texts(conn, q, ids)
         vectors = await self.embedder.embed_documents([r["text"] for r in rows], ctx,
                                                       self.timeout_s) if rows else []
         if vectors is None:
             return -1
         async with tenant_tx(self.pool, namespace) as conn:
-            await repo.set_embeddings(conn, [(r["id"], v) for r, v in zip(rows, vectors,
-                                                                           strict=True)])
-            await repo.dequeue_embeddings(conn, ids)
-        REEMBEDDED.inc(len(rows))
+            await vq.fill(conn, q, [(r["id"], v) for r, v in zip(rows, vectors, strict=True)])
+            await vq.dequeue(conn, q, ids)
+        REEMBEDDED.labels(q.rows).inc(len(rows))
         return len(rows)

@@ -121,19 +121,56 @@ async def dense_ranked(conn: asyncpg.Connection, embedding: np.ndarray, filters:
     )
 
 
-async def lexical_ranked(conn: asyncpg.Connection, query: str, filters: Filters,
-                         limit: int) -> list[asyncpg.Record]:
-    """Full-text match with OR semantics over the query's terms."""
-    relation, rel_params = filters.relation(3)
-    where, params = filters.sql(3 + len(rel_params))
+async def lexical_ranked(conn: asyncpg.Connection, query: str, filters: Filters, limit: int,
+                         max_df: float, k1: float = 1.2, b: float = 0.75) -> list[asyncpg.Record]:
+    """BM25 over the query's kept terms (`lexical_terms`, migration 0007).
+    Term frequency is taken as 1 (memories are short); the length norm
+    counts distinct lexemes."""
+    relation, rel_params = filters.relation(6)
+    where, params = filters.sql(6 + len(rel_params))
     return await conn.fetch(
-        "WITH q AS (SELECT NULLIF(replace(plainto_tsquery('english', $1)::text, ' & ', ' | '),"
-        " '')::tsquery AS tsq)"
-        f" SELECT e.id, ts_rank_cd(e.tsv, q.tsq) AS score FROM {relation} e, q"
-        f" WHERE q.tsq IS NOT NULL AND e.tsv @@ q.tsq{where}"
+        "WITH terms AS MATERIALIZED (SELECT lexeme, idf, quote_literal(lexeme)::tsquery AS tq"
+        "                           FROM lexical_terms($1, $3) WHERE kept),"
+        " q AS (SELECT string_agg(quote_literal(lexeme), ' | ')::tsquery AS tsq FROM terms),"
+        " tot AS (SELECT greatest(lexemes::float8 / greatest(docs, 1), 1) AS avgdl"
+        "         FROM lexicon_totals)"
+        " SELECT e.id, (SELECT sum(t.idf) FROM terms t WHERE e.tsv @@ t.tq)"
+        "   * ($4 + 1) / (1 + $4 * (1 - $5 + $5 * length(e.tsv) / tot.avgdl)) AS score"
+        f" FROM {relation} e, q, tot WHERE e.tsv @@ q.tsq{where}"
         " ORDER BY score DESC, e.created_at DESC LIMIT $2",
-        query, limit, *rel_params, *params,
+        query, limit, max_df, k1, b, *rel_params, *params,
     )
+
+
+async def lexical_terms(conn: asyncpg.Connection, query: str,
+                        max_df: float) -> list[asyncpg.Record]:
+    return await conn.fetch("SELECT lexeme, df, kept FROM lexical_terms($1, $2)", query, max_df)
+
+
+@dataclass
+class EpisodeContext:
+    previous: dict[UUID, UUID]  # entry -> the entry written just before it, same episode
+    episode: dict[UUID, str]
+
+
+async def episode_context(conn: asyncpg.Connection, ids: list[UUID]) -> EpisodeContext:
+    rows = await conn.fetch(
+        "SELECT c.id, c.episode, (SELECT p.id FROM entries p WHERE p.episode = c.episode"
+        "   AND p.created_at < c.created_at ORDER BY p.created_at DESC LIMIT 1) AS prev"
+        " FROM entries c WHERE c.id = ANY($1::uuid[]) AND c.episode IS NOT NULL", ids)
+    return EpisodeContext({r["id"]: r["prev"] for r in rows if r["prev"] is not None},
+                          {r["id"]: r["episode"] for r in rows})
+
+
+async def retired_matches(conn: asyncpg.Connection, query: str, max_df: float,
+                          limit: int) -> list[asyncpg.Record]:
+    """Superseded or archived rows the lexical channel would match (for explain)."""
+    return await conn.fetch(
+        "WITH q AS (SELECT string_agg(quote_literal(lexeme), ' | ')::tsquery AS tsq"
+        "           FROM lexical_terms($1, $2) WHERE kept)"
+        " SELECT e.id, e.text, e.status, e.superseded_by FROM entries e, q"
+        " WHERE e.status IN ('superseded', 'archived') AND e.tsv @@ q.tsq"
+        " ORDER BY ts_rank(e.tsv, q.tsq) DESC, e.created_at DESC LIMIT $3", query, max_df, limit)
 
 
 async def fetch_by_ids(conn: asyncpg.Connection, ids: list[UUID]) -> dict[UUID, asyncpg.Record]:
@@ -143,38 +180,6 @@ async def fetch_by_ids(conn: asyncpg.Connection, ids: list[UUID]) -> dict[UUID, 
         " WHERE id = ANY($1::uuid[])", ids
     )
     return {r["id"]: r for r in rows}
-
-
-async def enqueue_embedding(conn: asyncpg.Connection, namespace: str, entry_id: UUID) -> None:
-    await conn.execute(
-        "INSERT INTO embedding_queue (entry_id, namespace) VALUES ($1, $2)"
-        " ON CONFLICT (entry_id) DO NOTHING", entry_id, namespace,
-    )
-
-
-async def embedding_backlog(conn: asyncpg.Connection, limit: int) -> list[asyncpg.Record]:
-    """Oldest queued entries across namespaces (only inside the sweep duty)."""
-    return await conn.fetch(
-        "SELECT namespace, entry_id FROM embedding_queue ORDER BY enqueued_at LIMIT $1", limit
-    )
-
-
-async def embedding_backlog_size(conn: asyncpg.Connection) -> int:
-    return await conn.fetchval("SELECT count(*) FROM embedding_queue")
-
-
-async def texts_to_embed(conn: asyncpg.Connection, ids: list[UUID]) -> list[asyncpg.Record]:
-    return await conn.fetch(
-        "SELECT id, text FROM entries WHERE id = ANY($1::uuid[]) AND embedding IS NULL", ids
-    )
-
-
-async def set_embeddings(conn: asyncpg.Connection, rows: list[tuple[UUID, np.ndarray]]) -> None:
-    await conn.executemany("UPDATE entries SET embedding = $2 WHERE id = $1", rows)
-
-
-async def dequeue_embeddings(conn: asyncpg.Connection, ids: list[UUID]) -> None:
-    await conn.execute("DELETE FROM embedding_queue WHERE entry_id = ANY($1::uuid[])", ids)
 
 
 async def vector_column_dimension(conn: asyncpg.Connection) -> int:

@@ -1,4 +1,4 @@
-"""Memory domain logic: the write path and hybrid search. No proto, no SQL."""
+"""Memory domain logic: the typed write path. No proto, no SQL."""
 
 from __future__ import annotations
 
@@ -17,20 +17,16 @@ from engram_kit.db import tenant_tx
 from engram_kit.embedder_client import EmbedderClient
 from engram_kit.errors import Conflict, NotFound
 
-from . import repo
-from .documents import ChunkHit, Documents
+from . import repo, vector_queue
 from .episodes import current_episode
 from .events import entry_stored_event
 from .findings import Neighbour, Typed, classify
-from .fusion import reciprocal_rank_fusion
 from .settings import MemorySettings
 from .validation import (
-    check_window,
     clean_origin,
     clean_source,
     clean_tags,
     clean_text,
-    clean_top_k,
 )
 
 _SPACE = re.compile(r"\s+")
@@ -64,51 +60,6 @@ class StoreResult:
     reasserts_forgotten: asyncpg.Record | None = None
 
 
-@dataclass
-class SearchInput:
-    query: str
-    top_k: int = 0
-    tags: list[str] = field(default_factory=list)
-    source: str = ""
-    since: datetime | None = None
-    until: datetime | None = None
-    episode: str = ""
-    as_of: datetime | None = None
-    include_history: bool = False
-
-
-@dataclass
-class SearchHit:
-    entry: asyncpg.Record
-    score: float
-    label: str
-    dense_rank: int
-    lexical_rank: int
-    dense_distance: float
-    lexical_score: float
-    contested_with: list[uuid.UUID] = field(default_factory=list)
-
-
-@dataclass
-class SearchResult:
-    hits: list[SearchHit]
-    mode: str
-    note: str = ""
-    documents: list[ChunkHit] = field(default_factory=list)
-    layer: str = "entries"
-
-
-def serving_label(row: asyncpg.Record, as_of: datetime | None) -> str:
-    """The one place that says how a served row is to be read."""
-    if as_of is not None:
-        return f"current as of {as_of.date().isoformat()}"
-    if row["status"] == "live":
-        return "current"
-    if row["status"] == "superseded":
-        return f"superseded by {row['superseded_by']}" if row["superseded_by"] else "superseded"
-    return row["status"]
-
-
 class MemoryService:
     def __init__(self, pool: asyncpg.Pool, embedder: EmbedderClient, settings: MemorySettings,
                  on_outbox_write: Callable[[], None]) -> None:
@@ -116,7 +67,6 @@ class MemoryService:
         self.embedder = embedder
         self.s = settings
         self._on_outbox_write = on_outbox_write
-        self.documents: Documents | None = None  # set by wiring; enables fall-through
 
     async def store(self, ctx: CallerContext, data: StoreInput) -> StoreResult:
         namespace = ctx.require_namespace()
@@ -153,7 +103,7 @@ class MemoryService:
             )
             await repo.insert_outbox(conn, event_id, namespace, subject, payload)
             if vector is None:
-                await repo.enqueue_embedding(conn, namespace, entry.id)
+                await vector_queue.enqueue(conn, vector_queue.ENTRIES, namespace, [entry.id])
             await audit.append(conn, namespace, ctx.principal, "entry.store", str(entry.id), {
                 "finding": typed.finding, "text_sha256": text_hash,
                 "superseded": [str(i) for i in typed.supersedes], "source": source})
@@ -200,47 +150,3 @@ class MemoryService:
             await repo.link(conn, ctx.namespace, new_id, other, "contradicts")
         for other in typed.related:
             await repo.link(conn, ctx.namespace, new_id, other, "related")
-
-    async def search(self, ctx: CallerContext, data: SearchInput) -> SearchResult:
-        namespace = ctx.require_namespace()
-        query = clean_text(data.query, self.s.max_query_chars, "query")
-        top_k = clean_top_k(data.top_k, self.s)
-        check_window(data.since, data.until)
-        filters = repo.Filters(clean_tags(data.tags, self.s), clean_source(data.source, self.s),
-                               data.since, data.until, data.episode, data.as_of,
-                               data.include_history)
-        depth = max(top_k * 4, 20)
-        vector = await self.embedder.embed_one(query, ctx, query=True)
-        async with tenant_tx(self.pool, namespace) as conn:
-            dense = await repo.dense_ranked(conn, vector, filters, depth) if vector is not None \
-                else []
-            lexical = await repo.lexical_ranked(conn, query, filters, depth)
-            channels = {"dense": [r["id"] for r in dense], "lexical": [r["id"] for r in lexical]}
-            fused = reciprocal_rank_fusion(channels, self.s.rrf_k)[:top_k]
-            rows = await repo.fetch_by_ids(conn, [f.key for f in fused])
-            contested = await repo.contested_pairs(conn, list(rows))
-        rivals: dict[uuid.UUID, list[uuid.UUID]] = {}
-        for pair in contested:
-            rivals.setdefault(pair["src"], []).append(pair["dst"])
-            rivals.setdefault(pair["dst"], []).append(pair["src"])
-        distances = {r["id"]: float(r["distance"]) for r in dense}
-        lex_scores = {r["id"]: float(r["score"]) for r in lexical}
-        hits = []
-        for f in fused:
-            row = rows.get(f.key)
-            if row is None:
-                continue
-            label = "contested" if f.key in rivals and data.as_of is None else \
-                serving_label(row, data.as_of)
-            hits.append(SearchHit(row, f.score, label, f.ranks.get("dense", 0),
-                                  f.ranks.get("lexical", 0), distances.get(f.key, 0.0),
-                                  lex_scores.get(f.key, 0.0), rivals.get(f.key, [])))
-        result = SearchResult(hits, "hybrid" if vector is not None else "lexical")
-        if vector is None:
-            result.note = "embedder unavailable: lexical (full-text) results only"
-        if len(hits) < max(1, top_k // 2) and self.documents is not None:
-            # Thin memory layer: fall through to the verbatim documents.
-            result.documents = await self.documents.search(ctx, query, top_k, vector)
-            if result.documents:
-                result.layer = "entries+documents" if hits else "documents"
-        return result

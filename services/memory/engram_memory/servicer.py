@@ -15,7 +15,8 @@ from engram_kit.timestamps import optional_datetime, to_timestamp
 from .documents import Documents
 from .episodes import Episodes
 from .lifecycle import ForgetFilter, Lifecycle
-from .service import MemoryService, SearchInput, StoreInput, StoreResult, serving_label
+from .search import Searcher, SearchInput, SearchResult, serving_label
+from .service import MemoryService, StoreInput, StoreResult
 from .servicer_documents import DocumentHandlers, document_hits
 from .servicer_episodes import EpisodeHandlers
 
@@ -62,11 +63,38 @@ def store_response(result: StoreResult) -> memory_pb2.StoreResponse:
     )
 
 
+def search_response(result: SearchResult, explain: bool) -> Any:
+    hits = []
+    for hit in result.hits:
+        f = hit.fused
+        trace = memory_pb2.RankTrace(
+            dense_rank=f.ranks.get("dense", 0), lexical_rank=f.ranks.get("lexical", 0),
+            dense_distance=hit.dense_distance, lexical_score=hit.lexical_score,
+            rrf_score=f.rrf, context_lift=f.context_lift, episode_lift=f.episode_lift,
+        ) if explain else None
+        hits.append(memory_pb2.SearchHit(
+            entry=entry_message(hit.entry), score=f.score, label=hit.label, trace=trace,
+            contested_with=[str(c) for c in hit.contested_with],
+        ))
+    t = result.trace
+    trace = memory_pb2.SearchTrace(
+        terms=[memory_pb2.QueryTerm(lexeme=q.lexeme, rows=q.rows, used=q.used) for q in t.terms],
+        dense_candidates=t.dense_candidates, lexical_candidates=t.lexical_candidates,
+        fusion=t.fusion, dropped=[memory_pb2.DroppedHit(id=str(d.id), text=d.text,
+                                                        reason=d.reason, score=d.score)
+                                  for d in t.dropped],
+    ) if t is not None else None
+    return memory_pb2.SearchResponse(hits=hits, mode=result.mode, note=result.note,
+                                     documents=document_hits(result.documents),
+                                     layer=result.layer, trace=trace)
+
+
 class MemoryServicer(EpisodeHandlers, DocumentHandlers,
                      memory_pb2_grpc.MemoryServiceServicer):
-    def __init__(self, service: MemoryService, lifecycle: Lifecycle, episodes: Episodes,
-                 documents: Documents) -> None:
+    def __init__(self, service: MemoryService, searcher: Searcher, lifecycle: Lifecycle,
+                 episodes: Episodes, documents: Documents) -> None:
         self.service = service
+        self.searcher = searcher
         self.lifecycle = lifecycle
         self.episodes = episodes
         self.documents = documents
@@ -82,25 +110,14 @@ class MemoryServicer(EpisodeHandlers, DocumentHandlers,
         return store_response(result)
 
     async def Search(self, request: Any, context: Any) -> Any:  # noqa: N802
-        result = await self.service.search(current_caller(), SearchInput(
+        result = await self.searcher.search(current_caller(), SearchInput(
             query=request.query, top_k=request.top_k, tags=list(request.tags),
             source=request.source, since=optional_datetime(request, "since"),
             until=optional_datetime(request, "until"), episode=request.episode,
             as_of=optional_datetime(request, "as_of"), include_history=request.include_history,
+            explain=request.explain,
         ))
-        hits = []
-        for hit in result.hits:
-            trace = memory_pb2.RankTrace(
-                dense_rank=hit.dense_rank, lexical_rank=hit.lexical_rank,
-                dense_distance=hit.dense_distance, lexical_score=hit.lexical_score,
-            ) if request.explain else None
-            hits.append(memory_pb2.SearchHit(
-                entry=entry_message(hit.entry), score=hit.score, label=hit.label, trace=trace,
-                contested_with=[str(c) for c in hit.contested_with],
-            ))
-        return memory_pb2.SearchResponse(hits=hits, mode=result.mode, note=result.note,
-                                         documents=document_hits(result.documents),
-                                         layer=result.layer)
+        return search_response(result, request.explain)
 
     async def Get(self, request: Any, context: Any) -> Any:  # noqa: N802
         detail = await self.lifecycle.get(current_caller(), parse_id(request.id, "id"))

@@ -28,4 +28,14 @@ class MemorySettings(ServiceSettings, DatabaseSettings, NatsSettings):
     paraphrase_distance: float = 0.08
     max_forget_batch: int = 500
     max_document_chars: int = 2_000_000
-    rrf_k: int = 60
+    max_pdf_bytes: int = 16_000_000
+    max_pdf_pages: int = 1_000
+    # Ranking (fusion.py; chosen by evals/ablate_locomo.py, measured by
+    # evals/bench_locomo.py). Terms in more than lexical_max_df of a
+    # namespace's rows are too common to use (see migration 0007).
+    rrf_k: int = 10
+    lexical_weight: float = 1.5
+    context_weight: float = 0.3
+    episode_weight: float = 0.3
+    search_depth: int = 100
+    lexical_max_df: float = 0.1

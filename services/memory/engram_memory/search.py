@@ -1,0 +1,184 @@
+"""Hybrid search over the live entries: dense + BM25, fused (see fusion.py)."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import asyncpg
+
+from engram_kit.context import CallerContext
+from engram_kit.db import tenant_tx
+from engram_kit.embedder_client import EmbedderClient
+
+from . import repo
+from .documents import ChunkHit, Documents
+from .fusion import Fused, FusionWeights, fuse
+from .settings import MemorySettings
+from .validation import check_window, clean_source, clean_tags, clean_text, clean_top_k
+
+MAX_DROPPED = 10  # explain: how many unserved matches to name
+
+
+@dataclass
+class SearchInput:
+    query: str
+    top_k: int = 0
+    tags: list[str] = field(default_factory=list)
+    source: str = ""
+    since: datetime | None = None
+    until: datetime | None = None
+    episode: str = ""
+    as_of: datetime | None = None
+    include_history: bool = False
+    explain: bool = False
+
+
+@dataclass
+class SearchHit:
+    entry: asyncpg.Record
+    label: str
+    fused: Fused
+    dense_distance: float
+    lexical_score: float
+    contested_with: list[uuid.UUID] = field(default_factory=list)
+
+
+@dataclass
+class QueryTerm:
+    lexeme: str
+    rows: int
+    used: bool
+
+
+@dataclass
+class Dropped:
+    id: uuid.UUID
+    text: str
+    reason: str
+    score: float = 0.0
+
+
+@dataclass
+class SearchTrace:
+    terms: list[QueryTerm]
+    dense_candidates: int
+    lexical_candidates: int
+    fusion: str
+    dropped: list[Dropped]
+
+
+@dataclass
+class SearchResult:
+    hits: list[SearchHit]
+    mode: str
+    note: str = ""
+    documents: list[ChunkHit] = field(default_factory=list)
+    layer: str = "entries"
+    trace: SearchTrace | None = None
+
+
+def serving_label(row: asyncpg.Record, as_of: datetime | None) -> str:
+    """The one place that says how a served row is to be read."""
+    if as_of is not None:
+        return f"current as of {as_of.date().isoformat()}"
+    if row["status"] == "live":
+        return "current"
+    if row["status"] == "superseded":
+        return f"superseded by {row['superseded_by']}" if row["superseded_by"] else "superseded"
+    return row["status"]
+
+
+def fusion_weights(s: MemorySettings) -> FusionWeights:
+    return FusionWeights(rrf_k=s.rrf_k, channels={"lexical": s.lexical_weight},
+                         context=s.context_weight, episode=s.episode_weight)
+
+
+class Searcher:
+    def __init__(self, pool: asyncpg.Pool, embedder: EmbedderClient,
+                 settings: MemorySettings) -> None:
+        self.pool = pool
+        self.embedder = embedder
+        self.s = settings
+        self.weights = fusion_weights(settings)
+        self.documents: Documents | None = None  # set by wiring; enables fall-through
+
+    async def search(self, ctx: CallerContext, data: SearchInput) -> SearchResult:
+        namespace = ctx.require_namespace()
+        query = clean_text(data.query, self.s.max_query_chars, "query")
+        top_k = clean_top_k(data.top_k, self.s)
+        check_window(data.since, data.until)
+        filters = repo.Filters(clean_tags(data.tags, self.s), clean_source(data.source, self.s),
+                               data.since, data.until, data.episode, data.as_of,
+                               data.include_history)
+        depth = max(top_k * 4, self.s.search_depth)
+        vector = await self.embedder.embed_one(query, ctx, query=True)
+        async with tenant_tx(self.pool, namespace) as conn:
+            dense = await repo.dense_ranked(conn, vector, filters, depth) if vector is not None \
+                else []
+            lexical = await repo.lexical_ranked(conn, query, filters, depth, self.s.lexical_max_df)
+            channels = {"dense": [r["id"] for r in dense], "lexical": [r["id"] for r in lexical]}
+            pool_ids = list({*channels["dense"], *channels["lexical"]})
+            context = await repo.episode_context(conn, pool_ids)
+            ranked = fuse(channels, self.weights, context.previous, context.episode)
+            served = ranked[:top_k]
+            rows = await repo.fetch_by_ids(conn, [f.key for f in served])
+            contested = await repo.contested_pairs(conn, list(rows))
+            trace = await self._trace(conn, query, data, ranked[top_k:], len(dense),
+                                      len(lexical)) if data.explain else None
+        hits = self._hits(served, rows, contested, dense, lexical, data.as_of)
+        result = SearchResult(hits, "hybrid" if vector is not None else "lexical", trace=trace)
+        if vector is None:
+            result.note = "embedder unavailable: lexical (full-text) results only"
+        if len(hits) < max(1, top_k // 2) and self.documents is not None:
+            # Thin memory layer: fall through to the verbatim documents.
+            result.documents = await self.documents.search(ctx, query, top_k, vector)
+            if result.documents:
+                result.layer = "entries+documents" if hits else "documents"
+        return result
+
+    @staticmethod
+    def _hits(served: list[Fused], rows: dict[uuid.UUID, asyncpg.Record],
+              contested: list[asyncpg.Record], dense: list[asyncpg.Record],
+              lexical: list[asyncpg.Record], as_of: datetime | None) -> list[SearchHit]:
+        rivals: dict[uuid.UUID, list[uuid.UUID]] = {}
+        for pair in contested:
+            rivals.setdefault(pair["src"], []).append(pair["dst"])
+            rivals.setdefault(pair["dst"], []).append(pair["src"])
+        distances = {r["id"]: float(r["distance"]) for r in dense}
+        lex_scores = {r["id"]: float(r["score"]) for r in lexical}
+        hits = []
+        for f in served:
+            row = rows.get(f.key)  # type: ignore[call-overload]
+            if row is None:
+                continue
+            label = "contested" if f.key in rivals and as_of is None else \
+                serving_label(row, as_of)
+            hits.append(SearchHit(row, label, f, distances.get(f.key, 0.0),  # type: ignore[arg-type]
+                                  lex_scores.get(f.key, 0.0),  # type: ignore[arg-type]
+                                  rivals.get(f.key, [])))  # type: ignore[call-overload]
+        return hits
+
+    async def _trace(self, conn: asyncpg.Connection, query: str, data: SearchInput,
+                     cut: list[Fused], n_dense: int, n_lexical: int) -> SearchTrace:
+        """The ranking trace: the query's terms, and why matches were not served."""
+        terms = [QueryTerm(r["lexeme"], r["df"], r["kept"])
+                 for r in await repo.lexical_terms(conn, query, self.s.lexical_max_df)]
+        below = cut[:MAX_DROPPED]
+        texts = await repo.fetch_by_ids(conn, [f.key for f in below])
+        dropped = [Dropped(f.key, texts[f.key]["text"],  # type: ignore[index, arg-type]
+                           "ranked below top_k", f.score)
+                   for f in below if f.key in texts]
+        if data.as_of is None and not data.include_history:
+            for row in await repo.retired_matches(conn, query, self.s.lexical_max_df,
+                                                       MAX_DROPPED):
+                by = f" by {row['superseded_by']}" if row["superseded_by"] else ""
+                dropped.append(Dropped(row["id"], row["text"],
+                                       f"{row['status']}{by}: not current "
+                                       "(include_history serves it, labelled)"))
+        w = self.weights
+        fusion = (f"rrf k={w.rrf_k}, lexical x{self.s.lexical_weight}; context lift "
+                  f"{w.context}; episode lift {w.episode} (top {w.episode_top}); "
+                  f"terms in more than {self.s.lexical_max_df:.0%} of rows unused")
+        return SearchTrace(terms, n_dense, n_lexical, fusion, dropped)

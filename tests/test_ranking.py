@@ -1,0 +1,111 @@
+"""Ranking through the real stack: BM25 term statistics, the lifts from
+conversation context and episodes, and the explain trace (why a match was
+not served)."""
+
+from __future__ import annotations
+
+import uuid
+
+from engram_cli.stack import Stack
+
+from .helpers import call, mcp_client
+
+HIKES = [
+    "Caroline: I went hiking up the ridge trail on Sunday.",
+    "Caroline: My sister called about the family reunion.",
+    "Caroline: Work has been busy with the quarterly report.",
+    "Caroline: I finally signed up for a pottery class downtown.",
+    "Caroline: The new cafe on Elm street makes great espresso.",
+    "Caroline: I am reading a novel about lighthouse keepers.",
+    "Caroline: We adopted a rescue dog named Biscuit.",
+    "Caroline: The garden tomatoes are finally ripe.",
+    "Caroline: I fixed the leaking kitchen faucet myself.",
+    "Caroline: My cousin is visiting from Lisbon next month.",
+    "Caroline: I started learning to play the ukulele.",
+    "Caroline: The school fundraiser raised two thousand dollars.",
+]
+
+
+def namespace_agent(stack: Stack) -> tuple[str, str]:
+    ns = f"rank-{uuid.uuid4().hex[:6]}"
+    return ns, stack.principals.create(f"p-{ns}", "agent", [ns])
+
+
+def terms(reply: dict) -> dict[str, dict]:
+    return {t["term"]: t for t in reply["trace"]["query_terms"]}
+
+
+async def test_common_terms_are_not_used_and_the_rare_term_decides(stack: Stack):
+    ns, token = namespace_agent(stack)
+    async with mcp_client(stack.mcp_url, token) as client:
+        ids = [(await call(client, "memory_store", {"text": t, "namespace": ns}))["id"]
+               for t in HIKES]
+        found = await call(client, "memory_search", {
+            "query": "What class did Caroline sign up for, pottery?", "explain": True,
+            "namespace": ns, "top_k": 3})
+        only_common = await call(client, "memory_search", {
+            "query": "Caroline", "explain": True, "namespace": ns})
+    assert found["entries"][0]["id"] == ids[3]
+    used = terms(found)
+    # "carolin" is on every row: counted, shown, not used to match.
+    assert used["carolin"] == {"term": "carolin", "rows": 12, "used": False}
+    assert used["potteri"] == {"term": "potteri", "rows": 1, "used": True}
+    assert found["entries"][0]["trace"]["lexical_rank"] == 1
+    assert found["trace"]["candidates"]["lexical"] == 1
+    # A query of common terms only still matches on its rarest term.
+    assert terms(only_common)["carolin"]["used"] is True
+    assert only_common["trace"]["candidates"]["lexical"] == 12
+
+
+async def test_term_statistics_follow_forget(stack: Stack):
+    ns, token = namespace_agent(stack)
+    async with mcp_client(stack.mcp_url, token) as client:
+        stored = [await call(client, "memory_store", {"text": t, "namespace": ns})
+                  for t in HIKES[:4]]
+        before = await call(client, "memory_search", {"query": "pottery Caroline",
+                                                      "explain": True, "namespace": ns})
+        await call(client, "memory_forget", {"entry_id": stored[3]["id"], "reason": "test",
+                                             "namespace": ns})
+        after = await call(client, "memory_search", {"query": "pottery Caroline",
+                                                     "explain": True, "namespace": ns})
+    assert terms(before)["carolin"]["rows"] == 4 and terms(before)["potteri"]["rows"] == 1
+    assert terms(after)["carolin"]["rows"] == 3 and "potteri" not in terms(after)
+    assert stored[3]["id"] not in {e["id"] for e in after["entries"]}
+
+
+async def test_explain_says_why_a_superseded_match_is_not_served(stack: Stack):
+    ns, token = namespace_agent(stack)
+    async with mcp_client(stack.mcp_url, token) as client:
+        old = await call(client, "memory_store", {
+            "text": "The deploy key is kept in vault path secret/deploy-v1.", "namespace": ns})
+        new = await call(client, "memory_supersede", {
+            "entry_id": old["id"], "new_text": "The deploy key is kept in vault path "
+            "secret/deploy-v2.", "reason": "rotated", "namespace": ns})
+        found = await call(client, "memory_search", {"query": "where is the deploy key kept",
+                                                     "explain": True, "namespace": ns})
+    assert [e["id"] for e in found["entries"]] == [new["id"]]
+    why = {d["id"]: d["reason"] for d in found["trace"]["not_served"]}
+    assert why[old["id"]].startswith(f"superseded by {new['id']}: not current")
+
+
+async def test_adjacent_lines_of_an_episode_lift_each_other(stack: Stack):
+    ns, token = namespace_agent(stack)
+    async with mcp_client(stack.mcp_url, token) as client:
+        await call(client, "episode_start", {"title": "weekend chat", "namespace": ns})
+        question = await call(client, "memory_store", {
+            "text": "Melanie: Did you get to the natural history museum last weekend?",
+            "namespace": ns})
+        answer = await call(client, "memory_store", {
+            "text": "Caroline: Yes! The dinosaur hall was incredible.", "namespace": ns})
+        await call(client, "episode_end", {"namespace": ns})
+        await call(client, "memory_store", {
+            "text": "Caroline: The museum shop sells dinosaur mugs.", "namespace": ns})
+        found = await call(client, "memory_search", {"query": "museum dinosaur",
+                                                     "explain": True, "namespace": ns})
+    by_id = {e["id"]: e for e in found["entries"]}
+    pair = (by_id[question["id"]]["trace"], by_id[answer["id"]]["trace"])
+    assert all(t["context_lift"] > 0 and t["episode_lift"] > 0 for t in pair)
+    for e in found["entries"]:
+        t = e["trace"]
+        assert abs(e["score"] - (t["rrf_score"] + t["context_lift"] + t["episode_lift"])) < 1e-4
+    assert "rrf k=10" in found["trace"]["fusion"]
