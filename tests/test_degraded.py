@@ -16,6 +16,9 @@ async def test_embedder_down_writes_land_and_search_says_lexical(stack: Stack, a
             stored = await call(client, "memory_store",
                                 {"text": "Degraded mode: the fallback queue is named sidecar-q."})
             found = await call(client, "memory_search", {"query": "fallback queue sidecar-q"})
+            doc = await call(client, "document_ingest", {
+                "content": "Runbook. When the broker stalls, drain the sidecar-r queue first.",
+                "source": "degraded-runbook"})
     finally:
         stack.start_service("embedder")
         stack.wait_ready(["embedder"], 120)
@@ -38,6 +41,15 @@ async def test_embedder_down_writes_land_and_search_says_lexical(stack: Stack, a
     async with mcp_client(stack.mcp_url, agent_token) as client:
         again = await call(client, "memory_search",
                            {"query": "fallback queue sidecar-q", "explain": True})
+    assert doc["embedded"] is False and doc["chunks"] >= 1
+
+    async def chunks_filled() -> bool:
+        return await admin_fetchval(
+            admin_dsn, "SELECT count(*) FROM memory.document_chunks WHERE document_id = $1::uuid"
+            " AND embedding IS NULL", doc["id"]) == 0
+
+    await eventually(chunks_filled, 60, "the re-embed sweep to fill the chunk vectors")
+    assert await admin_fetchval(admin_dsn, "SELECT count(*) FROM memory.chunk_embedding_queue") == 0
     assert again["mode"] == "hybrid"
     assert again["entries"][0]["id"] == stored["id"]
     assert again["entries"][0]["trace"]["dense_rank"] == 1

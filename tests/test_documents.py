@@ -3,6 +3,8 @@ from thin memories, de-duplication and bad input."""
 
 from __future__ import annotations
 
+import base64
+
 from engram_cli.stack import Stack
 
 from .helpers import admin_fetchval, call, call_error, mcp_client
@@ -54,8 +56,75 @@ async def test_document_bad_input(stack: Stack, agent_token: str):
     async with mcp_client(stack.mcp_url, agent_token) as client:
         empty = await call_error(client, "document_ingest", {"content": " ", "source": "x"})
         fmt = await call_error(client, "document_ingest", {"content": "x", "source": "x",
-                                                           "format": "pdf"})
+                                                           "format": "docx"})
         nosource = await call_error(client, "document_ingest", {"content": "x", "source": ""})
     assert "content must not be empty" in empty
-    assert "format must be one of text, markdown, html" in fmt
+    assert "format must be one of text, markdown, html, pdf" in fmt
     assert "source must not be empty" in nosource
+
+
+def tiny_pdf(pages: list[str]) -> bytes:
+    """A minimal valid PDF: one line of Helvetica text per page."""
+    objects = ["<< /Type /Catalog /Pages 2 0 R >>", ""]
+    kids = []
+    font = 3 + 2 * len(pages)
+    for i, text in enumerate(pages):
+        page, stream = 3 + 2 * i, 4 + 2 * i
+        kids.append(f"{page} 0 R")
+        body = f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET"
+        objects.append(f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
+                       f"/Resources << /Font << /F1 {font} 0 R >> >> /Contents {stream} 0 R >>")
+        objects.append(f"<< /Length {len(body)} >>\nstream\n{body}\nendstream")
+    objects[1] = f"<< /Type /Pages /Kids [{' '.join(kids)}] /Count {len(pages)} >>"
+    objects.append("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+    out, offsets = bytearray(b"%PDF-1.4\n"), []
+    for n, obj in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += f"{n} 0 obj\n{obj}\nendobj\n".encode()
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += "".join(f"{o:010d} 00000 n \n" for o in offsets).encode()
+    out += (f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\n"
+            f"startxref\n{xref}\n%%EOF\n").encode()
+    return bytes(out)
+
+
+async def test_pdf_ingest_keeps_the_file_and_indexes_its_text(stack: Stack, agent_token: str,
+                                                              admin_dsn: str):
+    pdf = tiny_pdf(["Turbine maintenance schedule for plant seven",
+                    "The flux regulator on unit 4 is replaced every 900 hours"])
+    encoded = base64.b64encode(pdf).decode()
+    async with mcp_client(stack.mcp_url, agent_token) as client:
+        doc = await call(client, "document_ingest", {"content": encoded, "format": "pdf",
+                                                     "source": "manuals/plant7.pdf"})
+        again = await call(client, "document_ingest", {"content": encoded, "format": "pdf",
+                                                       "source": "manuals/plant7.pdf"})
+        found = await call(client, "document_search", {"query": "how often is the flux "
+                                                                "regulator replaced"})
+        not_base64 = await call_error(client, "document_ingest", {
+            "content": "%PDF-1.4 not encoded", "format": "pdf", "source": "x.pdf"})
+        not_pdf = await call_error(client, "document_ingest", {
+            "content": base64.b64encode(b"hello, plain text").decode(), "format": "pdf",
+            "source": "x.pdf"})
+        scanned = await call_error(client, "document_ingest", {
+            "content": base64.b64encode(tiny_pdf([""])).decode(), "format": "pdf",
+            "source": "scan.pdf"})
+        damaged = await call_error(client, "document_ingest", {
+            "content": base64.b64encode(pdf[:200]).decode(), "format": "pdf",
+            "source": "broken.pdf"})
+    assert doc["embedded"] is True and doc["chunks"] >= 1 and not doc["duplicate"]
+    assert again["duplicate"] is True and again["id"] == doc["id"]
+    top = found["documents"][0]
+    assert top["document_id"] == doc["id"] and "every 900 hours" in top["text"]
+    stored = await admin_fetchval(admin_dsn, "SELECT original FROM memory.documents"
+                                  " WHERE id = $1::uuid", doc["id"])
+    assert bytes(stored) == pdf  # the verbatim file
+    assert "not valid base64" in not_base64
+    assert "not a PDF file" in not_pdf
+    assert "no text layer" in scanned and "OCR is not built" in scanned
+    assert "could not be read" in damaged
+    for text in (not_pdf, scanned, damaged):
+        assert "Traceback" not in text and "internal error" not in text
+    count = await admin_fetchval(admin_dsn, "SELECT count(*) FROM memory.documents"
+                                 " WHERE source IN ('x.pdf', 'scan.pdf', 'broken.pdf')")
+    assert count == 0

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
@@ -18,14 +21,23 @@ from .tools import Namespace, session_id
 from .tools_episodes import WRITE
 
 
+def pdf_bytes(content: str) -> bytes:
+    try:
+        return base64.b64decode(content, validate=True)
+    except (binascii.Error, ValueError):
+        raise ToolError("format pdf needs the file base64-encoded in content; "
+                        "this is not valid base64") from None
+
+
 def register_document_tools(mcp: MCPServer, backends: Backends) -> None:
     @mcp.tool(annotations=WRITE)
     async def document_ingest(
-        content: Annotated[str, Field(description="The document's full text (max 2 MB).")],
+        content: Annotated[str, Field(description="The document's full text (max 2 MB), or "
+                                      "with format pdf the file base64-encoded (max 16 MB).")],
         source: Annotated[str, Field(description="Where it is from (path, URL, name).")],
         ctx: Context,
         title: Annotated[str, Field(description="A title.")] = "",
-        format: Annotated[str, Field(description="text | markdown | html")] = "text",
+        format: Annotated[str, Field(description="text | markdown | html | pdf")] = "text",
         namespace: Namespace = None,
     ) -> dict[str, Any]:
         """Keep a document verbatim (notes, specs, transcripts) and index it in chunks for
@@ -34,8 +46,13 @@ def register_document_tools(mcp: MCPServer, backends: Backends) -> None:
         {id, chunks, embedded, duplicate}."""
         caller = caller_for(namespace, session_id(ctx), "document_ingest")
         with tool_errors("document_ingest", caller.request_id):
-            request = memory_pb2.DocumentIngestRequest(content=content, source=source,
-                                                       title=title, format=format)
+            if format.lower() == "pdf":  # the file travels as bytes, not as text
+                request = memory_pb2.DocumentIngestRequest(data=pdf_bytes(content),
+                                                           source=source, title=title,
+                                                           format=format)
+            else:
+                request = memory_pb2.DocumentIngestRequest(content=content, source=source,
+                                                           title=title, format=format)
             reply = await backends.memory("DocumentIngest", caller, request)
             return {"id": reply.id, "chunks": reply.chunks, "embedded": reply.embedded,
                     "duplicate": reply.duplicate}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import uuid
 from dataclasses import dataclass
@@ -16,12 +17,14 @@ from engram_kit.embedder_client import EmbedderClient
 from engram_kit.errors import InvalidArgument
 
 from . import documents_repo as repo
+from . import vector_queue
 from .chunking import chunk, plain_text
 from .fusion import reciprocal_rank_fusion
+from .pdf import pdf_text
 from .settings import MemorySettings
 from .validation import clean_source, clean_text, clean_top_k
 
-FORMATS = ("text", "markdown", "html")
+FORMATS = ("text", "markdown", "html", "pdf")
 EMBED_GROUP = 256
 
 
@@ -47,31 +50,50 @@ class Documents:
         self.s = settings
 
     async def ingest(self, ctx: CallerContext, content: str, source: str, title: str,
-                     fmt: str) -> IngestResult:
+                     fmt: str, data: bytes = b"") -> IngestResult:
         namespace = ctx.require_namespace()
-        content = clean_text(content, self.s.max_document_chars, "content")
         source = clean_text(clean_source(source, self.s), self.s.max_source_chars, "source")
         fmt = (fmt or "text").lower()
         if fmt not in FORMATS:
             raise InvalidArgument(f"format must be one of {', '.join(FORMATS)}", field="format")
-        digest = hashlib.sha256(content.encode()).hexdigest()
+        text, original = await self._source_text(content, fmt, data)
+        digest = hashlib.sha256(original or text.encode()).hexdigest()
         async with tenant_tx(self.pool, namespace) as conn:
             known = await repo.find_by_hash(conn, digest)
         if known is not None:
             return IngestResult(known["id"], known["chunks"], known["embedded"], duplicate=True)
-        pieces = chunk(plain_text(content, fmt))
+        pieces = chunk(plain_text(text, fmt))
         vectors = await self._embed([p.text for p in pieces], ctx)
         doc_id = uuid.uuid4()
         async with tenant_tx(self.pool, namespace) as conn:
             await repo.insert_document(conn, doc_id, namespace, source, title[:200], fmt,
-                                       content, digest, ctx.principal)
+                                       text, digest, ctx.principal, original)
+            chunk_ids = [uuid.uuid4() for _ in pieces]
             await repo.insert_chunks(conn, [
-                (uuid.uuid4(), namespace, doc_id, p.ordinal, p.start, p.text,
+                (chunk_ids[i], namespace, doc_id, p.ordinal, p.start, p.text,
                  vectors[i] if vectors is not None else None) for i, p in enumerate(pieces)])
+            if vectors is None:  # the re-embed sweep fills them in when it is back
+                await vector_queue.enqueue(conn, vector_queue.CHUNKS, namespace, chunk_ids)
             await audit.append(conn, namespace, ctx.principal, "document.ingest", str(doc_id),
                                {"content_sha256": digest, "chunks": len(pieces),
-                                "source": source})
+                                "source": source, "format": fmt})
         return IngestResult(doc_id, len(pieces), vectors is not None, duplicate=False)
+
+    async def _source_text(self, content: str, fmt: str, data: bytes) -> tuple[str, bytes | None]:
+        """The text to chunk, and the original bytes when the text is extracted."""
+        if fmt != "pdf":
+            if data:
+                raise InvalidArgument(f"binary data is only taken with format pdf, not {fmt}",
+                                      field="data")
+            return clean_text(content, self.s.max_document_chars, "content"), None
+        if not data:
+            raise InvalidArgument("format pdf needs the file's bytes (base64 in content)",
+                                  field="content")
+        if len(data) > self.s.max_pdf_bytes:
+            raise InvalidArgument(f"the PDF is {len(data)} bytes; the limit is "
+                                  f"{self.s.max_pdf_bytes}", field="content")
+        text = await asyncio.to_thread(pdf_text, data, self.s.max_pdf_pages)
+        return clean_text(text, self.s.max_document_chars, "content"), data
 
     async def _embed(self, texts: list[str], ctx: CallerContext) -> list[np.ndarray] | None:
         out: list[np.ndarray] = []

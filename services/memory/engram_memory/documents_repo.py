@@ -18,11 +18,11 @@ async def find_by_hash(conn: asyncpg.Connection, content_hash: str) -> asyncpg.R
 
 async def insert_document(conn: asyncpg.Connection, doc_id: UUID, namespace: str, source: str,
                           title: str, fmt: str, content: str, content_hash: str,
-                          by: str) -> None:
+                          by: str, original: bytes | None = None) -> None:
     await conn.execute(
         "INSERT INTO documents (id, namespace, source, title, format, content, content_hash,"
-        " created_by) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-        doc_id, namespace, source, title, fmt, content, content_hash, by,
+        " created_by, original) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+        doc_id, namespace, source, title, fmt, content, content_hash, by, original,
     )
 
 

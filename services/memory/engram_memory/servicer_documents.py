@@ -24,7 +24,7 @@ class DocumentHandlers:
 
     async def DocumentIngest(self, request: Any, context: Any) -> Any:  # noqa: N802 (gRPC)
         result = await self.documents.ingest(current_caller(), request.content, request.source,
-                                             request.title, request.format)
+                                             request.title, request.format, request.data)
         return memory_pb2.DocumentIngestResponse(
             id=str(result.id), chunks=result.chunks, embedded=result.embedded,
             duplicate=result.duplicate)
