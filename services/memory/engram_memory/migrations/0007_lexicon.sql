@@ -20,7 +20,9 @@ CREATE TABLE lexicon_totals (
     lexemes   bigint NOT NULL
 );
 
-CREATE FUNCTION lexicon_added() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION lexicon_added() RETURNS trigger LANGUAGE plpgsql
+-- Bulk loads by an admin connection run it too, with their own search_path.
+SET search_path FROM CURRENT AS $$
 BEGIN
     INSERT INTO lexemes (namespace, lexeme, df)
         SELECT r.namespace, u.lexeme, count(*) FROM changed_rows r, unnest(r.tsv) u
@@ -33,7 +35,8 @@ BEGIN
     RETURN NULL;
 END $$;
 
-CREATE FUNCTION lexicon_removed() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION lexicon_removed() RETURNS trigger LANGUAGE plpgsql
+SET search_path FROM CURRENT AS $$
 BEGIN
     -- Lock in lexeme order first, as inserts do, so the two cannot deadlock.
     PERFORM 1 FROM lexemes l
@@ -65,7 +68,7 @@ CREATE TRIGGER entries_lexicon_removed AFTER DELETE ON entries
 -- is always used. One definition for search and for its explain trace.
 CREATE FUNCTION lexical_terms(query text, max_df float8)
 RETURNS TABLE (lexeme text, df int, idf float8, kept boolean)
-LANGUAGE sql STABLE AS $$
+LANGUAGE sql STABLE SET search_path FROM CURRENT AS $$
     WITH tot AS (SELECT docs FROM lexicon_totals),
     known AS (
         SELECT l.lexeme, l.df, ln((tot.docs - l.df + 0.5) / (l.df + 0.5) + 1) AS idf,
