@@ -30,17 +30,14 @@ import argparse
 import hashlib
 import itertools
 import json
-import math
-import re
-import statistics
 import sys
-from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
 from bench_locomo import (
+    BM25,
     DEFAULT_AUDIT,
     DEFAULT_DATA,
     RESULTS_DIR,
@@ -50,73 +47,7 @@ from bench_locomo import (
 )
 from benchlib import command_line
 
-WORD = re.compile(r"[a-z0-9]+")
 TOP_K = 50
-# Postgres' english.stop list (src/backend/snowball/stopwords/english.stop).
-PG_STOP = {"i", "me", "my", "myself", "we", "our", "ours", "ourselves", "you", "your", "yours",
-           "yourself", "yourselves", "he", "him", "his", "himself", "she", "her", "hers",
-           "herself", "it", "its", "itself", "they", "them", "their", "theirs", "themselves",
-           "what", "which", "who", "whom", "this", "that", "these", "those", "am", "is", "are",
-           "was", "were", "be", "been", "being", "have", "has", "had", "having", "do", "does",
-           "did", "doing", "a", "an", "the", "and", "but", "if", "or", "because", "as", "until",
-           "while", "of", "at", "by", "for", "with", "about", "against", "between", "into",
-           "through", "during", "before", "after", "above", "below", "to", "from", "up", "down",
-           "in", "out", "on", "off", "over", "under", "again", "further", "then", "once", "here",
-           "there", "when", "where", "why", "how", "all", "any", "both", "each", "few", "more",
-           "most", "other", "some", "such", "no", "nor", "not", "only", "own", "same", "so",
-           "than", "too", "very", "s", "t", "can", "will", "just", "don", "should", "now"}
-
-
-class Lexicon:
-    """BM25 over one conversation's turns (k1=1.2, b=0.75)."""
-
-    def __init__(self, docs: list[str], stem: bool, k1: float = 1.2, b: float = 0.75) -> None:
-        self.stem = stem
-        if stem:
-            import snowballstemmer
-
-            self._stemmer = snowballstemmer.stemmer("english")
-        self.k1, self.b = k1, b
-        self.tf = [Counter(self.terms(d)) for d in docs]
-        lens = [sum(tf.values()) for tf in self.tf]
-        avg = statistics.fmean(lens)
-        self.norm = [k1 * (1 - b + b * n / avg) for n in lens]
-        df: Counter = Counter()
-        for tf in self.tf:
-            df.update(tf.keys())
-        self.n = len(docs)
-        self.df = df
-        self.idf = {t: math.log((self.n - c + 0.5) / (c + 0.5) + 1.0) for t, c in df.items()}
-
-    def terms(self, text: str) -> list[str]:
-        words = WORD.findall(text.lower())
-        if not self.stem:
-            return words
-        return self._stemmer.stemWords([w for w in words if w not in PG_STOP])
-
-    def selective_scores(self, query: str, max_df: float) -> np.ndarray:
-        """What the service computes: only terms in at most max_df of the rows
-        (the rarest one if none is), tf taken as 1 (memories are short)."""
-        known = sorted((self.df[t], t) for t in set(self.terms(query)) if t in self.idf)
-        terms = [t for d, t in known if d <= max(max_df * self.n, 3)] or [t for _, t in known[:1]]
-        out = np.zeros(self.n)
-        for i, tf in enumerate(self.tf):
-            for t in terms:
-                if t in tf:
-                    out[i] += self.idf[t] * (self.k1 + 1) / (1 + self.norm[i])
-        return out
-
-    def scores(self, query: str) -> np.ndarray:
-        out = np.zeros(self.n)
-        terms = [t for t in set(self.terms(query)) if t in self.idf]
-        for i, tf in enumerate(self.tf):
-            for t in terms:
-                f = tf.get(t, 0)
-                if f:
-                    out[i] += self.idf[t] * f * (self.k1 + 1) / (f + self.norm[i])
-        return out
-
-
 def order(scores: np.ndarray) -> np.ndarray:
     return np.argsort(-scores, kind="stable")
 
@@ -171,7 +102,7 @@ def variants(c: Conversation, vecs: dict[str, np.ndarray], qvecs: np.ndarray,
     ids = [t.dia_id for t in c.turns]
     sessions = np.array([t.session for t in c.turns])
     n = len(texts)
-    raw, stem = Lexicon(texts, stem=False), Lexicon(texts, stem=True)
+    raw, stem = BM25(texts, k1=1.2), BM25(texts, stem=True, k1=1.2)
     out: dict[str, dict[str, list[list[str]]]] = {}
 
     def put(name: str, qid: str, scores: np.ndarray) -> None:

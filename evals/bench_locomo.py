@@ -7,11 +7,12 @@ LoCoMo session via episode_start/episode_end, as an agent that opens a session
 per conversation would have), then asks every
 category 1-4 question through MCP `memory_search` (top_k=50) in its
 conversation's namespace and scores evidence recall@k at turn and session
-level. In the same run, on the identical turn texts, it scores three
-baselines: Okapi BM25, dense cosine with the same MiniLM model (in-process),
-and their reciprocal rank fusion. It also times store and search, and a bare
-in-process single-sentence encode interleaved with the stores (same load), so
-store latency can be read against the model's own cost.
+level. In the same run, on the identical turn texts, it scores five
+baselines: Okapi BM25 (plain tokens, and stemmed with stop words removed as
+Postgres' english configuration does), dense cosine with the same MiniLM model
+(in-process), and the reciprocal rank fusion of each BM25 with dense. It also
+times store and search, and a bare in-process single-sentence encode
+interleaved with the stores (same load), so store latency can be read against the model's own cost.
 
 Data: /work/shared/bench/locomo10.json (CC BY-NC 4.0, never copied into the
 repo); format and quirks: /work/shared/reference/bench-data.md. Evidence is
@@ -48,6 +49,7 @@ from typing import Any
 import asyncpg
 import httpx2
 import numpy as np
+import snowballstemmer
 from benchlib import command_line
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
@@ -192,33 +194,66 @@ def score(rankings: dict[str, list[list[str]]], questions: list[Question],
 # --------------------------------------------------------------------------- baselines
 
 
-def tokens(text: str) -> list[str]:
-    return WORD.findall(text.lower())
+# Postgres' english.stop list (src/backend/snowball/stopwords/english.stop).
+PG_STOP = {"i", "me", "my", "myself", "we", "our", "ours", "ourselves", "you", "your", "yours",
+           "yourself", "yourselves", "he", "him", "his", "himself", "she", "her", "hers",
+           "herself", "it", "its", "itself", "they", "them", "their", "theirs", "themselves",
+           "what", "which", "who", "whom", "this", "that", "these", "those", "am", "is", "are",
+           "was", "were", "be", "been", "being", "have", "has", "had", "having", "do", "does",
+           "did", "doing", "a", "an", "the", "and", "but", "if", "or", "because", "as", "until",
+           "while", "of", "at", "by", "for", "with", "about", "against", "between", "into",
+           "through", "during", "before", "after", "above", "below", "to", "from", "up", "down",
+           "in", "out", "on", "off", "over", "under", "again", "further", "then", "once", "here",
+           "there", "when", "where", "why", "how", "all", "any", "both", "each", "few", "more",
+           "most", "other", "some", "such", "no", "nor", "not", "only", "own", "same", "so",
+           "than", "too", "very", "s", "t", "can", "will", "just", "don", "should", "now"}
 
 
 class BM25:
-    """Okapi BM25 (k1=1.5, b=0.75), idf = ln((N - df + 0.5) / (df + 0.5) + 1)."""
+    """Okapi BM25, idf = ln((N - df + 0.5) / (df + 0.5) + 1), over lower-cased
+    alphanumeric tokens, or with `stem` over Snowball-English stems minus
+    Postgres' English stop words (what an 'english' text search config does)."""
 
-    def __init__(self, docs: list[str], k1: float = BM25_K1, b: float = BM25_B) -> None:
+    def __init__(self, docs: list[str], stem: bool = False, k1: float = BM25_K1,
+                 b: float = BM25_B) -> None:
         self.k1, self.b = k1, b
-        self.tf = [Counter(tokens(d)) for d in docs]
-        self.len = [sum(tf.values()) for tf in self.tf]
-        self.avg = statistics.fmean(self.len) if docs else 0.0
-        df: Counter = Counter()
+        self._stemmer = snowballstemmer.stemmer("english") if stem else None
+        self.tf = [Counter(self.terms(d)) for d in docs]
+        lens = [sum(tf.values()) for tf in self.tf]
+        avg = statistics.fmean(lens) if docs else 0.0
+        self.norm = [k1 * (1 - b + b * n / avg) for n in lens]
+        self.df: Counter = Counter()
         for tf in self.tf:
-            df.update(tf.keys())
-        n = len(docs)
-        self.idf = {t: math.log((n - c + 0.5) / (c + 0.5) + 1.0) for t, c in df.items()}
+            self.df.update(tf.keys())
+        self.n = len(docs)
+        self.idf = {t: math.log((self.n - c + 0.5) / (c + 0.5) + 1.0) for t, c in self.df.items()}
+
+    def terms(self, text: str) -> list[str]:
+        words = WORD.findall(text.lower())
+        if self._stemmer is None:
+            return words
+        return self._stemmer.stemWords([w for w in words if w not in PG_STOP])
 
     def scores(self, query: str) -> np.ndarray:
-        out = np.zeros(len(self.tf))
-        terms = [t for t in set(tokens(query)) if t in self.idf]
-        for i, (tf, dl) in enumerate(zip(self.tf, self.len, strict=True)):
-            norm = self.k1 * (1 - self.b + self.b * dl / self.avg)
+        out = np.zeros(self.n)
+        terms = [t for t in set(self.terms(query)) if t in self.idf]
+        for i, tf in enumerate(self.tf):
             for t in terms:
                 f = tf.get(t, 0)
                 if f:
-                    out[i] += self.idf[t] * f * (self.k1 + 1) / (f + norm)
+                    out[i] += self.idf[t] * f * (self.k1 + 1) / (f + self.norm[i])
+        return out
+
+    def selective_scores(self, query: str, max_df: float) -> np.ndarray:
+        """What the memory service computes: only terms in at most max_df of
+        the rows (or at most 3; the rarest one if none is), tf taken as 1."""
+        known = sorted((self.df[t], t) for t in set(self.terms(query)) if t in self.idf)
+        terms = [t for d, t in known if d <= max(max_df * self.n, 3)] or [t for _, t in known[:1]]
+        out = np.zeros(self.n)
+        for i, tf in enumerate(self.tf):
+            for t in terms:
+                if t in tf:
+                    out[i] += self.idf[t] * (self.k1 + 1) / (1 + self.norm[i])
         return out
 
 
@@ -237,17 +272,20 @@ def rrf(*rankings: list[int], k: int = RRF_K) -> list[int]:
 
 def baselines(convs: list[Conversation], encoder: SentenceTransformerBackend
               ) -> dict[str, dict[str, list[list[str]]]]:
-    out: dict[str, dict[str, list[list[str]]]] = {"bm25": {}, "dense": {}, "rrf": {}}
+    out: dict[str, dict[str, list[list[str]]]] = {
+        "bm25": {}, "bm25-stem": {}, "dense": {}, "rrf": {}, "rrf-stem": {}}
     for c in convs:
         texts = [t.text for t in c.turns]
         ids = [t.dia_id for t in c.turns]
-        bm25 = BM25(texts)
+        bm25, bm25_stem = BM25(texts), BM25(texts, stem=True)
         doc_vecs = encoder.encode(texts)
         q_vecs = encoder.encode([q.question for q in c.questions])
         for q, qv in zip(c.questions, q_vecs, strict=True):
             lex = rank(bm25.scores(q.question))
+            lex_stem = rank(bm25_stem.scores(q.question))
             dense = rank(doc_vecs @ qv)
-            for name, order in (("bm25", lex), ("dense", dense), ("rrf", rrf(lex, dense))):
+            for name, order in (("bm25", lex), ("bm25-stem", lex_stem), ("dense", dense),
+                                ("rrf", rrf(lex, dense)), ("rrf-stem", rrf(lex_stem, dense))):
                 out[name][q.qid] = [[ids[i]] for i in order[:TOP_K]]
     return out
 
