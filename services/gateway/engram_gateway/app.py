@@ -7,6 +7,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse, Response
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
@@ -20,6 +21,7 @@ from .auth import PrincipalTokenVerifier
 from .clients import Backends
 from .principals import PrincipalStore
 from .rest_board import build_board_router
+from .rest_memory import build_memory_router
 from .settings import GatewaySettings
 from .tools import register_memory_tools
 from .tools_board import register_board_tools
@@ -70,7 +72,8 @@ def _transport_security(settings: GatewaySettings) -> TransportSecuritySettings:
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
         allowed_hosts=[h for host in hosts for h in (host, f"{host}:*")],
-        allowed_origins=[f"http://{h}:*" for h in hosts] + [f"https://{h}:*" for h in hosts],
+        allowed_origins=[f"http://{h}:*" for h in hosts] + [f"https://{h}:*" for h in hosts]
+        + list(settings.cors_origins),
     )
 
 
@@ -90,7 +93,10 @@ def build_app(settings: GatewaySettings) -> FastAPI:
             yield
         await backends.close()
 
-    app = FastAPI(lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
+    # The REST routes' OpenAPI description is public (it holds no data); the
+    # interactive docs pages are off.
+    app = FastAPI(lifespan=lifespan, docs_url=None, redoc_url=None,
+                  openapi_url="/v1/openapi.json", title="engram REST", version=engram_version())
 
     @app.get("/healthz")
     async def healthz() -> dict[str, str]:
@@ -108,7 +114,15 @@ def build_app(settings: GatewaySettings) -> FastAPI:
     async def metrics() -> Response:
         return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
 
+    if settings.cors_origins:
+        app.add_middleware(CORSMiddleware, allow_origins=list(settings.cors_origins),
+                           allow_methods=["GET", "POST", "DELETE"],
+                           allow_headers=["Authorization", "Content-Type", "X-Engram-Namespace",
+                                          "X-Engram-Session", "Mcp-Session-Id",
+                                          "Mcp-Protocol-Version"],
+                           expose_headers=["Mcp-Session-Id"])
     app.state.principals = store
     app.include_router(build_board_router(backends))
+    app.include_router(build_memory_router(backends))
     app.mount("/", mcp_app)
     return app

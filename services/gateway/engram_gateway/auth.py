@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import uuid
 
 from mcp.server.auth.middleware.auth_context import get_access_token
@@ -59,12 +60,21 @@ def caller_for(namespace: str | None, session_id: str = "",
                               list(claims.get("namespaces", [])), namespace, session_id,
                               read_only=list(claims.get("read_namespaces", [])),
                               write=operation not in READ_OPERATIONS)
-    except NamespaceRefused as exc:
+    except (NamespaceRefused, BadSession) as exc:
         raise ToolError(str(exc)) from None
 
 
 class NamespaceRefused(Exception):
     """The principal may not act in the namespace it asked for."""
+
+
+class BadSession(Exception):
+    """The client-chosen session id cannot travel as an identity."""
+
+
+# A session id goes into gRPC metadata and identifies an agent on the board:
+# printable ASCII without spaces.
+SESSION_RE = re.compile(r"[A-Za-z0-9._:@/+=-]{1,128}")
 
 
 def caller_context(principal: str, role: str, allowed: list[str], namespace: str | None,
@@ -73,6 +83,9 @@ def caller_context(principal: str, role: str, allowed: list[str], namespace: str
     """The caller context for an authenticated principal (MCP and REST).
     `allowed` are read-write grants, `read_only` read grants."""
     read_only = read_only or []
+    if session_id and not SESSION_RE.fullmatch(session_id):
+        raise BadSession("X-Engram-Session must be 1-128 characters of A-Z a-z 0-9 . _ : @ / "
+                         "+ = -")
     chosen = namespace if namespace else (allowed[0] if allowed else
                                           (read_only[0] if read_only else ""))
     if not chosen or not NAMESPACE_RE.match(chosen):

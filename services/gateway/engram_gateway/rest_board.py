@@ -5,22 +5,17 @@ the optional X-Engram-Session header."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Header, HTTPException, Query, Request
-from fastapi.responses import JSONResponse
+from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
 from engram.v1 import coordination_pb2 as pb
 from engram_kit.context import CallerContext
-from engram_kit.errors import DomainError
 
-from . import limits
-from .auth import NamespaceRefused, caller_context
 from .clients import Backends
-from .principals import PrincipalStore
+from .rest import Caller, answer
 from .shaping_board import (
     agent_item,
     agents_reply,
@@ -30,16 +25,12 @@ from .shaping_board import (
     send_reply,
 )
 
-HTTP_STATUS = {"invalid_argument": 400, "unauthenticated": 401, "permission_denied": 403,
-               "not_found": 404, "conflict": 409, "resource_exhausted": 429,
-               "unavailable": 503, "deadline_exceeded": 504, "unimplemented": 501}
-
 
 class AgentUpdateBody(BaseModel):
     project: str | None = None
     task: str | None = None
     status: str | None = None
-    expect_seconds: int | None = None
+    expect_seconds: int | None = Field(None, ge=0, le=2**31)
     children: list[str] | None = None
 
 
@@ -48,7 +39,7 @@ class ParkBody(BaseModel):
     needs: str = ""
     clear_by: str = ""
     resume: str = ""
-    expires_in_seconds: int = Field(0, ge=0)
+    expires_in_seconds: int = Field(0, ge=0, le=2**31)
 
 
 class ClaimBody(BaseModel):
@@ -66,46 +57,12 @@ class IdsBody(BaseModel):
     ids: list[str]
 
 
-async def rest_caller(request: Request,
-                      x_engram_namespace: Annotated[str | None, Header()] = None,
-                      x_engram_session: Annotated[str | None, Header()] = None,
-                      ) -> CallerContext:
-    """The authenticated REST caller; the principal store is on app.state."""
-    store: PrincipalStore = request.app.state.principals
-    scheme, _, token = request.headers.get("authorization", "").partition(" ")
-    principal = (await asyncio.to_thread(store.verify, token)
-                 if scheme.lower() == "bearer" and token else None)
-    if principal is None:
-        raise HTTPException(401, {"error": "unauthenticated",
-                                  "detail": "a valid bearer token is required"},
-                            headers={"WWW-Authenticate": "Bearer"})
-    try:
-        limits.LIMITER.take(principal.name)
-    except limits.RateLimited as exc:
-        raise HTTPException(429, {"error": "resource_exhausted", "detail": str(exc)}) from None
-    try:
-        return caller_context(principal.name, principal.role, list(principal.namespaces),
-                              x_engram_namespace, (x_engram_session or "")[:128],
-                              read_only=list(principal.read_namespaces),
-                              write=request.method != "GET")
-    except NamespaceRefused as exc:
-        raise HTTPException(403, {"error": "permission_denied", "detail": str(exc)}) \
-            from None
-
-
-Caller = Annotated[CallerContext, Depends(rest_caller)]
-
-
 def build_board_router(backends: Backends) -> APIRouter:
     router = APIRouter(prefix="/v1/board", tags=["board"])
 
     async def call(method: str, caller: CallerContext, request: Any,
                    shape: Callable[[Any], dict[str, Any]]) -> Any:
-        try:
-            return shape(await backends.coordination(method, caller, request))
-        except DomainError as exc:
-            return JSONResponse({"error": exc.kind, "detail": exc.message},
-                                status_code=HTTP_STATUS.get(exc.kind, 500))
+        return await answer(backends.coordination(method, caller, request), shape)
 
     @router.get("/agents")
     async def list_agents(caller: Caller, limit: Annotated[int, Query(ge=0, le=50)] = 0) -> Any:

@@ -24,6 +24,9 @@ class GatewaySettings(BaseSettings):
     call_timeout_s: float = 10.0
     # Extra Host header values accepted besides loopback (DNS-rebinding guard).
     allowed_hosts: list[str] = []
+    # Browser origins allowed to call /mcp and /v1 cross-origin (CORS). Empty:
+    # closed; browsers get no Access-Control-Allow-Origin from engram.
+    cors_origins: list[str] = []
     shutdown_grace_s: float = 10.0
     # Per-principal request rate (token bucket); 0 disables.
     rate_per_s: float = 300.0

@@ -29,7 +29,7 @@ def session_id(ctx: Context) -> str:
     headers = getattr(request, "headers", None)
     if headers is None:
         return ""
-    return headers.get("mcp-session-id", "") or headers.get("x-engram-session", "")[:128]
+    return headers.get("mcp-session-id", "") or headers.get("x-engram-session", "")
 
 
 def register_memory_tools(mcp: MCPServer, backends: Backends) -> None:

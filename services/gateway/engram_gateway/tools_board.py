@@ -55,8 +55,8 @@ def register_board_tools(mcp: MCPServer, backends: Backends) -> None:
         project: Text = None, task: Text = None,
         status: Annotated[str | None, Field(description="What you are doing now (clears a "
                                             "park record).")] = None,
-        expect_seconds: Annotated[int | None, Field(description="Seconds until your status "
-                                                    "is overdue; 0 clears.")] = None,
+        expect_seconds: Annotated[int | None, Field(
+            ge=0, le=2**31, description="Seconds until your status is overdue; 0 clears.")] = None,
         children: Annotated[list[str] | None, Field(description="Subagent labels (max 8); "
                                                     "[] clears.")] = None,
         park_reason: Annotated[str, Field(description="done | blocked | needs_approval | "
@@ -65,7 +65,8 @@ def register_board_tools(mcp: MCPServer, backends: Backends) -> None:
         park_clear_by: Annotated[str, Field(description="Agent id, lease name, maintainer "
                                             "or anyone (120).")] = "",
         park_resume: Annotated[str, Field(description="What you will do then (240).")] = "",
-        park_expires_seconds: Annotated[int, Field(ge=0, description="0: 12 h.")] = 0,
+        park_expires_seconds: Annotated[int, Field(ge=0, le=2**31,
+                                                   description="0: 12 h.")] = 0,
         limit: Annotated[int, Field(ge=0, le=50, description="Peers to list (0: 20).")] = 0,
         namespace: Namespace = None,
     ) -> dict[str, Any]:

@@ -1,0 +1,69 @@
+"""What the REST routes share: the authenticated caller (bearer token as for
+/mcp, rate limit, namespace grants) and one mapping of domain errors to HTTP
+status codes with a JSON body {error, detail}."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any
+
+from fastapi import Depends, Header, HTTPException, Request
+from fastapi.responses import JSONResponse
+from mcp.server.mcpserver.exceptions import ToolError
+
+from engram_kit.context import CallerContext
+from engram_kit.errors import DomainError
+
+from . import limits
+from .auth import BadSession, NamespaceRefused, caller_context
+from .principals import PrincipalStore
+
+HTTP_STATUS = {"invalid_argument": 400, "unauthenticated": 401, "permission_denied": 403,
+               "not_found": 404, "conflict": 409, "resource_exhausted": 429,
+               "unavailable": 503, "deadline_exceeded": 504, "unimplemented": 501}
+
+
+async def rest_caller(request: Request,
+                      x_engram_namespace: Annotated[str | None, Header()] = None,
+                      x_engram_session: Annotated[str | None, Header()] = None,
+                      ) -> CallerContext:
+    """The authenticated REST caller; the principal store is on app.state."""
+    store: PrincipalStore = request.app.state.principals
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    principal = (await asyncio.to_thread(store.verify, token)
+                 if scheme.lower() == "bearer" and token else None)
+    if principal is None:
+        raise HTTPException(401, {"error": "unauthenticated",
+                                  "detail": "a valid bearer token is required"},
+                            headers={"WWW-Authenticate": "Bearer"})
+    try:
+        limits.LIMITER.take(principal.name)
+    except limits.RateLimited as exc:
+        raise HTTPException(429, {"error": "resource_exhausted", "detail": str(exc)}) from None
+    try:
+        return caller_context(principal.name, principal.role, list(principal.namespaces),
+                              x_engram_namespace, x_engram_session or "",
+                              read_only=list(principal.read_namespaces),
+                              write=request.method != "GET")
+    except NamespaceRefused as exc:
+        raise HTTPException(403, {"error": "permission_denied", "detail": str(exc)}) \
+            from None
+    except BadSession as exc:
+        raise HTTPException(400, {"error": "invalid_argument", "detail": str(exc)}) from None
+
+
+Caller = Annotated[CallerContext, Depends(rest_caller)]
+
+
+
+
+async def answer(reply: Awaitable[Any], shape: Callable[[Any], Any]) -> Any:
+    """Await a backend call and shape it; a domain error becomes its HTTP status."""
+    try:
+        return shape(await reply)
+    except DomainError as exc:
+        return JSONResponse({"error": exc.kind, "detail": exc.message},
+                            status_code=HTTP_STATUS.get(exc.kind, 500))
+    except ToolError as exc:  # gateway-side validation (e.g. a malformed date)
+        return JSONResponse({"error": "invalid_argument", "detail": str(exc)}, status_code=400)
