@@ -135,6 +135,27 @@ def variants(c: Conversation, vecs: dict[str, np.ndarray], qvecs: np.ndarray,
     return out
 
 
+def held_out_choice(rankings: dict[str, dict[str, list[list[str]]]],
+                     convs: list[Conversation]) -> dict[str, object]:
+    """Choose the best variant on the first half of the conversations and
+    score it on the second half: how much of the tuned gain is overfit."""
+    half = len(convs) // 2
+    tune = [q for c in convs[:half] for q in c.questions]
+    test = [q for c in convs[half:] for q in c.questions]
+    if not tune or not test:
+        return {}
+    r10 = {name: score(r, tune)["turn"]["r@10"] for name, r in rankings.items()}
+    chosen = max(r10, key=r10.__getitem__)
+    on_test = {name: score(r, test)["turn"]["r@10"] for name, r in rankings.items()}
+    best_on_test = max(on_test, key=on_test.__getitem__)
+    return {"tuned_on": [c.sample_id for c in convs[:half]],
+            "tested_on": [c.sample_id for c in convs[half:]],
+            "chosen": chosen, "chosen_tune_r10": r10[chosen], "chosen_test_r10": on_test[chosen],
+            "best_on_test": best_on_test, "best_test_r10": on_test[best_on_test],
+            "rrf(bm25,dense)_test_r10": on_test.get("rrf(bm25,dense)"),
+            "bm25-stem_test_r10": on_test.get("bm25-stem")}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -173,11 +194,13 @@ def main() -> None:
              for name, r in results.items()}
     for name, row in sorted(table.items(), key=lambda kv: -kv[1]["turn_r@10"])[:args.show]:
         sys.stdout.write(f"{row['turn_r@10']:.4f}  {name}\n")
+    holdout = held_out_choice(rankings, convs)
+    sys.stdout.write(f"held out: {json.dumps(holdout)}\n")
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     out = {"timestamp": stamp, "command": command_line(), "model": encoder.model,
            "depth": args.depth,
            "n_questions": len([q for q in questions if q.gold]), "summary": table,
-           "results": results}
+           "held_out": holdout, "results": results}
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
     path = RESULTS_DIR / f"locomo-ablation-{stamp}.json"
     path.write_text(json.dumps(out, indent=1))
