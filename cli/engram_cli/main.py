@@ -13,6 +13,7 @@ from engram_gateway.principals import ROLES, PrincipalStore
 from .audit_cmd import run_audit
 from .backup import run_backup, run_restore
 from .doctor import run_doctor
+from .portable import run_export, run_import
 from .settings import CliSettings
 from .stack import TOKENS_FILE, Stack
 
@@ -160,6 +161,18 @@ def build_parser() -> argparse.ArgumentParser:
     restore.add_argument("archive")
     restore.add_argument("--data-dir")
     restore.set_defaults(func=lambda a: run_restore(_settings(a), a.archive))
+    exp = sub.add_parser("export", help="write one or all namespaces as JSONL")
+    exp.add_argument("--namespace", action="append", default=[],
+                     help="namespace to export (repeatable; default: all)")
+    exp.add_argument("--out", required=True, help="the JSONL file to write")
+    imp = sub.add_parser("import", help="load an export into empty namespaces of this stack")
+    imp.add_argument("file")
+    for cmd in (exp, imp):
+        cmd.add_argument("--data-dir")
+        cmd.add_argument("--database-url", default="",
+                         help="admin Postgres URL (default: the embedded stack's)")
+    exp.set_defaults(func=lambda a: run_export(_settings(a), a.database_url, a.namespace, a.out))
+    imp.set_defaults(func=lambda a: run_import(_settings(a), a.database_url, a.file))
     doctor = sub.add_parser("doctor", help="check the installation and a running stack")
     doctor.add_argument("--data-dir")
     doctor.set_defaults(func=lambda a: run_doctor(_settings(a)))
