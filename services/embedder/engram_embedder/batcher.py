@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from enum import IntEnum
 
@@ -65,8 +66,13 @@ class _Item:
 class Batcher:
     def __init__(self, backend: EncoderBackend, max_batch_size: int, max_wait_ms: float,
                  max_queue_texts: int, bulk_slice_ms: float = 25.0,
-                 interactive_window_s: float = 1.0) -> None:
+                 interactive_window_s: float = 1.0,
+                 model_thread: Executor | None = None) -> None:
         self.backend = backend
+        # Every encode runs on one thread: torch's OpenMP pool belongs to the
+        # thread that calls it, and encodes hopping between pool threads grow
+        # competing pools (measured: +3.5 ms per single-sentence encode on 2 cores).
+        self.model_thread = model_thread or ThreadPoolExecutor(1, thread_name_prefix="model")
         self.max_batch_size = max_batch_size
         self.max_wait_s = max_wait_ms / 1000.0
         self.max_queue_texts = max_queue_texts
@@ -167,7 +173,8 @@ class Batcher:
         BATCH_SIZE.observe(len(batch))
         started = time.perf_counter()
         try:
-            vectors, tokens = await asyncio.to_thread(self._encode_sync, [i.text for i in batch])
+            vectors, tokens = await asyncio.get_running_loop().run_in_executor(
+                self.model_thread, self._encode_sync, [i.text for i in batch])
         except Exception as exc:  # the backend failed: every caller in the batch hears it
             for item in batch:
                 if not item.future.done():

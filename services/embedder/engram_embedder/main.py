@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 
 from engram.v1 import embedder_pb2_grpc
 from engram_kit.grpc_server import serve
@@ -22,15 +24,18 @@ log = logging.getLogger(__name__)
 async def amain(stop: asyncio.Event) -> None:
     settings = EmbedderSettings()
     configure_logging(settings.service_name, settings.log_level)
-    backend = await asyncio.to_thread(
+    # The model lives on one thread: load, warm-up and every encode (see Batcher).
+    model_thread = ThreadPoolExecutor(1, thread_name_prefix="model")
+    loop = asyncio.get_running_loop()
+    backend = await loop.run_in_executor(model_thread, partial(
         build_backend, settings.backend, settings.model_path, settings.device,
         settings.vllm_url, settings.model_name, settings.backend_timeout_s, settings.sub_batch,
-        settings.tokens_per_call,
-    )
+        settings.tokens_per_call))
     # The first call allocates and warms the model: do it before reporting ready.
-    await asyncio.to_thread(backend.encode, ["warm up"] * 4)
+    await loop.run_in_executor(model_thread, backend.encode, ["warm up"] * 4)
     batcher = Batcher(backend, settings.max_batch_size, settings.max_wait_ms,
-                      settings.max_queue_texts, settings.bulk_slice_ms)
+                      settings.max_queue_texts, settings.bulk_slice_ms,
+                      model_thread=model_thread)
     readiness = Readiness(settings.service_name)
 
     async def model_loaded() -> bool:
