@@ -52,15 +52,14 @@ def order(scores: np.ndarray) -> np.ndarray:
     return np.argsort(-scores, kind="stable")
 
 
-DEPTH = [100]  # candidates per channel (--depth); the service's search_depth
-
-
-def rrf_scores(n: int, *orders: np.ndarray, k: int = 60, depth: int | None = None,
+def rrf_scores(n: int, *orders: np.ndarray, depth: int, k: int = 60,
                weights: tuple[float, ...] | None = None) -> np.ndarray:
+    """Weighted RRF over the top `depth` of each ranking (the service's
+    candidates per channel)."""
     out = np.zeros(n)
     for j, ranking in enumerate(orders):
         w = 1.0 if weights is None else weights[j]
-        top = ranking[:depth or DEPTH[0]]
+        top = ranking[:depth]
         out[top] += w / (k + np.arange(1, len(top) + 1))
     return out
 
@@ -97,7 +96,7 @@ def embed_cached(encode: Callable[[list[str]], np.ndarray], texts: list[str], ca
 
 
 def variants(c: Conversation, vecs: dict[str, np.ndarray], qvecs: np.ndarray,
-             ) -> dict[str, dict[str, list[list[str]]]]:
+             depth: int) -> dict[str, dict[str, list[list[str]]]]:
     texts = [t.text for t in c.turns]
     ids = [t.dia_id for t in c.turns]
     sessions = np.array([t.session for t in c.turns])
@@ -115,7 +114,8 @@ def variants(c: Conversation, vecs: dict[str, np.ndarray], qvecs: np.ndarray,
         put("bm25-stem", q.qid, stem.scores(q.question))
         put("dense", q.qid, dense_s)
         put("dense-ctx", q.qid, vecs["ctx"] @ qv)
-        put("rrf(bm25,dense)", q.qid, rrf_scores(n, order(raw.scores(q.question)), dense))
+        put("rrf(bm25,dense)", q.qid, rrf_scores(n, order(raw.scores(q.question)), dense,
+                                                 depth=depth))
         lexical = {"stem": order(stem.scores(q.question))}
         for cut in (1.0, 0.3, 0.1):
             lexical[f"sel{cut:.0%}"] = order(stem.selective_scores(q.question, cut))
@@ -123,7 +123,7 @@ def variants(c: Conversation, vecs: dict[str, np.ndarray], qvecs: np.ndarray,
                 stem.selective_scores(q.question, cut))
         for (lex_name, lex), k, w_lex in itertools.product(lexical.items(), (10, 20, 60),
                                                            (1.0, 1.5)):
-            base = rrf_scores(n, lex, dense, k=k, weights=(w_lex, 1.0))
+            base = rrf_scores(n, lex, dense, depth=depth, k=k, weights=(w_lex, 1.0))
             name = f"rrf({lex_name} x{w_lex},dense) k={k}"
             put(name, q.qid, base)
             for nb, ep in itertools.product((0.0, 0.1, 0.2, 0.3), (0.0, 0.2, 0.3, 0.5)):
@@ -131,7 +131,7 @@ def variants(c: Conversation, vecs: dict[str, np.ndarray], qvecs: np.ndarray,
                     put(f"{name} +nb{nb} +ep{ep}", q.qid,
                         episode_boost(neighbour_boost(base, sessions, nb), sessions, ep))
         put("rrf(stem,dense,dense-ctx) k=20", q.qid,
-            rrf_scores(n, lexical["stem"], dense, order(vecs["ctx"] @ qv), k=20))
+            rrf_scores(n, lexical["stem"], dense, order(vecs["ctx"] @ qv), depth=depth, k=20))
     return out
 
 
@@ -166,7 +166,6 @@ def main() -> None:
     ap.add_argument("--show", type=int, default=40, help="print the best N variants")
     ap.add_argument("--depth", type=int, default=100, help="candidates per channel")
     args = ap.parse_args()
-    DEPTH[0] = args.depth
 
     from engram_embedder.backend import SentenceTransformerBackend
 
@@ -183,7 +182,7 @@ def main() -> None:
                 "ctx": embed_cached(encoder.encode, ctx, args.cache, tag + "-ctx")}
         qvecs = embed_cached(encoder.encode, [q.question for q in c.questions], args.cache,
                              tag + "-q")
-        for name, ranks in variants(c, vecs, qvecs).items():
+        for name, ranks in variants(c, vecs, qvecs, args.depth).items():
             rankings.setdefault(name, {}).update(ranks)
         sys.stderr.write(f"{c.sample_id}: {len(c.turns)} turns, {len(c.questions)} questions\n")
     questions = [q for c in convs for q in c.questions]

@@ -50,8 +50,7 @@ async def amain(stop: asyncio.Event) -> None:
     relay = OutboxRelay(pool, link, SCHEMA, s.service_name)
     service = MemoryService(pool, embedder, s, on_outbox_write=relay.notify)
     documents = Documents(pool, embedder, s)
-    searcher = Searcher(pool, embedder, s)
-    searcher.documents = documents
+    searcher = Searcher(pool, embedder, s, documents)
     sweep = ReembedSweep(pool, embedder, s.reembed_interval_s)
 
     readiness = Readiness(s.service_name)

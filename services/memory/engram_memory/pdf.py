@@ -18,7 +18,7 @@ MAGIC = b"%PDF-"
 def pdf_text(data: bytes, max_pages: int) -> str:
     """The text of every page, pages separated by a blank line."""
     from pypdf import PdfReader  # imported on use: importing the module stays cheap
-    from pypdf.errors import PdfReadError
+    from pypdf.errors import PyPdfError
 
     if not data.startswith(MAGIC):
         raise InvalidArgument("format is pdf but the data is not a PDF file (no %PDF- header)",
@@ -33,7 +33,8 @@ def pdf_text(data: bytes, max_pages: int) -> str:
         pages = [(page.extract_text() or "").strip() for page in reader.pages]
     except InvalidArgument:
         raise
-    except (PdfReadError, ValueError, KeyError, TypeError) as exc:
+    except (PyPdfError, ValueError, KeyError, TypeError, IndexError, AttributeError) as exc:
+        # Untrusted input: whatever the parser trips on is a bad file, not a crash.
         log.info("unreadable pdf", extra={"fields": {"error": repr(exc)}})
         raise InvalidArgument("the PDF could not be read (damaged or unsupported)",
                               field="content") from None

@@ -97,12 +97,12 @@ def fusion_weights(s: MemorySettings) -> FusionWeights:
 
 class Searcher:
     def __init__(self, pool: asyncpg.Pool, embedder: EmbedderClient,
-                 settings: MemorySettings) -> None:
+                 settings: MemorySettings, documents: Documents | None = None) -> None:
         self.pool = pool
         self.embedder = embedder
         self.s = settings
         self.weights = fusion_weights(settings)
-        self.documents: Documents | None = None  # set by wiring; enables fall-through
+        self.documents = documents  # None: no fall-through to documents
 
     async def search(self, ctx: CallerContext, data: SearchInput) -> SearchResult:
         namespace = ctx.require_namespace()
