@@ -58,3 +58,8 @@ def test_pass_triggers():
     assert due(s, 1, old, old, now, now) == "idle"
     assert due(s, 1, old, recent, None, now) == "schedule"
     assert due(s, 1, recent, recent, recent, now) is None
+    # Nothing pending: the schedule still runs passes for decay, unless it is off.
+    assert due(s, 0, None, None, old, now) == "schedule"
+    assert due(s, 0, None, None, recent, now) is None
+    off = s.model_copy(update={"decay_unused_days": 0})
+    assert due(off, 0, None, None, old, now) is None

@@ -39,7 +39,7 @@ class DreamRunRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class DreamRun(_message.Message):
-    __slots__ = ("id", "status", "started_at", "finished_at", "trigger", "extractor", "model", "entries", "candidates", "facts_written", "dropped_unanchored", "quarantined", "errors", "counts_json", "proposals", "error_detail", "duration_s")
+    __slots__ = ("id", "status", "started_at", "finished_at", "trigger", "extractor", "model", "entries", "candidates", "facts_written", "dropped_unanchored", "quarantined", "errors", "counts_json", "proposals", "error_detail", "duration_s", "archived")
     ID_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     STARTED_AT_FIELD_NUMBER: _ClassVar[int]
@@ -57,6 +57,7 @@ class DreamRun(_message.Message):
     PROPOSALS_FIELD_NUMBER: _ClassVar[int]
     ERROR_DETAIL_FIELD_NUMBER: _ClassVar[int]
     DURATION_S_FIELD_NUMBER: _ClassVar[int]
+    ARCHIVED_FIELD_NUMBER: _ClassVar[int]
     id: str
     status: str
     started_at: _timestamp_pb2.Timestamp
@@ -74,7 +75,8 @@ class DreamRun(_message.Message):
     proposals: int
     error_detail: str
     duration_s: float
-    def __init__(self, id: _Optional[str] = ..., status: _Optional[str] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., trigger: _Optional[str] = ..., extractor: _Optional[str] = ..., model: _Optional[str] = ..., entries: _Optional[int] = ..., candidates: _Optional[int] = ..., facts_written: _Optional[int] = ..., dropped_unanchored: _Optional[int] = ..., quarantined: _Optional[int] = ..., errors: _Optional[int] = ..., counts_json: _Optional[str] = ..., proposals: _Optional[int] = ..., error_detail: _Optional[str] = ..., duration_s: _Optional[float] = ...) -> None: ...
+    archived: int
+    def __init__(self, id: _Optional[str] = ..., status: _Optional[str] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., trigger: _Optional[str] = ..., extractor: _Optional[str] = ..., model: _Optional[str] = ..., entries: _Optional[int] = ..., candidates: _Optional[int] = ..., facts_written: _Optional[int] = ..., dropped_unanchored: _Optional[int] = ..., quarantined: _Optional[int] = ..., errors: _Optional[int] = ..., counts_json: _Optional[str] = ..., proposals: _Optional[int] = ..., error_detail: _Optional[str] = ..., duration_s: _Optional[float] = ..., archived: _Optional[int] = ...) -> None: ...
 
 class DreamRunResponse(_message.Message):
     __slots__ = ("run_id", "run")

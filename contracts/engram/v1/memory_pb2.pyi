@@ -230,10 +230,12 @@ class SearchResponse(_message.Message):
     def __init__(self, hits: _Optional[_Iterable[_Union[SearchHit, _Mapping]]] = ..., documents: _Optional[_Iterable[_Union[DocumentHit, _Mapping]]] = ..., layer: _Optional[str] = ..., mode: _Optional[str] = ..., note: _Optional[str] = ..., trace: _Optional[_Union[SearchTrace, _Mapping]] = ...) -> None: ...
 
 class GetRequest(_message.Message):
-    __slots__ = ("id",)
+    __slots__ = ("id", "peek")
     ID_FIELD_NUMBER: _ClassVar[int]
+    PEEK_FIELD_NUMBER: _ClassVar[int]
     id: str
-    def __init__(self, id: _Optional[str] = ...) -> None: ...
+    peek: bool
+    def __init__(self, id: _Optional[str] = ..., peek: _Optional[bool] = ...) -> None: ...
 
 class Version(_message.Message):
     __slots__ = ("version", "text", "changed_by", "reason", "status", "created_at")
@@ -338,6 +340,52 @@ class ReinforceResponse(_message.Message):
     id: str
     confirmations: int
     def __init__(self, id: _Optional[str] = ..., confirmations: _Optional[int] = ...) -> None: ...
+
+class ArchiveStaleRequest(_message.Message):
+    __slots__ = ("unused_for_s", "limit", "batch")
+    UNUSED_FOR_S_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    BATCH_FIELD_NUMBER: _ClassVar[int]
+    unused_for_s: float
+    limit: int
+    batch: str
+    def __init__(self, unused_for_s: _Optional[float] = ..., limit: _Optional[int] = ..., batch: _Optional[str] = ...) -> None: ...
+
+class ArchiveStaleResponse(_message.Message):
+    __slots__ = ("archived",)
+    ARCHIVED_FIELD_NUMBER: _ClassVar[int]
+    archived: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, archived: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class UnarchiveRequest(_message.Message):
+    __slots__ = ("batch",)
+    BATCH_FIELD_NUMBER: _ClassVar[int]
+    batch: str
+    def __init__(self, batch: _Optional[str] = ...) -> None: ...
+
+class UnarchiveResponse(_message.Message):
+    __slots__ = ("restored",)
+    RESTORED_FIELD_NUMBER: _ClassVar[int]
+    restored: int
+    def __init__(self, restored: _Optional[int] = ...) -> None: ...
+
+class RescueRequest(_message.Message):
+    __slots__ = ("entry_id", "reason")
+    ENTRY_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    entry_id: str
+    reason: str
+    def __init__(self, entry_id: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class RescueResponse(_message.Message):
+    __slots__ = ("id", "was_archived", "rescued_at")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    WAS_ARCHIVED_FIELD_NUMBER: _ClassVar[int]
+    RESCUED_AT_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    was_archived: bool
+    rescued_at: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[str] = ..., was_archived: _Optional[bool] = ..., rescued_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class EpisodeRequest(_message.Message):
     __slots__ = ("title",)

@@ -69,6 +69,21 @@ class MemoryServiceStub:
                 request_serializer=engram_dot_v1_dot_memory__pb2.ReinforceRequest.SerializeToString,
                 response_deserializer=engram_dot_v1_dot_memory__pb2.ReinforceResponse.FromString,
                 _registered_method=True)
+        self.Rescue = channel.unary_unary(
+                '/engram.v1.MemoryService/Rescue',
+                request_serializer=engram_dot_v1_dot_memory__pb2.RescueRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_memory__pb2.RescueResponse.FromString,
+                _registered_method=True)
+        self.ArchiveStale = channel.unary_unary(
+                '/engram.v1.MemoryService/ArchiveStale',
+                request_serializer=engram_dot_v1_dot_memory__pb2.ArchiveStaleRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_memory__pb2.ArchiveStaleResponse.FromString,
+                _registered_method=True)
+        self.Unarchive = channel.unary_unary(
+                '/engram.v1.MemoryService/Unarchive',
+                request_serializer=engram_dot_v1_dot_memory__pb2.UnarchiveRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_memory__pb2.UnarchiveResponse.FromString,
+                _registered_method=True)
         self.EpisodeStart = channel.unary_unary(
                 '/engram.v1.MemoryService/EpisodeStart',
                 request_serializer=engram_dot_v1_dot_memory__pb2.EpisodeRequest.SerializeToString,
@@ -141,6 +156,24 @@ class MemoryServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Reinforce(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Rescue(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ArchiveStale(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Unarchive(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -219,6 +252,21 @@ def add_MemoryServiceServicer_to_server(servicer, server):
                     servicer.Reinforce,
                     request_deserializer=engram_dot_v1_dot_memory__pb2.ReinforceRequest.FromString,
                     response_serializer=engram_dot_v1_dot_memory__pb2.ReinforceResponse.SerializeToString,
+            ),
+            'Rescue': grpc.unary_unary_rpc_method_handler(
+                    servicer.Rescue,
+                    request_deserializer=engram_dot_v1_dot_memory__pb2.RescueRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_memory__pb2.RescueResponse.SerializeToString,
+            ),
+            'ArchiveStale': grpc.unary_unary_rpc_method_handler(
+                    servicer.ArchiveStale,
+                    request_deserializer=engram_dot_v1_dot_memory__pb2.ArchiveStaleRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_memory__pb2.ArchiveStaleResponse.SerializeToString,
+            ),
+            'Unarchive': grpc.unary_unary_rpc_method_handler(
+                    servicer.Unarchive,
+                    request_deserializer=engram_dot_v1_dot_memory__pb2.UnarchiveRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_memory__pb2.UnarchiveResponse.SerializeToString,
             ),
             'EpisodeStart': grpc.unary_unary_rpc_method_handler(
                     servicer.EpisodeStart,
@@ -440,6 +488,87 @@ class MemoryService:
             '/engram.v1.MemoryService/Reinforce',
             engram_dot_v1_dot_memory__pb2.ReinforceRequest.SerializeToString,
             engram_dot_v1_dot_memory__pb2.ReinforceResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Rescue(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.MemoryService/Rescue',
+            engram_dot_v1_dot_memory__pb2.RescueRequest.SerializeToString,
+            engram_dot_v1_dot_memory__pb2.RescueResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ArchiveStale(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.MemoryService/ArchiveStale',
+            engram_dot_v1_dot_memory__pb2.ArchiveStaleRequest.SerializeToString,
+            engram_dot_v1_dot_memory__pb2.ArchiveStaleResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Unarchive(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.MemoryService/Unarchive',
+            engram_dot_v1_dot_memory__pb2.UnarchiveRequest.SerializeToString,
+            engram_dot_v1_dot_memory__pb2.UnarchiveResponse.FromString,
             options,
             channel_credentials,
             insecure,

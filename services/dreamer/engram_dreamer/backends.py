@@ -26,8 +26,22 @@ class Backends:
                              session_id="dreamer")
 
     async def entry(self, namespace: str, entry_id: str) -> memory_pb2.GetResponse:
-        return await self._caller.call(self._memory.Get, memory_pb2.GetRequest(id=entry_id),
+        """A peek: the dreamer reading an entry is not a use (decay)."""
+        return await self._caller.call(self._memory.Get,
+                                       memory_pb2.GetRequest(id=entry_id, peek=True),
                                        self.context(namespace), idempotent=True)
+
+    async def archive_stale(self, namespace: str, unused_for_s: float, limit: int,
+                            batch: str) -> list[str]:
+        reply = await self._caller.call(self._memory.ArchiveStale, memory_pb2.ArchiveStaleRequest(
+            unused_for_s=unused_for_s, limit=limit, batch=batch), self.context(namespace))
+        return list(reply.archived)
+
+    async def unarchive(self, namespace: str, batch: str) -> int:
+        reply = await self._caller.call(self._memory.Unarchive,
+                                        memory_pb2.UnarchiveRequest(batch=batch),
+                                        self.context(namespace), idempotent=True)
+        return reply.restored
 
     async def set_fact(self, namespace: str,
                        request: cortex_pb2.SetFactRequest) -> cortex_pb2.SetFactResponse:

@@ -91,13 +91,24 @@ class DreamPasses:
             async with tenant_tx(self._pool, ns) as conn:
                 await repo.finish_run(conn, run_id, "aborted", {
                     "error_detail": "the pass stopped before committing; its cortex writes "
-                                    "were reverted and its entries stay pending"})
+                                    "were reverted, what it archived was restored, and its "
+                                    "entries stay pending"})
 
     async def _undo(self, ns: str, run_id: uuid.UUID) -> int:
+        """Revert the run's cortex batch (refused, changing nothing, when later
+        writes depend on it), then bring back what it archived."""
         try:
-            return (await self._backends.revert(ns, str(run_id))).rows
+            rows = (await self._backends.revert(ns, str(run_id))).rows
         except NotFound:
-            return 0  # it wrote nothing
+            rows = 0  # it wrote nothing to cortex
+        return rows + await self._backends.unarchive(ns, str(run_id))
+
+    async def _decay(self, ns: str, run_id: uuid.UUID) -> int:
+        if not self._s.decay_unused_days:
+            return 0
+        archived = await self._backends.archive_stale(
+            ns, self._s.decay_unused_days * 86400, self._s.decay_max_per_pass, str(run_id))
+        return len(archived)
 
     async def _pass(self, ns: str, run_id: uuid.UUID, ids: list[uuid.UUID],
                     started: float) -> asyncpg.Record:
@@ -131,6 +142,7 @@ class DreamPasses:
             "inputs": ids, "facts_written": len(written), "errors": len(errors),
             "counts": counts, "error_detail": "; ".join(errors[:5])}
         links = await self.proposals.candidates(ns, written)
+        counts["archived"] = await self._decay(ns, run_id)
         async with tenant_tx(self._pool, ns) as conn:
             stats["proposals"] = await self.proposals.record(conn, ns, run_id, links)
             for fact_id, c, action in written:

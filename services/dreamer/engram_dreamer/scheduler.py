@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from datetime import UTC, datetime
 
 import asyncpg
@@ -23,15 +24,23 @@ def triggers_text(s: DreamerSettings) -> str:
     parts = [f"backlog >= {s.trigger_backlog}" if s.trigger_backlog else "",
              f"idle {s.trigger_idle_s:g}s" if s.trigger_idle_s else "",
              f"every {s.trigger_schedule_s:g}s" if s.trigger_schedule_s else "", "on demand"]
-    return ", ".join(p for p in parts if p)
+    decay = (f"; each pass archives entries unused for {s.decay_unused_days:g} days "
+             f"(at most {s.decay_max_per_pass})" if s.decay_unused_days else "; decay off")
+    return ", ".join(p for p in parts if p) + decay
 
 
-def due(s: DreamerSettings, pending: int, oldest: datetime, newest: datetime,
+def due(s: DreamerSettings, pending: int, oldest: datetime | None, newest: datetime | None,
         last_start: datetime | None, now: datetime) -> str | None:
     """Which trigger, if any, starts a pass now. The schedule counts from the
-    last pass, or from the oldest pending entry when there was none."""
+    last pass, or from the oldest pending entry when there was none. With
+    nothing pending the schedule still runs passes while decay is on (an
+    idle namespace ages too)."""
     if not pending:
+        if s.decay_unused_days and s.trigger_schedule_s and last_start is not None and (
+                now - last_start).total_seconds() >= s.trigger_schedule_s:
+            return "schedule"
         return None
+    assert oldest is not None and newest is not None
     if s.trigger_backlog and pending >= s.trigger_backlog:
         return "backlog"
     if s.trigger_idle_s and (now - newest).total_seconds() >= s.trigger_idle_s:
@@ -47,6 +56,7 @@ class Scheduler:
         self._pool = pool
         self._s = s
         self._passes = passes
+        self._idle_scan_at = float("-inf")
 
     async def tick(self) -> list[tuple[str, str]]:
         async with duty_tx(self._pool, "dream_scheduler") as conn:
@@ -54,6 +64,8 @@ class Scheduler:
                 """SELECT namespace, count(*) AS n, min(stored_at) AS oldest,
                           max(stored_at) AS newest
                    FROM pending_entries WHERE status = 'pending' GROUP BY namespace""")
+            rows = [dict(r) for r in rows] + await self._idle_namespaces(
+                conn, {r["namespace"] for r in rows})
         started = []
         for r in rows:
             async with tenant_tx(self._pool, r["namespace"]) as conn:
@@ -67,6 +79,25 @@ class Scheduler:
             except DomainError as exc:  # e.g. a pass already running there
                 log.info("scheduled pass skipped", extra={"fields": {"reason": exc.message}})
         return started
+
+    async def _idle_namespaces(self, conn: asyncpg.Connection, busy: set[str]) -> list[dict]:
+        """Namespaces with nothing pending, at most once per schedule period
+        (decay needs passes there too). A loose index scan: one probe per
+        namespace, not a scan of every entry the dreamer has seen."""
+        now = time.monotonic()
+        if not (self._s.decay_unused_days and self._s.trigger_schedule_s) or (
+                now - self._idle_scan_at < min(self._s.trigger_schedule_s, 300)):
+            return []
+        self._idle_scan_at = now
+        names = await conn.fetch(
+            """WITH RECURSIVE ns(n) AS (
+                   SELECT min(namespace) FROM pending_entries
+                   UNION ALL
+                   SELECT (SELECT min(namespace) FROM pending_entries WHERE namespace > ns.n)
+                   FROM ns WHERE ns.n IS NOT NULL)
+               SELECT n FROM ns WHERE n IS NOT NULL""")
+        return [{"namespace": r["n"], "n": 0, "oldest": None, "newest": None}
+                for r in names if r["n"] not in busy]
 
     async def run(self, stop: asyncio.Event) -> None:
         if self._passes.extractor is None:

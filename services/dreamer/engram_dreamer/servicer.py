@@ -30,7 +30,8 @@ def run_message(r: asyncpg.Record) -> dreamer_pb2.DreamRun:
         candidates=r["candidates"], facts_written=r["facts_written"],
         dropped_unanchored=r["dropped_unanchored"], quarantined=r["quarantined"],
         errors=r["errors"], counts_json=json.dumps(counts), error_detail=r["error_detail"],
-        duration_s=float(counts.get("duration_s", 0.0)), proposals=r["proposals"])
+        duration_s=float(counts.get("duration_s", 0.0)), proposals=r["proposals"],
+        archived=int(counts.get("archived", 0)))
 
 
 def proposal_message(r: asyncpg.Record) -> dreamer_pb2.Proposal:

@@ -31,4 +31,8 @@ class DreamerSettings(ServiceSettings, DatabaseSettings, NatsSettings):
     trigger_schedule_s: float = 3600.0
     scheduler_interval_s: float = 5.0
     pass_max_entries: int = 200
+    # Decay: a pass archives live entries nobody has used (read, served by a
+    # search, reinforced, rescued) for this many days; 0 turns decay off.
+    decay_unused_days: float = 90.0
+    decay_max_per_pass: int = 200
     call_timeout_s: float = 15.0

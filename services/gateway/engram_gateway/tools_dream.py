@@ -25,7 +25,7 @@ def run_item(r: dreamer_pb2.DreamRun) -> dict[str, Any]:
             "finished_at": iso_time(r, "finished_at"), "entries": r.entries,
             "candidates": r.candidates, "facts_written": r.facts_written,
             "dropped_unanchored": r.dropped_unanchored, "quarantined": r.quarantined,
-            "errors": r.errors, "proposals": r.proposals,
+            "errors": r.errors, "proposals": r.proposals, "archived": r.archived,
             "counts": json.loads(r.counts_json or "{}"),
             "error_detail": r.error_detail or None}
 

@@ -1,4 +1,5 @@
-"""MCP tools for a memory's lifecycle: get, recent, supersede, forget, reinforce."""
+"""MCP tools for a memory's lifecycle: get, recent, supersede, forget, reinforce,
+rescue."""
 
 from __future__ import annotations
 
@@ -95,3 +96,19 @@ def register_lifecycle_tools(mcp: MCPServer, backends: Backends) -> None:
             reply = await backends.memory("Reinforce", caller,
                                           memory_pb2.ReinforceRequest(entry_id=entry_id))
             return {"id": reply.id, "confirmations": reply.confirmations}
+
+    @mcp.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False,
+                                          idempotent_hint=True))
+    async def memory_rescue(
+        entry_id: EntryId, ctx: Context,
+        reason: Annotated[str, Field(description="Why it matters (kept with the rescue).")] = "",
+        namespace: Namespace = None,
+    ) -> dict[str, Any]:
+        """Bring an archived memory back into search, or protect a live one: a rescued
+        entry is never archived by a later dream pass. {id, was_archived, rescued_at}."""
+        caller = caller_for(namespace, session_id(ctx), "memory_rescue")
+        with tool_errors("memory_rescue", caller.request_id):
+            reply = await backends.memory("Rescue", caller, memory_pb2.RescueRequest(
+                entry_id=entry_id, reason=reason))
+            return {"id": reply.id, "was_archived": reply.was_archived,
+                    "rescued_at": reply.rescued_at.ToJsonString()}

@@ -15,9 +15,9 @@ from mcp.types import CallToolResult, ListToolsResult, TextContent
 
 MINIMAL = frozenset({"memory_store", "memory_search", "briefing", "toolset"})
 CORE = MINIMAL | {"memory_get", "memory_recent", "memory_supersede", "memory_forget",
-                  "memory_reinforce", "episode_start", "episode_end", "document_search",
-                  "fact_set", "fact_get", "fact_history", "memory_recall", "board_agents",
-                  "board_lease", "board_message"}
+                  "memory_reinforce", "memory_rescue", "episode_start", "episode_end",
+                  "document_search", "fact_set", "fact_get", "fact_history", "memory_recall",
+                  "board_agents", "board_lease", "board_message"}
 TIERS = ("minimal", "core", "full")
 
 

@@ -14,6 +14,7 @@ from engram_kit.db import tenant_tx
 from engram_kit.errors import InvalidArgument, NotFound
 
 from . import repo
+from .decay import UseMarks
 from .events import entries_forgotten_event
 from .service import MemoryService, StoreInput, StoreResult
 from .validation import clean_source, clean_tags, clean_text, clean_top_k
@@ -41,8 +42,9 @@ class EntryDetail:
 
 
 class Lifecycle:
-    def __init__(self, memory: MemoryService) -> None:
+    def __init__(self, memory: MemoryService, uses: UseMarks | None = None) -> None:
         self.memory = memory
+        self.uses = uses
         self.pool = memory.pool
         self.s = memory.s
 
@@ -93,13 +95,19 @@ class Lifecycle:
                                str(entry_id))
         return row["confirmations"]
 
-    async def get(self, ctx: CallerContext, entry_id: uuid.UUID) -> EntryDetail:
+    async def get(self, ctx: CallerContext, entry_id: uuid.UUID,
+                  peek: bool = False) -> EntryDetail:
+        """An agent reading an entry is a use (it keeps it from decay); a
+        background reader peeks."""
         async with tenant_tx(self.pool, ctx.require_namespace()) as conn:
             row = await repo.get_entry(conn, entry_id)
             if row is None:
                 await self._explain_missing(conn, entry_id)
-            return EntryDetail(row, await repo.versions(conn, entry_id),
-                               await repo.links_of(conn, entry_id))
+            detail = EntryDetail(row, await repo.versions(conn, entry_id),
+                                 await repo.links_of(conn, entry_id))
+        if self.uses is not None and not peek:
+            self.uses.mark(ctx.namespace, [entry_id])
+        return detail
 
     async def recent(self, ctx: CallerContext, n: int, tags: list[str],
                      source: str) -> list[asyncpg.Record]:

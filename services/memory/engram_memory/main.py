@@ -17,6 +17,7 @@ from engram_kit.outbox import OutboxRelay
 from engram_kit.runtime import run_until_signal
 
 from . import repo
+from .decay import Decay, UseMarks
 from .documents import Documents
 from .episodes import Episodes
 from .lifecycle import Lifecycle
@@ -50,7 +51,8 @@ async def amain(stop: asyncio.Event) -> None:
     relay = OutboxRelay(pool, link, SCHEMA, s.service_name)
     service = MemoryService(pool, embedder, s, on_outbox_write=relay.notify)
     documents = Documents(pool, embedder, s)
-    searcher = Searcher(pool, embedder, s, documents)
+    uses = UseMarks(pool)
+    searcher = Searcher(pool, embedder, s, documents, uses)
     sweep = ReembedSweep(pool, embedder, s.reembed_interval_s)
 
     readiness = Readiness(s.service_name)
@@ -62,11 +64,11 @@ async def amain(stop: asyncio.Event) -> None:
 
     def register(server: object) -> None:
         memory_pb2_grpc.add_MemoryServiceServicer_to_server(
-            MemoryServicer(service, searcher, Lifecycle(service), Episodes(pool),
-                           documents), server)
+            MemoryServicer(service, searcher, Lifecycle(service, uses), Episodes(pool),
+                           documents, Decay(pool)), server)
 
     try:
-        jobs = [link.run, relay.run, sweep.run, embedder.keep_connected]
+        jobs = [link.run, relay.run, sweep.run, uses.run, embedder.keep_connected]
         await serve(s, register, readiness, stop, background=jobs)
     finally:
         await embedder.close()

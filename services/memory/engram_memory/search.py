@@ -13,6 +13,7 @@ from engram_kit.db import tenant_tx
 from engram_kit.embedder_client import EmbedderClient
 
 from . import repo
+from .decay import UseMarks
 from .documents import ChunkHit, Documents
 from .fusion import Fused, FusionWeights, fuse
 from .settings import MemorySettings
@@ -87,6 +88,8 @@ def serving_label(row: asyncpg.Record, as_of: datetime | None) -> str:
         return "current"
     if row["status"] == "superseded":
         return f"superseded by {row['superseded_by']}" if row["superseded_by"] else "superseded"
+    if row["status"] == "archived":
+        return "archived (unused; memory_rescue brings it back)"
     return row["status"]
 
 
@@ -97,8 +100,10 @@ def fusion_weights(s: MemorySettings) -> FusionWeights:
 
 class Searcher:
     def __init__(self, pool: asyncpg.Pool, embedder: EmbedderClient,
-                 settings: MemorySettings, documents: Documents | None = None) -> None:
+                 settings: MemorySettings, documents: Documents | None = None,
+                 uses: UseMarks | None = None) -> None:
         self.pool = pool
+        self.uses = uses  # served hits count as used (decay)
         self.embedder = embedder
         self.s = settings
         self.weights = fusion_weights(settings)
@@ -128,6 +133,9 @@ class Searcher:
             trace = await self._trace(conn, query, data, ranked[top_k:], len(dense),
                                       len(lexical)) if data.explain else None
         hits = self._hits(served, rows, contested, dense, lexical, data.as_of)
+        if self.uses is not None:
+            self.uses.mark(namespace, [h.entry["id"] for h in hits
+                                       if h.entry["status"] == "live"])
         result = SearchResult(hits, "hybrid" if vector is not None else "lexical", trace=trace)
         if vector is None:
             result.note = "embedder unavailable: lexical (full-text) results only"
@@ -173,7 +181,9 @@ class Searcher:
         if data.as_of is None and not data.include_history:
             for row in await repo.retired_matches(conn, query, self.s.lexical_max_df,
                                                        MAX_DROPPED):
-                by = f" by {row['superseded_by']}" if row["superseded_by"] else ""
+                by = f" by {row['superseded_by']}" if row["superseded_by"] else (
+                    " (unused; memory_rescue brings it back)"
+                    if row["status"] == "archived" else "")
                 dropped.append(Dropped(row["id"], row["text"],
                                        f"{row['status']}{by}: not current "
                                        "(include_history serves it, labelled)"))

@@ -12,11 +12,13 @@ from engram_kit.context import current_caller
 from engram_kit.errors import InvalidArgument
 from engram_kit.timestamps import optional_datetime, to_timestamp
 
+from .decay import Decay
 from .documents import Documents
 from .episodes import Episodes
 from .lifecycle import ForgetFilter, Lifecycle
 from .search import Searcher, SearchInput, SearchResult, serving_label
 from .service import MemoryService, StoreInput, StoreResult
+from .servicer_decay import DecayHandlers
 from .servicer_documents import DocumentHandlers, document_hits
 from .servicer_episodes import EpisodeHandlers
 
@@ -89,11 +91,12 @@ def search_response(result: SearchResult, explain: bool) -> Any:
                                      layer=result.layer, trace=trace)
 
 
-class MemoryServicer(EpisodeHandlers, DocumentHandlers,
+class MemoryServicer(EpisodeHandlers, DocumentHandlers, DecayHandlers,
                      memory_pb2_grpc.MemoryServiceServicer):
     def __init__(self, service: MemoryService, searcher: Searcher, lifecycle: Lifecycle,
-                 episodes: Episodes, documents: Documents) -> None:
+                 episodes: Episodes, documents: Documents, decay: Decay) -> None:
         self.service = service
+        self.decay = decay
         self.searcher = searcher
         self.lifecycle = lifecycle
         self.episodes = episodes
@@ -120,7 +123,8 @@ class MemoryServicer(EpisodeHandlers, DocumentHandlers,
         return search_response(result, request.explain)
 
     async def Get(self, request: Any, context: Any) -> Any:  # noqa: N802
-        detail = await self.lifecycle.get(current_caller(), parse_id(request.id, "id"))
+        detail = await self.lifecycle.get(current_caller(), parse_id(request.id, "id"),
+                                          peek=request.peek)
         row = detail.entry
         return memory_pb2.GetResponse(
             entry=entry_message(row), label=serving_label(row, None),

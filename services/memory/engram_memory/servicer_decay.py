@@ -1,0 +1,40 @@
+"""gRPC handlers for decay and rescue (mixed into MemoryServicer)."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from engram.v1 import memory_pb2
+from engram_kit.context import current_caller
+from engram_kit.errors import InvalidArgument
+from engram_kit.timestamps import to_timestamp
+
+from .decay import Decay
+
+
+def _entry_id(value: str) -> uuid.UUID:
+    try:
+        return uuid.UUID(value)
+    except ValueError:
+        raise InvalidArgument(f"entry_id must be an entry id (a UUID), got {value[:40]!r}",
+                              field="entry_id") from None
+
+
+class DecayHandlers:
+    decay: Decay
+
+    async def Rescue(self, request: Any, context: Any) -> Any:  # noqa: N802 (gRPC name)
+        done = await self.decay.rescue(current_caller(), _entry_id(request.entry_id),
+                                       request.reason)
+        return memory_pb2.RescueResponse(id=str(done.entry_id), was_archived=done.was_archived,
+                                         rescued_at=to_timestamp(done.rescued_at))
+
+    async def ArchiveStale(self, request: Any, context: Any) -> Any:  # noqa: N802
+        ids = await self.decay.archive_stale(current_caller(), request.unused_for_s,
+                                             request.limit, request.batch)
+        return memory_pb2.ArchiveStaleResponse(archived=[str(i) for i in ids])
+
+    async def Unarchive(self, request: Any, context: Any) -> Any:  # noqa: N802
+        restored = await self.decay.unarchive(current_caller(), request.batch)
+        return memory_pb2.UnarchiveResponse(restored=restored)
