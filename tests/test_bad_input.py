@@ -59,7 +59,8 @@ async def test_unknown_tool_is_a_tool_error(stack: Stack, agent_token: str):
     assert "Unknown tool" in message
     # Only tools the stack can serve are advertised.
     assert tools == {"memory_store", "memory_search", "memory_get", "memory_recent",
-                     "memory_supersede", "memory_forget", "memory_reinforce", "episode_start",
+                     "memory_supersede", "memory_forget", "memory_reinforce", "memory_rescue",
+                     "episode_start",
                      "episode_end", "session_title", "briefing", "document_ingest",
                      "document_search", "board_agents", "board_lease", "board_message",
                      "fact_set", "fact_get", "fact_history", "fact_retract", "set_add",

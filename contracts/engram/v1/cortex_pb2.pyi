@@ -690,3 +690,75 @@ class ForgetBySourceResponse(_message.Message):
     FORGOTTEN_FIELD_NUMBER: _ClassVar[int]
     forgotten: int
     def __init__(self, forgotten: _Optional[int] = ...) -> None: ...
+
+class NearDuplicateEntitiesRequest(_message.Message):
+    __slots__ = ("entities",)
+    ENTITIES_FIELD_NUMBER: _ClassVar[int]
+    entities: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, entities: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class EntityPair(_message.Message):
+    __slots__ = ("keep", "merge", "similarity", "keep_facts", "merge_facts", "reason")
+    KEEP_FIELD_NUMBER: _ClassVar[int]
+    MERGE_FIELD_NUMBER: _ClassVar[int]
+    SIMILARITY_FIELD_NUMBER: _ClassVar[int]
+    KEEP_FACTS_FIELD_NUMBER: _ClassVar[int]
+    MERGE_FACTS_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    keep: str
+    merge: str
+    similarity: float
+    keep_facts: int
+    merge_facts: int
+    reason: str
+    def __init__(self, keep: _Optional[str] = ..., merge: _Optional[str] = ..., similarity: _Optional[float] = ..., keep_facts: _Optional[int] = ..., merge_facts: _Optional[int] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class NearDuplicateEntitiesResponse(_message.Message):
+    __slots__ = ("pairs",)
+    PAIRS_FIELD_NUMBER: _ClassVar[int]
+    pairs: _containers.RepeatedCompositeFieldContainer[EntityPair]
+    def __init__(self, pairs: _Optional[_Iterable[_Union[EntityPair, _Mapping]]] = ...) -> None: ...
+
+class MergeEntitiesRequest(_message.Message):
+    __slots__ = ("merge", "into", "reasoning")
+    MERGE_FIELD_NUMBER: _ClassVar[int]
+    INTO_FIELD_NUMBER: _ClassVar[int]
+    REASONING_FIELD_NUMBER: _ClassVar[int]
+    merge: str
+    into: str
+    reasoning: str
+    def __init__(self, merge: _Optional[str] = ..., into: _Optional[str] = ..., reasoning: _Optional[str] = ...) -> None: ...
+
+class MergeEntitiesResponse(_message.Message):
+    __slots__ = ("into", "facts_moved", "facts_retired", "edges_moved")
+    INTO_FIELD_NUMBER: _ClassVar[int]
+    FACTS_MOVED_FIELD_NUMBER: _ClassVar[int]
+    FACTS_RETIRED_FIELD_NUMBER: _ClassVar[int]
+    EDGES_MOVED_FIELD_NUMBER: _ClassVar[int]
+    into: str
+    facts_moved: int
+    facts_retired: int
+    edges_moved: int
+    def __init__(self, into: _Optional[str] = ..., facts_moved: _Optional[int] = ..., facts_retired: _Optional[int] = ..., edges_moved: _Optional[int] = ...) -> None: ...
+
+class MergeLessonsRequest(_message.Message):
+    __slots__ = ("batch",)
+    BATCH_FIELD_NUMBER: _ClassVar[int]
+    batch: str
+    def __init__(self, batch: _Optional[str] = ...) -> None: ...
+
+class LessonMerge(_message.Message):
+    __slots__ = ("kept", "dropped", "similarity")
+    KEPT_FIELD_NUMBER: _ClassVar[int]
+    DROPPED_FIELD_NUMBER: _ClassVar[int]
+    SIMILARITY_FIELD_NUMBER: _ClassVar[int]
+    kept: str
+    dropped: str
+    similarity: float
+    def __init__(self, kept: _Optional[str] = ..., dropped: _Optional[str] = ..., similarity: _Optional[float] = ...) -> None: ...
+
+class MergeLessonsResponse(_message.Message):
+    __slots__ = ("merged",)
+    MERGED_FIELD_NUMBER: _ClassVar[int]
+    merged: _containers.RepeatedCompositeFieldContainer[LessonMerge]
+    def __init__(self, merged: _Optional[_Iterable[_Union[LessonMerge, _Mapping]]] = ...) -> None: ...

@@ -34,6 +34,21 @@ class CortexServiceStub:
         Args:
             channel: A grpc.Channel.
         """
+        self.NearDuplicateEntities = channel.unary_unary(
+                '/engram.v1.CortexService/NearDuplicateEntities',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.NearDuplicateEntitiesRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.NearDuplicateEntitiesResponse.FromString,
+                _registered_method=True)
+        self.MergeEntities = channel.unary_unary(
+                '/engram.v1.CortexService/MergeEntities',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.MergeEntitiesRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.MergeEntitiesResponse.FromString,
+                _registered_method=True)
+        self.MergeLessons = channel.unary_unary(
+                '/engram.v1.CortexService/MergeLessons',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.MergeLessonsRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.MergeLessonsResponse.FromString,
+                _registered_method=True)
         self.ForgetBySource = channel.unary_unary(
                 '/engram.v1.CortexService/ForgetBySource',
                 request_serializer=engram_dot_v1_dot_cortex__pb2.ForgetBySourceRequest.SerializeToString,
@@ -168,6 +183,24 @@ class CortexServiceStub:
 
 class CortexServiceServicer:
     """Missing associated documentation comment in .proto file."""
+
+    def NearDuplicateEntities(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def MergeEntities(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def MergeLessons(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
 
     def ForgetBySource(self, request, context):
         """Missing associated documentation comment in .proto file."""
@@ -328,6 +361,21 @@ class CortexServiceServicer:
 
 def add_CortexServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
+            'NearDuplicateEntities': grpc.unary_unary_rpc_method_handler(
+                    servicer.NearDuplicateEntities,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.NearDuplicateEntitiesRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.NearDuplicateEntitiesResponse.SerializeToString,
+            ),
+            'MergeEntities': grpc.unary_unary_rpc_method_handler(
+                    servicer.MergeEntities,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.MergeEntitiesRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.MergeEntitiesResponse.SerializeToString,
+            ),
+            'MergeLessons': grpc.unary_unary_rpc_method_handler(
+                    servicer.MergeLessons,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.MergeLessonsRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.MergeLessonsResponse.SerializeToString,
+            ),
             'ForgetBySource': grpc.unary_unary_rpc_method_handler(
                     servicer.ForgetBySource,
                     request_deserializer=engram_dot_v1_dot_cortex__pb2.ForgetBySourceRequest.FromString,
@@ -468,6 +516,87 @@ def add_CortexServiceServicer_to_server(servicer, server):
  # This class is part of an EXPERIMENTAL API.
 class CortexService:
     """Missing associated documentation comment in .proto file."""
+
+    @staticmethod
+    def NearDuplicateEntities(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexService/NearDuplicateEntities',
+            engram_dot_v1_dot_cortex__pb2.NearDuplicateEntitiesRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.NearDuplicateEntitiesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def MergeEntities(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexService/MergeEntities',
+            engram_dot_v1_dot_cortex__pb2.MergeEntitiesRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.MergeEntitiesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def MergeLessons(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexService/MergeLessons',
+            engram_dot_v1_dot_cortex__pb2.MergeLessonsRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.MergeLessonsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
 
     @staticmethod
     def ForgetBySource(request,

@@ -26,7 +26,7 @@ from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__
 from engram.v1 import common_pb2 as engram_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17\x65ngram/v1/dreamer.proto\x12\tengram.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16\x65ngram/v1/common.proto\"\x14\n\x12\x44reamStatusRequest\"\xf2\x01\n\x13\x44reamStatusResponse\x12\x11\n\textractor\x18\x01 \x01(\t\x12\x18\n\x10\x65vents_processed\x18\x02 \x01(\x03\x12\x31\n\rlast_event_at\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x1a\n\x12\x63onsumer_connected\x18\x04 \x01(\x08\x12\r\n\x05model\x18\x05 \x01(\t\x12\x17\n\x0fpending_entries\x18\x06 \x01(\x03\x12%\n\x08last_run\x18\x07 \x01(\x0b\x32\x13.engram.v1.DreamRun\x12\x10\n\x08triggers\x18\x08 \x01(\t\"\x11\n\x0f\x44reamRunRequest\"\x9b\x03\n\x08\x44reamRun\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0e\n\x06status\x18\x02 \x01(\t\x12.\n\nstarted_at\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0b\x66inished_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0f\n\x07trigger\x18\x05 \x01(\t\x12\x11\n\textractor\x18\x06 \x01(\t\x12\r\n\x05model\x18\x07 \x01(\t\x12\x0f\n\x07\x65ntries\x18\x08 \x01(\x05\x12\x12\n\ncandidates\x18\t \x01(\x05\x12\x15\n\rfacts_written\x18\n \x01(\x05\x12\x1a\n\x12\x64ropped_unanchored\x18\x0b \x01(\x05\x12\x13\n\x0bquarantined\x18\x0c \x01(\x05\x12\x0e\n\x06\x65rrors\x18\r \x01(\x05\x12\x13\n\x0b\x63ounts_json\x18\x0e \x01(\t\x12\x11\n\tproposals\x18\x11 \x01(\x05\x12\x14\n\x0c\x65rror_detail\x18\x0f \x01(\t\x12\x12\n\nduration_s\x18\x10 \x01(\x01\x12\x10\n\x08\x61rchived\x18\x12 \x01(\x05\"D\n\x10\x44reamRunResponse\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12 \n\x03run\x18\x02 \x01(\x0b\x32\x13.engram.v1.DreamRun\"8\n\x10\x44reamRunsRequest\x12$\n\x04page\x18\x01 \x01(\x0b\x32\x16.engram.v1.PageRequest\"6\n\x11\x44reamRunsResponse\x12!\n\x04runs\x18\x01 \x03(\x0b\x32\x13.engram.v1.DreamRun\"&\n\x14\x44reamRollbackRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"[\n\x15\x44reamRollbackResponse\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x10\n\x08reverted\x18\x02 \x01(\x05\x12 \n\x03run\x18\x03 \x01(\x0b\x32\x13.engram.v1.DreamRun\"\xa0\x02\n\x08Proposal\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\x0e\n\x06status\x18\x03 \x01(\t\x12\x0f\n\x07summary\x18\x04 \x01(\t\x12\x0b\n\x03src\x18\x05 \x01(\t\x12\x10\n\x08relation\x18\x06 \x01(\t\x12\x0b\n\x03\x64st\x18\x07 \x01(\t\x12\x16\n\x0e\x65vidence_quote\x18\x08 \x01(\t\x12\x0e\n\x06run_id\x18\t \x01(\t\x12.\n\ncreated_at\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nexpires_at\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x12\n\ndecided_by\x18\x0c \x01(\t\x12\x11\n\treasoning\x18\r \x01(\t\"&\n\x14ListProposalsRequest\x12\x0e\n\x06status\x18\x01 \x01(\t\"?\n\x15ListProposalsResponse\x12&\n\tproposals\x18\x01 \x03(\x0b\x32\x13.engram.v1.Proposal\"Q\n\x15\x44\x65\x63ideProposalRequest\x12\x13\n\x0bproposal_id\x18\x01 \x01(\t\x12\x10\n\x08\x64\x65\x63ision\x18\x02 \x01(\t\x12\x11\n\treasoning\x18\x03 \x01(\t\"?\n\x16\x44\x65\x63ideProposalResponse\x12%\n\x08proposal\x18\x01 \x01(\x0b\x32\x13.engram.v1.Proposal2\xd6\x03\n\x0e\x44reamerService\x12R\n\rListProposals\x12\x1f.engram.v1.ListProposalsRequest\x1a .engram.v1.ListProposalsResponse\x12U\n\x0e\x44\x65\x63ideProposal\x12 .engram.v1.DecideProposalRequest\x1a!.engram.v1.DecideProposalResponse\x12G\n\x06Status\x12\x1d.engram.v1.DreamStatusRequest\x1a\x1e.engram.v1.DreamStatusResponse\x12>\n\x03Run\x12\x1a.engram.v1.DreamRunRequest\x1a\x1b.engram.v1.DreamRunResponse\x12\x41\n\x04Runs\x12\x1b.engram.v1.DreamRunsRequest\x1a\x1c.engram.v1.DreamRunsResponse\x12M\n\x08Rollback\x12\x1f.engram.v1.DreamRollbackRequest\x1a .engram.v1.DreamRollbackResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17\x65ngram/v1/dreamer.proto\x12\tengram.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16\x65ngram/v1/common.proto\"\x14\n\x12\x44reamStatusRequest\"\x89\x02\n\x13\x44reamStatusResponse\x12\x11\n\textractor\x18\x01 \x01(\t\x12\x18\n\x10\x65vents_processed\x18\x02 \x01(\x03\x12\x31\n\rlast_event_at\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x1a\n\x12\x63onsumer_connected\x18\x04 \x01(\x08\x12\r\n\x05model\x18\x05 \x01(\t\x12\x17\n\x0fpending_entries\x18\x06 \x01(\x03\x12%\n\x08last_run\x18\x07 \x01(\x0b\x32\x13.engram.v1.DreamRun\x12\x10\n\x08triggers\x18\x08 \x01(\t\x12\x15\n\rpending_marks\x18\t \x01(\x03\"\x11\n\x0f\x44reamRunRequest\"\x9b\x03\n\x08\x44reamRun\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0e\n\x06status\x18\x02 \x01(\t\x12.\n\nstarted_at\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0b\x66inished_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0f\n\x07trigger\x18\x05 \x01(\t\x12\x11\n\textractor\x18\x06 \x01(\t\x12\r\n\x05model\x18\x07 \x01(\t\x12\x0f\n\x07\x65ntries\x18\x08 \x01(\x05\x12\x12\n\ncandidates\x18\t \x01(\x05\x12\x15\n\rfacts_written\x18\n \x01(\x05\x12\x1a\n\x12\x64ropped_unanchored\x18\x0b \x01(\x05\x12\x13\n\x0bquarantined\x18\x0c \x01(\x05\x12\x0e\n\x06\x65rrors\x18\r \x01(\x05\x12\x13\n\x0b\x63ounts_json\x18\x0e \x01(\t\x12\x11\n\tproposals\x18\x11 \x01(\x05\x12\x14\n\x0c\x65rror_detail\x18\x0f \x01(\t\x12\x12\n\nduration_s\x18\x10 \x01(\x01\x12\x10\n\x08\x61rchived\x18\x12 \x01(\x05\"D\n\x10\x44reamRunResponse\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12 \n\x03run\x18\x02 \x01(\x0b\x32\x13.engram.v1.DreamRun\"8\n\x10\x44reamRunsRequest\x12$\n\x04page\x18\x01 \x01(\x0b\x32\x16.engram.v1.PageRequest\"6\n\x11\x44reamRunsResponse\x12!\n\x04runs\x18\x01 \x03(\x0b\x32\x13.engram.v1.DreamRun\"&\n\x14\x44reamRollbackRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"[\n\x15\x44reamRollbackResponse\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x10\n\x08reverted\x18\x02 \x01(\x05\x12 \n\x03run\x18\x03 \x01(\x0b\x32\x13.engram.v1.DreamRun\"\xa0\x02\n\x08Proposal\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\x0e\n\x06status\x18\x03 \x01(\t\x12\x0f\n\x07summary\x18\x04 \x01(\t\x12\x0b\n\x03src\x18\x05 \x01(\t\x12\x10\n\x08relation\x18\x06 \x01(\t\x12\x0b\n\x03\x64st\x18\x07 \x01(\t\x12\x16\n\x0e\x65vidence_quote\x18\x08 \x01(\t\x12\x0e\n\x06run_id\x18\t \x01(\t\x12.\n\ncreated_at\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nexpires_at\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x12\n\ndecided_by\x18\x0c \x01(\t\x12\x11\n\treasoning\x18\r \x01(\t\"4\n\x14ListProposalsRequest\x12\x0e\n\x06status\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\"?\n\x15ListProposalsResponse\x12&\n\tproposals\x18\x01 \x03(\x0b\x32\x13.engram.v1.Proposal\"Q\n\x15\x44\x65\x63ideProposalRequest\x12\x13\n\x0bproposal_id\x18\x01 \x01(\t\x12\x10\n\x08\x64\x65\x63ision\x18\x02 \x01(\t\x12\x11\n\treasoning\x18\x03 \x01(\t\"?\n\x16\x44\x65\x63ideProposalResponse\x12%\n\x08proposal\x18\x01 \x01(\x0b\x32\x13.engram.v1.Proposal2\xd6\x03\n\x0e\x44reamerService\x12R\n\rListProposals\x12\x1f.engram.v1.ListProposalsRequest\x1a .engram.v1.ListProposalsResponse\x12U\n\x0e\x44\x65\x63ideProposal\x12 .engram.v1.DecideProposalRequest\x1a!.engram.v1.DecideProposalResponse\x12G\n\x06Status\x12\x1d.engram.v1.DreamStatusRequest\x1a\x1e.engram.v1.DreamStatusResponse\x12>\n\x03Run\x12\x1a.engram.v1.DreamRunRequest\x1a\x1b.engram.v1.DreamRunResponse\x12\x41\n\x04Runs\x12\x1b.engram.v1.DreamRunsRequest\x1a\x1c.engram.v1.DreamRunsResponse\x12M\n\x08Rollback\x12\x1f.engram.v1.DreamRollbackRequest\x1a .engram.v1.DreamRollbackResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -36,31 +36,31 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_DREAMSTATUSREQUEST']._serialized_start=95
   _globals['_DREAMSTATUSREQUEST']._serialized_end=115
   _globals['_DREAMSTATUSRESPONSE']._serialized_start=118
-  _globals['_DREAMSTATUSRESPONSE']._serialized_end=360
-  _globals['_DREAMRUNREQUEST']._serialized_start=362
-  _globals['_DREAMRUNREQUEST']._serialized_end=379
-  _globals['_DREAMRUN']._serialized_start=382
-  _globals['_DREAMRUN']._serialized_end=793
-  _globals['_DREAMRUNRESPONSE']._serialized_start=795
-  _globals['_DREAMRUNRESPONSE']._serialized_end=863
-  _globals['_DREAMRUNSREQUEST']._serialized_start=865
-  _globals['_DREAMRUNSREQUEST']._serialized_end=921
-  _globals['_DREAMRUNSRESPONSE']._serialized_start=923
-  _globals['_DREAMRUNSRESPONSE']._serialized_end=977
-  _globals['_DREAMROLLBACKREQUEST']._serialized_start=979
-  _globals['_DREAMROLLBACKREQUEST']._serialized_end=1017
-  _globals['_DREAMROLLBACKRESPONSE']._serialized_start=1019
-  _globals['_DREAMROLLBACKRESPONSE']._serialized_end=1110
-  _globals['_PROPOSAL']._serialized_start=1113
-  _globals['_PROPOSAL']._serialized_end=1401
-  _globals['_LISTPROPOSALSREQUEST']._serialized_start=1403
-  _globals['_LISTPROPOSALSREQUEST']._serialized_end=1441
-  _globals['_LISTPROPOSALSRESPONSE']._serialized_start=1443
-  _globals['_LISTPROPOSALSRESPONSE']._serialized_end=1506
-  _globals['_DECIDEPROPOSALREQUEST']._serialized_start=1508
-  _globals['_DECIDEPROPOSALREQUEST']._serialized_end=1589
-  _globals['_DECIDEPROPOSALRESPONSE']._serialized_start=1591
-  _globals['_DECIDEPROPOSALRESPONSE']._serialized_end=1654
-  _globals['_DREAMERSERVICE']._serialized_start=1657
-  _globals['_DREAMERSERVICE']._serialized_end=2127
+  _globals['_DREAMSTATUSRESPONSE']._serialized_end=383
+  _globals['_DREAMRUNREQUEST']._serialized_start=385
+  _globals['_DREAMRUNREQUEST']._serialized_end=402
+  _globals['_DREAMRUN']._serialized_start=405
+  _globals['_DREAMRUN']._serialized_end=816
+  _globals['_DREAMRUNRESPONSE']._serialized_start=818
+  _globals['_DREAMRUNRESPONSE']._serialized_end=886
+  _globals['_DREAMRUNSREQUEST']._serialized_start=888
+  _globals['_DREAMRUNSREQUEST']._serialized_end=944
+  _globals['_DREAMRUNSRESPONSE']._serialized_start=946
+  _globals['_DREAMRUNSRESPONSE']._serialized_end=1000
+  _globals['_DREAMROLLBACKREQUEST']._serialized_start=1002
+  _globals['_DREAMROLLBACKREQUEST']._serialized_end=1040
+  _globals['_DREAMROLLBACKRESPONSE']._serialized_start=1042
+  _globals['_DREAMROLLBACKRESPONSE']._serialized_end=1133
+  _globals['_PROPOSAL']._serialized_start=1136
+  _globals['_PROPOSAL']._serialized_end=1424
+  _globals['_LISTPROPOSALSREQUEST']._serialized_start=1426
+  _globals['_LISTPROPOSALSREQUEST']._serialized_end=1478
+  _globals['_LISTPROPOSALSRESPONSE']._serialized_start=1480
+  _globals['_LISTPROPOSALSRESPONSE']._serialized_end=1543
+  _globals['_DECIDEPROPOSALREQUEST']._serialized_start=1545
+  _globals['_DECIDEPROPOSALREQUEST']._serialized_end=1626
+  _globals['_DECIDEPROPOSALRESPONSE']._serialized_start=1628
+  _globals['_DECIDEPROPOSALRESPONSE']._serialized_end=1691
+  _globals['_DREAMERSERVICE']._serialized_start=1694
+  _globals['_DREAMERSERVICE']._serialized_end=2164
 # @@protoc_insertion_point(module_scope)

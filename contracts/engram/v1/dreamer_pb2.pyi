@@ -15,7 +15,7 @@ class DreamStatusRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class DreamStatusResponse(_message.Message):
-    __slots__ = ("extractor", "events_processed", "last_event_at", "consumer_connected", "model", "pending_entries", "last_run", "triggers")
+    __slots__ = ("extractor", "events_processed", "last_event_at", "consumer_connected", "model", "pending_entries", "last_run", "triggers", "pending_marks")
     EXTRACTOR_FIELD_NUMBER: _ClassVar[int]
     EVENTS_PROCESSED_FIELD_NUMBER: _ClassVar[int]
     LAST_EVENT_AT_FIELD_NUMBER: _ClassVar[int]
@@ -24,6 +24,7 @@ class DreamStatusResponse(_message.Message):
     PENDING_ENTRIES_FIELD_NUMBER: _ClassVar[int]
     LAST_RUN_FIELD_NUMBER: _ClassVar[int]
     TRIGGERS_FIELD_NUMBER: _ClassVar[int]
+    PENDING_MARKS_FIELD_NUMBER: _ClassVar[int]
     extractor: str
     events_processed: int
     last_event_at: _timestamp_pb2.Timestamp
@@ -32,7 +33,8 @@ class DreamStatusResponse(_message.Message):
     pending_entries: int
     last_run: DreamRun
     triggers: str
-    def __init__(self, extractor: _Optional[str] = ..., events_processed: _Optional[int] = ..., last_event_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., consumer_connected: _Optional[bool] = ..., model: _Optional[str] = ..., pending_entries: _Optional[int] = ..., last_run: _Optional[_Union[DreamRun, _Mapping]] = ..., triggers: _Optional[str] = ...) -> None: ...
+    pending_marks: int
+    def __init__(self, extractor: _Optional[str] = ..., events_processed: _Optional[int] = ..., last_event_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., consumer_connected: _Optional[bool] = ..., model: _Optional[str] = ..., pending_entries: _Optional[int] = ..., last_run: _Optional[_Union[DreamRun, _Mapping]] = ..., triggers: _Optional[str] = ..., pending_marks: _Optional[int] = ...) -> None: ...
 
 class DreamRunRequest(_message.Message):
     __slots__ = ()
@@ -145,10 +147,12 @@ class Proposal(_message.Message):
     def __init__(self, id: _Optional[str] = ..., kind: _Optional[str] = ..., status: _Optional[str] = ..., summary: _Optional[str] = ..., src: _Optional[str] = ..., relation: _Optional[str] = ..., dst: _Optional[str] = ..., evidence_quote: _Optional[str] = ..., run_id: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., decided_by: _Optional[str] = ..., reasoning: _Optional[str] = ...) -> None: ...
 
 class ListProposalsRequest(_message.Message):
-    __slots__ = ("status",)
+    __slots__ = ("status", "kind")
     STATUS_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
     status: str
-    def __init__(self, status: _Optional[str] = ...) -> None: ...
+    kind: str
+    def __init__(self, status: _Optional[str] = ..., kind: _Optional[str] = ...) -> None: ...
 
 class ListProposalsResponse(_message.Message):
     __slots__ = ("proposals",)

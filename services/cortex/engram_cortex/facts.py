@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -19,7 +20,7 @@ from engram_kit.db import tenant_tx
 from engram_kit.embedder_client import EmbedderClient
 from engram_kit.errors import Conflict, InvalidArgument, NotFound
 
-from . import journal, lanes, repo
+from . import events, journal, lanes, repo
 from . import repo_conflicts as conflicts
 from .labels import resolve_call
 from .normalise import attribute_name, entity_name, value_form
@@ -84,10 +85,12 @@ def cosine(a: np.ndarray, b: np.ndarray) -> float:
 
 class FactStore:
     def __init__(self, pool: asyncpg.Pool, embedder: EmbedderClient,
-                 settings: CortexSettings) -> None:
+                 settings: CortexSettings,
+                 on_outbox_write: Callable[[], None] = lambda: None) -> None:
         self._pool = pool
         self._embedder = embedder
         self._s = settings
+        self._on_outbox_write = on_outbox_write
 
     @property
     def pool(self) -> asyncpg.Pool:
@@ -105,6 +108,11 @@ class FactStore:
             batch=f.batch[:200])
 
     async def set(self, ctx: CallerContext, raw: FactInput) -> SetOutcome:
+        outcome = await self._set(ctx, raw)
+        self._on_outbox_write()  # committed: the relay may publish now
+        return outcome
+
+    async def _set(self, ctx: CallerContext, raw: FactInput) -> SetOutcome:
         ns = ctx.require_namespace()
         f = self._validate(raw)
         supersedes = parse_fact_id(f.supersedes, "supersedes") if f.supersedes else None
@@ -135,6 +143,9 @@ class FactStore:
             f = dataclasses.replace(f, tags=tags)
             outcome = await self._apply(conn, ctx, f, decision, vectors)
             outcome.unresolved_tags = unresolved
+            if outcome.action != "confirm":
+                await events.fact_written(conn, ctx, outcome.fact["id"], entity, f.attribute,
+                                          outcome.action, f.batch)
             if before is not None:
                 await journal.record(conn, ns, f.batch, before,
                                      await journal.snapshot(conn, entity, f.attribute))

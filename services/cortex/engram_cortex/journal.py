@@ -23,8 +23,8 @@ from . import repo
 
 KEYS = {"facts": ("id",), "conflicts": ("id",), "tombstones": ("entity", "attribute",
                                                               "norm_value"),
-        "slots": ("entity", "attribute"), "entities": ("name",)}
-DELETE_ORDER = ("conflicts", "tombstones", "facts", "slots", "entities")
+        "slots": ("entity", "attribute"), "entities": ("name",), "lessons": ("id",)}
+DELETE_ORDER = ("conflicts", "tombstones", "facts", "slots", "entities", "lessons")
 Snapshot = dict[tuple[str, str], dict[str, Any]]
 
 
@@ -48,6 +48,16 @@ async def snapshot(conn: asyncpg.Connection, entity: str, attribute: str) -> Sna
         for (image,) in await conn.fetch(sql, *args):
             row = json.loads(image)
             out[(table, json.dumps([row[k] for k in KEYS[table]]))] = row
+    return out
+
+
+async def rows(conn: asyncpg.Connection, table: str, ids: list[uuid.UUID]) -> Snapshot:
+    """Row images of a table keyed by id (e.g. lessons a merge touches)."""
+    out: Snapshot = {}
+    for (image,) in await conn.fetch(
+            f"SELECT to_jsonb(t) FROM {table} t WHERE id = ANY($1::uuid[])", ids):
+        row = json.loads(image)
+        out[(table, json.dumps([row[k] for k in KEYS[table]]))] = row
     return out
 
 

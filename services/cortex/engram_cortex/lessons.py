@@ -5,6 +5,7 @@ deterministically. The dreamer will distil the rest (issue #6)."""
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import asyncpg
@@ -14,7 +15,7 @@ from engram_kit.db import tenant_tx
 from engram_kit.embedder_client import EmbedderClient
 from engram_kit.errors import InvalidArgument
 
-from . import repo
+from . import events, repo
 from .normalise import value_form
 from .search_sql import check_query, ranked
 from .settings import CortexSettings
@@ -43,10 +44,12 @@ def lesson_text(outcome: str, task: str, detail: str) -> tuple[str, str]:
 
 class Lessons:
     def __init__(self, pool: asyncpg.Pool, embedder: EmbedderClient,
-                 settings: CortexSettings) -> None:
+                 settings: CortexSettings,
+                 on_outbox_write: Callable[[], None] = lambda: None) -> None:
         self._pool = pool
         self._embedder = embedder
         self._s = settings
+        self._on_outbox_write = on_outbox_write
 
     def _check(self, task: str, outcome: str, detail: str, used: list[str]) -> list[uuid.UUID]:
         if not task.strip() or len(task) > 500:
@@ -97,12 +100,28 @@ class Lessons:
                     signature)
                 confidence = min(0.99, BASE_CONFIDENCE[outcome]
                                  + 0.05 * (identical - THRESHOLD[outcome]))
-                lesson = await self._upsert(conn, ns, signature, polarity, text, task,
-                                            confidence, identical, [f["id"] for f in facts],
-                                            vectors[0] if vectors else None)
+                lesson = await self._absorbed(conn, signature) or await self._upsert(
+                    conn, ns, signature, polarity, text, task, confidence, identical,
+                    [f["id"] for f in facts], vectors[0] if vectors else None)
                 await repo.audit(conn, ns, ctx.principal, "lesson.distil", str(lesson["id"]),
                                  {"signals": identical, "distilled_by": DISTILLER})
-            return Recorded(outcome_id, identical, lesson)
+            await events.outcome_recorded(conn, ctx, outcome_id, outcome,
+                                          lesson["id"] if lesson else None)
+        self._on_outbox_write()
+        return Recorded(outcome_id, identical, lesson)
+
+    @staticmethod
+    async def _absorbed(conn: asyncpg.Connection, signature: str) -> asyncpg.Record | None:
+        """A signal for a lesson a dream pass merged into another strengthens
+        that one (instead of drawing the merged lesson again)."""
+        return await conn.fetchrow(
+            """UPDATE lessons k SET signals = k.signals + 1,
+                      confidence = least(0.99, k.confidence + 0.05),
+                      updated_at = clock_timestamp()
+               FROM (SELECT merged_into FROM lessons WHERE signature = $1
+                     AND merged_into IS NOT NULL ORDER BY retired_at DESC LIMIT 1) m
+               WHERE k.id = m.merged_into AND k.retired_at IS NULL
+               RETURNING k.*, false AS re_verify""", signature)
 
     async def _upsert(self, conn: asyncpg.Connection, ns: str, signature: str, polarity: str,
                       text: str, task: str, confidence: float, signals: int,

@@ -17,13 +17,16 @@ from .facts import FactInput, FactStore
 from .forget import forget_by_source
 from .graph import Graph
 from .labels import label, resolve_call
+from .lesson_merge import LessonMerger
 from .lessons import Lessons
+from .merging import Merging
 from .reads import FactReader, Served
 from .recall import Recall
 from .review import ConflictView, Review
 from .review_queue import ReviewQueue
 from .servicer_graph import GraphHandlers
 from .servicer_knowledge import KnowledgeHandlers
+from .servicer_merge import MergeHandlers
 from .slots import SlotEditor
 from .tags import TagRegistry
 from .validation import EvidenceIn
@@ -81,12 +84,15 @@ def evidence_of(e: pb.Evidence) -> EvidenceIn:
     return EvidenceIn(e.quote, e.source_type, e.source_ref, e.captured_by)
 
 
-class CortexServicer(GraphHandlers, KnowledgeHandlers, rpc.CortexServiceServicer):
+class CortexServicer(GraphHandlers, KnowledgeHandlers, MergeHandlers,
+                     rpc.CortexServiceServicer):
     def __init__(self, facts: FactStore, reader: FactReader, slots: SlotEditor,
                  review: Review, graph: Graph, recall: Recall,
-                 knowledge: tuple[World, Lessons, TagRegistry, ReviewQueue]) -> None:
+                 knowledge: tuple[World, Lessons, TagRegistry, ReviewQueue],
+                 merging: tuple[Merging, LessonMerger]) -> None:
         GraphHandlers.__init__(self, graph, recall, fact_message)
         KnowledgeHandlers.__init__(self, *knowledge, conflict_message)
+        MergeHandlers.__init__(self, *merging)
         self._facts = facts
         self._pool = facts.pool
         self._reader = reader

@@ -1,9 +1,9 @@
 from __future__ import annotations
 
-from engram_kit.settings import DatabaseSettings, ServiceSettings
+from engram_kit.settings import DatabaseSettings, NatsSettings, ServiceSettings
 
 
-class CortexSettings(ServiceSettings, DatabaseSettings):
+class CortexSettings(ServiceSettings, DatabaseSettings, NatsSettings):
     """Cortex limits and thresholds; every limit is named in its error."""
 
     service_name: str = "cortex"
@@ -23,3 +23,6 @@ class CortexSettings(ServiceSettings, DatabaseSettings):
     # whose numbers and negation agree) are the same value reworded.
     paraphrase_cosine: float = 0.86
     search_min_cosine: float = 0.35
+    # Two lessons of one polarity at least this similar say the same thing:
+    # a dream pass merges them.
+    lesson_merge_cosine: float = 0.9

@@ -62,6 +62,26 @@ class Backends:
         """An approved proposal, written as the reviewer who approved it."""
         return await self._caller.call(self._cortex.Relate, request, ctx)
 
+    async def near_duplicates(self, namespace: str,
+                              entities: list[str]) -> list[cortex_pb2.EntityPair]:
+        reply = await self._caller.call(
+            self._cortex.NearDuplicateEntities,
+            cortex_pb2.NearDuplicateEntitiesRequest(entities=entities),
+            self.context(namespace), idempotent=True)
+        return list(reply.pairs)
+
+    async def merge_entities(self, ctx: CallerContext, merge: str, into: str,
+                             reasoning: str) -> cortex_pb2.MergeEntitiesResponse:
+        """An approved merge proposal, run as the reviewer who approved it."""
+        return await self._caller.call(self._cortex.MergeEntities, cortex_pb2.MergeEntitiesRequest(
+            merge=merge, into=into, reasoning=reasoning), ctx)
+
+    async def merge_lessons(self, namespace: str, batch: str) -> int:
+        reply = await self._caller.call(self._cortex.MergeLessons,
+                                        cortex_pb2.MergeLessonsRequest(batch=batch),
+                                        self.context(namespace))
+        return len(reply.merged)
+
     async def forget_sources(self, namespace: str, entry_ids: list[str],
                              reason: str) -> int:
         reply = await self._caller.call(

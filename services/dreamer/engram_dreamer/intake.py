@@ -48,7 +48,10 @@ class EventIntake:
             raise PoisonMessage(f"undecodable event on {msg.subject}") from exc
         if not NAMESPACE_RE.match(envelope.namespace):
             raise PoisonMessage(f"event {event_id} has an invalid namespace")
-        subject_id = envelope.entry_stored.entry_id if envelope.HasField("entry_stored") else ""
+        subject_id = {"entry_stored": envelope.entry_stored.entry_id,
+                      "fact_written": envelope.fact_written.fact_id,
+                      "outcome_recorded": envelope.outcome_recorded.outcome_id,
+                      }.get(envelope.WhichOneof("payload") or "", "")
         occurred = envelope.occurred_at.ToDatetime(tzinfo=UTC) if envelope.HasField(
             "occurred_at") else None
         async with tenant_tx(self.pool, envelope.namespace) as conn:
@@ -61,8 +64,17 @@ class EventIntake:
     async def _apply(self, conn: asyncpg.Connection, envelope: events_pb2.EventEnvelope,
                      event_id: uuid.UUID) -> None:
         """A stored entry waits for the next pass, unless it added nothing (a
-        restatement); forgotten entries are never consolidated."""
-        if envelope.HasField("entry_stored"):
+        restatement); forgotten entries are never consolidated. A fact's
+        entity is compared for near-duplicates, and an outcome has lessons
+        merged, by the next pass."""
+        if envelope.HasField("fact_written"):
+            if not envelope.fact_written.entity:
+                raise PoisonMessage(f"fact event {event_id} names no entity")
+            await repo_passes.add_mark(conn, envelope.namespace, "entity",
+                                       envelope.fact_written.entity[:200], event_id)
+        elif envelope.HasField("outcome_recorded"):
+            await repo_passes.add_mark(conn, envelope.namespace, "lessons", "*", event_id)
+        elif envelope.HasField("entry_stored"):
             stored = envelope.entry_stored
             if stored.finding != "restatement":
                 [entry_id] = _ids([stored.entry_id])

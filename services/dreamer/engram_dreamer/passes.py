@@ -24,12 +24,13 @@ from engram_kit.errors import Conflict, DomainError, NotFound, NotImplementedYet
 from . import repo_passes as repo
 from .backends import Backends
 from .extractor import Candidate, EntryText, ExtractionFailed, Extractor, anchored
-from .proposals import Proposals
+from .proposals import Link, Proposals, merge_link
 from .settings import DreamerSettings
 
 log = logging.getLogger(__name__)
 NO_EXTRACTOR = ("no extractor is configured (ENGRAM_EXTRACTOR=none): nothing is consolidated; "
                 "set it to rules or openai")
+MAX_MARKS = 1000  # per pass; the rest wait for the next
 KIND_VALUES = {n.removeprefix("FACT_KIND_"): v for n, v in cortex_pb2.FactKind.items() if v}
 
 
@@ -110,6 +111,23 @@ class DreamPasses:
             ns, self._s.decay_unused_days * 86400, self._s.decay_max_per_pass, str(run_id))
         return len(archived)
 
+    async def _consolidate(self, ns: str, run_id: uuid.UUID, written: list
+                           ) -> tuple[list[Link], list[tuple[str, str]], int]:
+        """Work cortex events marked, plus the entities this pass wrote:
+        near-duplicate entities become merge proposals; near-identical
+        lessons are merged (journaled in the run's batch, so revertible)."""
+        async with tenant_tx(self._pool, ns) as conn:
+            marks = [(m["kind"], m["key"]) for m in await repo.open_marks(conn, MAX_MARKS)]
+        entities = sorted({key for kind, key in marks if kind == "entity"}
+                          | {c.entity for _, c, _ in written})
+        merges = []
+        for i in range(0, len(entities), 200):
+            merges += [merge_link(p) for p in
+                       await self._backends.near_duplicates(ns, entities[i:i + 200])]
+        lessons = any(kind == "lessons" for kind, _ in marks)
+        merged = await self._backends.merge_lessons(ns, str(run_id)) if lessons else 0
+        return merges, marks, merged
+
     async def _pass(self, ns: str, run_id: uuid.UUID, ids: list[uuid.UUID],
                     started: float) -> asyncpg.Record:
         """Batch by batch: extract, keep anchored candidates, write them, so a
@@ -142,9 +160,11 @@ class DreamPasses:
             "inputs": ids, "facts_written": len(written), "errors": len(errors),
             "counts": counts, "error_detail": "; ".join(errors[:5])}
         links = await self.proposals.candidates(ns, written)
+        merges, marks, counts["lessons_merged"] = await self._consolidate(ns, run_id, written)
         counts["archived"] = await self._decay(ns, run_id)
         async with tenant_tx(self._pool, ns) as conn:
-            stats["proposals"] = await self.proposals.record(conn, ns, run_id, links)
+            stats["proposals"] = await self.proposals.record(conn, ns, run_id, links + merges)
+            await repo.settle_marks(conn, run_id, marks)
             for fact_id, c, action in written:
                 await repo.record_fact(conn, ns, run_id, fact_id, uuid.UUID(c.entry_id),
                                        action, c.kind)
@@ -227,6 +247,7 @@ class DreamPasses:
             async with tenant_tx(self._pool, ns) as conn:
                 await self.proposals.revert_run(conn, run_id)
                 await repo.reopen_entries(conn, run_id)
+                await repo.reopen_marks(conn, run_id)
                 done = await conn.fetchrow(
                     "UPDATE runs SET status = 'rolled_back' WHERE id = $1 RETURNING *", run_id)
             return reverted, done

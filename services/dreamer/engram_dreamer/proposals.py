@@ -1,8 +1,11 @@
-"""Proposals: changes a pass suggests but a reviewer decides. Today: graph
-links, when a fact's value names another entity the cortex knows (e.g.
-"billing-api uses postgres" and postgres has facts of its own). A rejected
-proposal is kept as a tombstone so it is never proposed again; an open one
-expires after 30 days."""
+"""Proposals: changes a pass suggests but a reviewer decides.
+- graph links, when a fact's value names another entity the cortex knows
+  (e.g. "billing-api uses postgres" and postgres has facts of its own);
+- entity merges, when the cortex finds two names for one thing (the same
+  name but for punctuation, or similar names with the same attribute value);
+  approval makes the merged name an alias and moves its facts.
+A rejected proposal is kept as a tombstone so it is never proposed again; an
+open one expires after 30 days."""
 
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ from .backends import Backends
 from .extractor import Candidate
 
 REVIEWERS = ("reviewer", "operator")
+KINDS = ("graph_link", "merge_entity")
 RELATION_OF = {"uses": "uses", "consumes_from": "uses", "caches": "uses",
                "runs_on": "deployed_to", "hosted_on": "deployed_to",
                "deployed_to": "deployed_to", "owner": "owned_by", "owned_by": "owned_by",
@@ -37,6 +41,19 @@ class Link:
     relation: str
     dst: str
     quote: str
+    kind: str = "graph_link"
+
+    @property
+    def signature(self) -> str:
+        if self.kind == "merge_entity":  # either direction is the same merge
+            return "merge_entity|" + "|".join(sorted((self.src, self.dst)))
+        return f"graph_link|{self.src}|{self.relation}|{self.dst}"
+
+
+def merge_link(pair: cortex_pb2.EntityPair) -> Link:
+    return Link(pair.merge, "same_as", pair.keep,
+                f"{pair.reason}; {pair.merge} has {pair.merge_facts} live fact(s), "
+                f"{pair.keep} has {pair.keep_facts}", kind="merge_entity")
 
 
 class Proposals:
@@ -66,23 +83,26 @@ class Proposals:
             inserted = await conn.fetchval(
                 """INSERT INTO proposals (namespace, id, signature, kind, src, relation, dst,
                        evidence_quote, run_id)
-                   VALUES ($1, $2, $3, 'graph_link', $4, $5, $6, $7, $8)
+                   VALUES ($1, $2, $3, $9, $4, $5, $6, $7, $8)
                    ON CONFLICT (namespace, signature) DO NOTHING RETURNING id""",
-                ns, uuid.uuid4(), f"graph_link|{link.src}|{link.relation}|{link.dst}",
-                link.src, link.relation, link.dst, link.quote, run_id)
+                ns, uuid.uuid4(), link.signature, link.src, link.relation, link.dst,
+                link.quote, run_id, link.kind)
             made += inserted is not None
         return made
 
-    async def listing(self, ns: str, status: str) -> list[asyncpg.Record]:
+    async def listing(self, ns: str, status: str, kind: str = "") -> list[asyncpg.Record]:
         status = status or "open"
         if status not in ("open", "approved", "rejected", "expired"):
             raise InvalidArgument("status is open, approved, rejected or expired",
                                   field="status")
+        if kind not in ("", *KINDS):
+            raise InvalidArgument(f"kind is one of {', '.join(KINDS)}", field="kind")
         async with tenant_tx(self._pool, ns) as conn:
             await conn.execute("UPDATE proposals SET status = 'expired' "
                                "WHERE status = 'open' AND expires_at < now()")
             return await conn.fetch("SELECT * FROM proposals WHERE status = $1 "
-                                    "ORDER BY created_at LIMIT 200", status)
+                                    "AND ($2 = '' OR kind = $2) "
+                                    "ORDER BY created_at LIMIT 200", status, kind)
 
     async def decide(self, ctx: CallerContext, proposal_id: str, decision: str,
                      reasoning: str) -> asyncpg.Record:
@@ -105,7 +125,9 @@ class Proposals:
                 raise NotFound(f"no proposal {pid}")
             if row["status"] != "open":
                 raise Conflict(f"proposal {pid} is already {row['status']}")
-            if decision == "approve":
+            if decision == "approve" and row["kind"] == "merge_entity":
+                await self._backends.merge_entities(ctx, row["src"], row["dst"], reasoning)
+            elif decision == "approve":
                 await self._backends.relate(ctx, cortex_pb2.RelateRequest(
                     src=row["src"], relation=row["relation"], dst=row["dst"],
                     provenance="inferred", evidence_quote=row["evidence_quote"]))

@@ -30,8 +30,9 @@ async def pending(conn: asyncpg.Connection, limit: int) -> list[uuid.UUID]:
 
 async def pending_stats(conn: asyncpg.Connection) -> asyncpg.Record:
     return await conn.fetchrow(
-        """SELECT count(*) AS n, max(stored_at) AS newest FROM pending_entries
-           WHERE status = 'pending'""")
+        """SELECT count(*) AS n, max(stored_at) AS newest,
+                  (SELECT count(*) FROM marks WHERE status = 'pending') AS marks
+           FROM pending_entries WHERE status = 'pending'""")
 
 
 async def start_run(conn: asyncpg.Connection, ns: str, run_id: uuid.UUID, trigger: str,
@@ -98,3 +99,31 @@ async def reopen_entries(conn: asyncpg.Connection, run_id: uuid.UUID) -> int:
                               "WHERE run_id = $1", run_id)
     await conn.execute("DELETE FROM quarantine WHERE run_id = $1", run_id)
     return int(done.split()[-1])
+
+
+async def add_mark(conn: asyncpg.Connection, ns: str, kind: str, key: str,
+                   event_id: uuid.UUID) -> None:
+    """Work for the next pass; marking again what is already pending is a no-op."""
+    await conn.execute(
+        """INSERT INTO marks (namespace, kind, key, event_id) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (namespace, kind, key) DO UPDATE SET status = 'pending',
+               event_id = EXCLUDED.event_id, at = clock_timestamp(), run_id = NULL
+           WHERE marks.status = 'done'""", ns, kind, key, event_id)
+
+
+async def open_marks(conn: asyncpg.Connection, limit: int) -> list[asyncpg.Record]:
+    return await conn.fetch("SELECT kind, key FROM marks WHERE status = 'pending' "
+                            "ORDER BY at LIMIT $1", limit)
+
+
+async def settle_marks(conn: asyncpg.Connection, run_id: uuid.UUID,
+                       marks: list[tuple[str, str]]) -> None:
+    for kind, key in marks:
+        await conn.execute("UPDATE marks SET status = 'done', run_id = $1 "
+                           "WHERE kind = $2 AND key = $3 AND status = 'pending'",
+                           run_id, kind, key)
+
+
+async def reopen_marks(conn: asyncpg.Connection, run_id: uuid.UUID) -> None:
+    await conn.execute("UPDATE marks SET status = 'pending', run_id = NULL "
+                       "WHERE run_id = $1", run_id)

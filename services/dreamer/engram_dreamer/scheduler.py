@@ -61,9 +61,12 @@ class Scheduler:
     async def tick(self) -> list[tuple[str, str]]:
         async with duty_tx(self._pool, "dream_scheduler") as conn:
             rows = await conn.fetch(
-                """SELECT namespace, count(*) AS n, min(stored_at) AS oldest,
-                          max(stored_at) AS newest
-                   FROM pending_entries WHERE status = 'pending' GROUP BY namespace""")
+                """SELECT namespace, count(*) AS n, min(at) AS oldest, max(at) AS newest
+                   FROM (SELECT namespace, stored_at AS at FROM pending_entries
+                         WHERE status = 'pending'
+                         UNION ALL
+                         SELECT namespace, at FROM marks WHERE status = 'pending') work
+                   GROUP BY namespace""")
             rows = [dict(r) for r in rows] + await self._idle_namespaces(
                 conn, {r["namespace"] for r in rows})
         started = []

@@ -37,7 +37,8 @@ def run_message(r: asyncpg.Record) -> dreamer_pb2.DreamRun:
 def proposal_message(r: asyncpg.Record) -> dreamer_pb2.Proposal:
     return dreamer_pb2.Proposal(
         id=str(r["id"]), kind=r["kind"], status=r["status"],
-        summary=f"link {r['src']} {r['relation']} {r['dst']}", src=r["src"],
+        summary=(f"merge {r['src']} into {r['dst']}" if r["kind"] == "merge_entity"
+                 else f"link {r['src']} {r['relation']} {r['dst']}"), src=r["src"],
         relation=r["relation"], dst=r["dst"], evidence_quote=r["evidence_quote"],
         run_id=str(r["run_id"]), created_at=to_timestamp(r["created_at"]),
         expires_at=to_timestamp(r["expires_at"]), decided_by=r["decided_by"] or "",
@@ -64,6 +65,7 @@ class DreamerServicer(dreamer_pb2_grpc.DreamerServiceServicer):
             model=extractor.model if extractor else "", events_processed=stats["n"],
             last_event_at=to_timestamp(stats["last"]),
             consumer_connected=self.intake.connected, pending_entries=pending["n"],
+            pending_marks=pending["marks"],
             triggers=triggers_text(self.s) if extractor else "none (no extractor)")
         if last:
             reply.last_run.CopyFrom(run_message(last[0]))
@@ -83,7 +85,7 @@ class DreamerServicer(dreamer_pb2_grpc.DreamerServiceServicer):
 
     async def ListProposals(self, request: Any, context: Any) -> Any:  # noqa: N802
         rows = await self.passes.proposals.listing(current_caller().require_namespace(),
-                                                   request.status)
+                                                   request.status, request.kind)
         return dreamer_pb2.ListProposalsResponse(proposals=[proposal_message(r) for r in rows])
 
     async def DecideProposal(self, request: Any, context: Any) -> Any:  # noqa: N802

@@ -10,7 +10,7 @@ class DreamerSettings(ServiceSettings, DatabaseSettings, NatsSettings):
     grpc_port: int = 8754
     http_port: int = 8764
     consumer_durable: str = "dreamer"
-    consumer_filter: str = "engram.events.memory.>"
+    consumer_filter: str = "engram.events.>"  # memory and cortex events
     consumer_max_deliver: int = 5        # then the message goes to the dead-letter subject
     dead_letter_subject: str = "engram.deadletter.dreamer"
     memory_addr: str = "127.0.0.1:8751"

@@ -51,7 +51,8 @@ def register_dream_tools(mcp: MCPServer, backends: Backends) -> None:
             if action == "status":
                 r = await backends.dreamer("Status", caller, dreamer_pb2.DreamStatusRequest())
                 return {"extractor": r.extractor, "model": r.model or None,
-                        "pending_entries": r.pending_entries, "triggers": r.triggers,
+                        "pending_entries": r.pending_entries,
+                        "pending_marks": r.pending_marks, "triggers": r.triggers,
                         "events_processed": r.events_processed,
                         "consumer_connected": r.consumer_connected,
                         "last_run": run_item(r.last_run) if r.HasField("last_run") else None}

@@ -20,6 +20,7 @@ from .tools import Namespace, session_id
 
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False)
 READ = ToolAnnotations(read_only_hint=True, idempotent_hint=True)
+PROPOSAL_KINDS = ("graph_link", "merge_entity")  # the dreamer's; the rest are the cortex's
 TopK = Annotated[int, Field(ge=1, le=50)]
 
 
@@ -122,14 +123,16 @@ def register_knowledge_tools(mcp: MCPServer, backends: Backends) -> None:
 
     @mcp.tool(annotations=READ)
     async def review_list(ctx: Context,
-                          kind: Literal["", "conflict", "root_tag", "graph_link"] = "",
+                          kind: Literal["", "conflict", "root_tag", "graph_link",
+                                        "merge_entity"] = "",
                           namespace: Namespace = None) -> dict[str, Any]:
         """What waits for a person: open conflicts, proposed root tags and the dreamer's
-        proposals (graph links), each with the review_decide call that settles it."""
+        proposals (graph links, entity merges), each with the review_decide call that
+        settles it."""
         caller = caller_for(namespace, session_id(ctx), "review_list")
         with tool_errors("review_list", caller.request_id):
             items: list[dict[str, Any]] = []
-            if kind != "graph_link":
+            if kind not in PROPOSAL_KINDS:
                 r = await backends.cortex("ReviewList", caller,
                                           pb.ReviewListRequest(kind=kind))
                 for i in r.items:
@@ -138,9 +141,9 @@ def register_knowledge_tools(mcp: MCPServer, backends: Backends) -> None:
                     if i.HasField("conflict"):
                         item["conflict"] = conflict_item(i.conflict)
                     items.append(item)
-            if kind in ("", "graph_link"):
+            if kind in ("", *PROPOSAL_KINDS):
                 p = await backends.dreamer("ListProposals", caller,
-                                           dreamer_pb2.ListProposalsRequest())
+                                           dreamer_pb2.ListProposalsRequest(kind=kind))
                 items += [{"id": f"proposal:{x.id}", "kind": x.kind, "summary": x.summary,
                            "evidence_quote": x.evidence_quote, "run_id": x.run_id,
                            "decide_call": f"review_decide(item_id='proposal:{x.id}', "
@@ -155,7 +158,8 @@ def register_knowledge_tools(mcp: MCPServer, backends: Backends) -> None:
         reasoning: str, ctx: Context, winner_id: str = "", namespace: Namespace = None,
     ) -> dict[str, Any]:
         """Reviewer only: approve/reject a root tag or a dreamer proposal (an approved
-        graph link is written as an inferred edge; a rejected one is never proposed
+        graph link is written as an inferred edge, an approved merge makes one entity an
+        alias of the other and moves its facts; a rejected proposal is never proposed
         again), or settle a conflict (winner with winner_id, or both_stand). Returns
         {item_id, kind, status}."""
         caller = caller_for(namespace, session_id(ctx), "review_decide")

@@ -3,30 +3,18 @@
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime
-
-from google.protobuf.timestamp_pb2 import Timestamp
 
 from engram.v1 import events_pb2
 from engram_kit.context import CallerContext
+from engram_kit.outbox import new_envelope
 
 ENTRY_STORED_SUBJECT = "engram.events.memory.entry_stored"
 ENTRIES_FORGOTTEN_SUBJECT = "engram.events.memory.entries_forgotten"
 
 
-def _envelope(ctx: CallerContext, event_type: str) -> tuple[uuid.UUID, events_pb2.EventEnvelope]:
-    event_id = uuid.uuid4()
-    occurred = Timestamp()
-    occurred.FromDatetime(datetime.now(UTC))
-    return event_id, events_pb2.EventEnvelope(
-        event_id=str(event_id), type=event_type, namespace=ctx.namespace,
-        principal=ctx.principal, occurred_at=occurred,
-    )
-
-
 def entries_forgotten_event(ctx: CallerContext, ids: list[uuid.UUID],
                             reason: str) -> tuple[uuid.UUID, str, bytes]:
-    event_id, envelope = _envelope(ctx, "memory.entries.forgotten")
+    event_id, envelope = new_envelope(ctx, "memory.entries.forgotten")
     envelope.entries_forgotten.CopyFrom(events_pb2.EntriesForgotten(
         entry_ids=[str(i) for i in ids], reason=reason))
     return event_id, ENTRIES_FORGOTTEN_SUBJECT, envelope.SerializeToString()
@@ -35,7 +23,7 @@ def entries_forgotten_event(ctx: CallerContext, ids: list[uuid.UUID],
 def entry_stored_event(ctx: CallerContext, entry_id: uuid.UUID, finding: str,
                        *, embedded: bool, superseded: list[uuid.UUID] | None = None,
                        ) -> tuple[uuid.UUID, str, bytes]:
-    event_id, envelope = _envelope(ctx, "memory.entry.stored")
+    event_id, envelope = new_envelope(ctx, "memory.entry.stored")
     envelope.entry_stored.CopyFrom(events_pb2.EntryStored(
         entry_id=str(entry_id), finding=finding, embedded=embedded,
         superseded=[str(s) for s in superseded or []],

@@ -12,6 +12,7 @@ from engram_kit import audit
 from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.errors import InvalidArgument, NotFound
+from engram_kit.outbox import enqueue
 
 from . import repo
 from .decay import UseMarks
@@ -81,7 +82,7 @@ class Lifecycle:
             if ids:
                 await repo.delete_entries(conn, ids)
                 event_id, subject, payload = entries_forgotten_event(ctx, ids, reason)
-                await repo.insert_outbox(conn, event_id, namespace, subject, payload)
+                await enqueue(conn, event_id, namespace, subject, payload)
                 await audit.append(conn, namespace, ctx.principal, "entry.forget", "",
                                    {"ids": [str(i) for i in ids], "reason": reason})
         return ForgetResult(ids, stones)

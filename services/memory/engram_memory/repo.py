@@ -99,14 +99,6 @@ async def insert_entry(conn: asyncpg.Connection, e: NewEntry) -> asyncpg.Record:
     return row
 
 
-async def insert_outbox(conn: asyncpg.Connection, event_id: UUID, namespace: str,
-                        subject: str, payload: bytes) -> None:
-    await conn.execute(
-        "INSERT INTO outbox (id, namespace, subject, payload) VALUES ($1, $2, $3, $4)",
-        event_id, namespace, subject, payload,
-    )
-
-
 async def dense_ranked(conn: asyncpg.Connection, embedding: np.ndarray, filters: Filters,
                        limit: int) -> list[asyncpg.Record]:
     relation, rel_params = filters.relation(3)

@@ -16,6 +16,7 @@ from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.embedder_client import EmbedderClient
 from engram_kit.errors import Conflict, NotFound
+from engram_kit.outbox import enqueue
 
 from . import repo, vector_queue
 from .episodes import current_episode
@@ -101,7 +102,7 @@ class MemoryService:
                 ctx, entry.id, typed.finding, embedded=vector is not None,
                 superseded=typed.supersedes,
             )
-            await repo.insert_outbox(conn, event_id, namespace, subject, payload)
+            await enqueue(conn, event_id, namespace, subject, payload)
             if vector is None:
                 await vector_queue.enqueue(conn, vector_queue.ENTRIES, namespace, [entry.id])
             await audit.append(conn, namespace, ctx.principal, "entry.store", str(entry.id), {

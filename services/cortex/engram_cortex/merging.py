@@ -1,0 +1,139 @@
+"""Near-duplicate entities and their merge. The dreamer asks which entities
+look like one thing under two names and proposes the merge; a reviewer's
+approval runs it here: facts, slots, tombstones and live edges move to the
+kept name, equal live values are retired as duplicates, and the merged name
+becomes an alias. A slot where the two disagree must be settled first."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+import asyncpg
+
+from engram_kit.context import CallerContext
+from engram_kit.db import tenant_tx
+from engram_kit.errors import Conflict, InvalidArgument, NotFound, PermissionDenied
+
+from . import repo, repo_merge
+from .normalise import entity_name
+from .review import REVIEWER_ROLES
+
+MAX_ENTITIES_COMPARED = 20000
+MAX_ASKED = 200
+NAME_RATIO = 0.8  # similar names must also share an attribute's value
+
+
+@dataclass(frozen=True)
+class Pair:
+    keep: str
+    merge: str
+    similarity: float
+    keep_facts: int
+    merge_facts: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class Merged:
+    into: str
+    facts_moved: int
+    facts_retired: int
+    edges_moved: int
+
+
+def squash(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", name.lower())
+
+
+def _pair(a: asyncpg.Record, b: asyncpg.Record) -> Pair | None:
+    ratio = SequenceMatcher(None, a["entity"], b["entity"]).ratio()
+    if squash(a["entity"]) == squash(b["entity"]):
+        reason = "the same name apart from case and punctuation"
+    else:
+        shared = sorted(set(a["pairs"]) & set(b["pairs"]))
+        if ratio < NAME_RATIO or not shared:
+            return None
+        reason = f"similar names with the same {shared[0].split('=', 1)[0]}"
+    keep, merge = sorted((a, b), key=lambda r: (-r["facts"], len(r["entity"]), r["entity"]))
+    return Pair(keep["entity"], merge["entity"], round(ratio, 3), keep["facts"],
+                merge["facts"], reason)
+
+
+class Merging:
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self._pool = pool
+
+    async def near_duplicates(self, ctx: CallerContext, names: list[str]) -> list[Pair]:
+        """Pairs among the entities with live facts, one side in `names`."""
+        ns = ctx.require_namespace()
+        if len(names) > MAX_ASKED:
+            raise InvalidArgument(f"at most {MAX_ASKED} entities per call", field="entities")
+        asked = {entity_name(n) for n in names if n.strip()}
+        async with tenant_tx(self._pool, ns) as conn:
+            asked = {await repo.resolve_entity(conn, n) for n in asked}
+            profiles = await repo_merge.entity_profiles(conn, MAX_ENTITIES_COMPARED)
+        found: dict[frozenset[str], Pair] = {}
+        for a in (p for p in profiles if p["entity"] in asked):
+            for b in profiles:
+                key = frozenset((a["entity"], b["entity"]))
+                if len(key) == 2 and key not in found and (pair := _pair(a, b)):
+                    found[key] = pair
+        return list(found.values())
+
+    async def merge(self, ctx: CallerContext, merge: str, into: str,
+                    reasoning: str) -> Merged:
+        ns = ctx.require_namespace()
+        if ctx.role not in REVIEWER_ROLES:
+            raise PermissionDenied("merging entities needs the reviewer role; you are "
+                                   f"{ctx.role or 'agent'}")
+        merge, into = entity_name(merge, "merge"), entity_name(into, "into")
+        if merge == into:
+            raise InvalidArgument("merge and into must differ", field="merge")
+        async with tenant_tx(self._pool, ns) as conn:
+            for name in sorted((merge, into)):  # one lock order: no deadlock
+                await conn.execute("SELECT pg_advisory_xact_lock(hashtext($1))",
+                                   f"entity/{ns}/{name}")
+            into = await repo.resolve_entity(conn, into)
+            if await repo.resolve_entity(conn, merge) != merge:
+                raise Conflict(f"{merge!r} is already an alias")
+            live = await repo_merge.live_of(conn, [merge, into])
+            if not any(r["entity"] == merge for r in live):
+                raise NotFound(f"{merge!r} has no live facts to merge")
+            duplicates = self._check_slots(merge, into, live)
+            for old, kept in duplicates:
+                await repo.supersede(conn, old, kept, f"duplicate: {merge} merged into {into}")
+            moved = await repo_merge.rekey_facts(conn, merge, into)
+            await repo_merge.rekey_slot_rows(conn, ns, merge, into)
+            edges = await repo_merge.rekey_edges(conn, merge, into)
+            await repo_merge.become_alias(conn, ns, merge, into, ctx.principal)
+            await repo.audit(conn, ns, ctx.principal, "entity.merge", merge,
+                             {"into": into, "facts_moved": moved, "edges_moved": edges,
+                              "duplicates_retired": len(duplicates), "reasoning": reasoning})
+        return Merged(into, moved, len(duplicates), edges)
+
+    @staticmethod
+    def _check_slots(merge: str, into: str, live: list[asyncpg.Record]) -> list[tuple]:
+        """(duplicate, kept) fact ids for equal live values; a disagreement
+        refuses the merge, naming the slots."""
+        by_slot: dict[str, dict[str, list[asyncpg.Record]]] = {}
+        for r in live:
+            by_slot.setdefault(r["attribute"], {}).setdefault(r["entity"], []).append(r)
+        clashes, duplicates = [], []
+        for attribute, sides in by_slot.items():
+            if len(sides) < 2:
+                continue
+            mine = {r["norm_value"]: r for r in sides[merge]}
+            theirs = {r["norm_value"]: r for r in sides[into]}
+            if set(mine) != set(theirs):
+                values = {side: "; ".join(r["value"] for r in sides[side])
+                          for side in (merge, into)}
+                clashes.append(f"{attribute} ({merge}: {values[merge]} / {into}: "
+                               f"{values[into]})")
+            else:
+                duplicates += [(mine[v]["id"], theirs[v]["id"]) for v in mine]
+        if clashes:
+            raise Conflict(f"merging {merge} into {into} needs these slots settled first: "
+                           + ", ".join(clashes[:10]))
+        return duplicates

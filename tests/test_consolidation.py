@@ -1,0 +1,123 @@
+"""Cortex events feed the dreamer: a fact write marks its entity and an
+outcome marks the lessons; the next pass proposes merges of near-duplicate
+entities (a reviewer's approval makes one an alias and moves its facts, a
+clash refuses, a rejection is never proposed again) and merges
+near-identical lessons (a correction's text wins; rollback restores both)."""
+
+from __future__ import annotations
+
+import uuid
+
+from engram_cli.stack import Stack
+
+from .helpers import call, call_error, eventually, mcp_client
+
+
+def principals(stack: Stack) -> tuple[str, str, str]:
+    ns = f"merge-{uuid.uuid4().hex[:6]}"
+    return (ns, stack.principals.create(f"a-{ns}", "agent", [ns]),
+            stack.principals.create(f"r-{ns}", "reviewer", [ns]))
+
+
+async def marks(client, n: int) -> None:
+    async def check() -> bool:
+        return (await call(client, "dream", {"action": "status"}))["pending_marks"] >= n
+    await eventually(check, 30, f"{n} cortex marks")
+
+
+async def fact(client, entity: str, attribute: str, value: str) -> dict:
+    return await call(client, "fact_set", {"entity": entity, "attribute": attribute,
+                                           "value": value})
+
+
+async def test_near_duplicate_entities_are_proposed_and_merged(stack: Stack):
+    ns, token, reviewer = principals(stack)
+    async with mcp_client(stack.mcp_url, token) as client, \
+            mcp_client(stack.mcp_url, reviewer) as rev:
+        await fact(client, "billing-api", "language", "Go")
+        await fact(client, "billing-api", "owner", "team payments")
+        await fact(client, "billing_api", "owner", "team payments")
+        moved = await fact(client, "billing_api", "port", "8443")
+        await fact(client, "search-svc", "language", "Rust")
+        await fact(client, "search-api", "language", "Go")  # similar name, nothing shared
+        await marks(client, 4)
+        run = (await call(client, "dream", {"action": "run"}))["run"]
+        assert run["status"] == "committed" and run["proposals"] == 1, run
+        assert (await call(client, "dream", {"action": "status"}))["pending_marks"] == 0
+        [item] = (await call(rev, "review_list", {"kind": "merge_entity"}))["items"]
+        assert item["summary"] == "merge billing_api into billing-api"
+        assert "case and punctuation" in item["evidence_quote"]
+        assert (await call(rev, "review_list", {"kind": "graph_link"}))["items"] == []
+        err = await call_error(client, "review_decide", {"item_id": item["id"],
+                                                         "decision": "approve",
+                                                         "reasoning": "same service"})
+        assert "reviewer role" in err
+        done = await call(rev, "review_decide", {"item_id": item["id"], "decision": "approve",
+                                                 "reasoning": "same service"})
+        assert done["status"] == "approved"
+        port = await call(client, "fact_get", {"entity": "billing_api", "attribute": "port"})
+        assert [f["id"] for f in port["current"]] == [moved["fact"]["id"]]
+        owner = await call(client, "fact_get", {"entity": "billing-api", "attribute": "owner",
+                                                "verbose": True})
+        assert len(owner["current"]) == 1, "the duplicate value was retired"
+        history = await call(client, "fact_history", {"entity": "billing-api"})
+        assert {f["attribute"] for f in history["facts"]} == {"language", "owner", "port"}
+
+        # Writing through the old name now lands on the kept entity: no new proposal.
+        written = await fact(client, "billing_api", "version", "2")
+        assert written["fact"]["entity"] == "billing-api"
+        await marks(client, 1)
+        again = (await call(client, "dream", {"action": "run"}))["run"]
+        assert again["proposals"] == 0
+
+
+async def test_a_clashing_merge_is_refused_and_a_rejected_one_never_returns(stack: Stack):
+    ns, token, reviewer = principals(stack)
+    async with mcp_client(stack.mcp_url, token) as client, \
+            mcp_client(stack.mcp_url, reviewer) as rev:
+        await fact(client, "ledger.db", "engine", "postgres")
+        await fact(client, "ledger.db", "region", "eu-west-1")
+        await fact(client, "ledger-db", "region", "us-east-1")
+        await marks(client, 2)
+        assert (await call(client, "dream", {"action": "run"}))["run"]["proposals"] == 1
+        [item] = (await call(rev, "review_list", {"kind": "merge_entity"}))["items"]
+        err = await call_error(rev, "review_decide", {"item_id": item["id"],
+                                                      "decision": "approve", "reasoning": "x"})
+        assert "needs these slots settled first: region" in err
+        assert "eu-west-1" in err and "us-east-1" in err
+        [still] = (await call(rev, "review_list", {"kind": "merge_entity"}))["items"]
+        assert still["id"] == item["id"], "a refused approval leaves the proposal open"
+        await call(rev, "review_decide", {"item_id": item["id"], "decision": "reject",
+                                          "reasoning": "two databases"})
+        await fact(client, "ledger-db", "engine", "postgres")
+        await marks(client, 1)
+        assert (await call(client, "dream", {"action": "run"}))["run"]["proposals"] == 0
+        assert (await call(rev, "review_list", {"kind": "merge_entity"}))["items"] == []
+
+
+async def test_near_identical_lessons_merge_and_roll_back(stack: Stack):
+    ns, token, _ = principals(stack)
+    task = "deploying the billing service"
+    async with mcp_client(stack.mcp_url, token) as client:
+        for _ in range(2):
+            success = await call(client, "outcome_record", {
+                "task": task, "outcome": "success",
+                "detail": "ran the database migrations before deploying"})
+        correction = await call(client, "outcome_record", {
+            "task": task, "outcome": "correction",
+            "detail": "run the database migrations before deploying"})
+        ids = {success["lesson"]["id"], correction["lesson"]["id"]}
+        assert len(ids) == 2
+        await marks(client, 1)
+        run = (await call(client, "dream", {"action": "run"}))["run"]
+        assert run["counts"]["lessons_merged"] == 1, run
+        found = await call(client, "lesson_search", {"query": "database migrations deploy"})
+        [lesson] = [x for x in found["lessons"] if x["id"] in ids]
+        assert lesson["id"] == correction["lesson"]["id"], "a correction outranks a success"
+        assert lesson["signals"] == 3
+
+        rolled = await call(client, "dream", {"action": "rollback", "run_id": run["id"]})
+        assert rolled["run"]["status"] == "rolled_back"
+        found = await call(client, "lesson_search", {"query": "database migrations deploy"})
+        assert {x["id"] for x in found["lessons"]} >= ids
+        assert (await call(client, "dream", {"action": "status"}))["pending_marks"] == 1
