@@ -8,9 +8,20 @@ from __future__ import annotations
 
 import uuid
 
+import httpx
+from prometheus_client.parser import text_string_to_metric_families
+
 from engram_cli.stack import Stack
 
 from .helpers import call, call_error, eventually, mcp_client
+
+
+def dreamer_metric(stack: Stack, name: str, **labels: str) -> float:
+    base = stack.topology.services["dreamer"].ready_url.rsplit("/", 1)[0]
+    text = httpx.get(f"{base}/metrics", timeout=5).text
+    return sum(s.value for family in text_string_to_metric_families(text)
+               for s in family.samples
+               if s.name == name and all(s.labels.get(k) == v for k, v in labels.items()))
 
 
 def principals(stack: Stack) -> tuple[str, str, str]:
@@ -41,8 +52,11 @@ async def test_near_duplicate_entities_are_proposed_and_merged(stack: Stack):
         await fact(client, "search-svc", "language", "Rust")
         await fact(client, "search-api", "language", "Go")  # similar name, nothing shared
         await marks(client, 4)
+        proposed = dreamer_metric(stack, "engram_dream_proposals_total", kind="merge_entity")
         run = (await call(client, "dream", {"action": "run"}))["run"]
         assert run["status"] == "committed" and run["proposals"] == 1, run
+        assert dreamer_metric(stack, "engram_dream_proposals_total",
+                              kind="merge_entity") == proposed + 1
         assert (await call(client, "dream", {"action": "status"}))["pending_marks"] == 0
         [item] = (await call(rev, "review_list", {"kind": "merge_entity"}))["items"]
         assert item["summary"] == "merge billing_api into billing-api"
@@ -109,8 +123,10 @@ async def test_near_identical_lessons_merge_and_roll_back(stack: Stack):
         ids = {success["lesson"]["id"], correction["lesson"]["id"]}
         assert len(ids) == 2
         await marks(client, 1)
+        merged = dreamer_metric(stack, "engram_dream_lessons_merged_total")
         run = (await call(client, "dream", {"action": "run"}))["run"]
         assert run["counts"]["lessons_merged"] == 1, run
+        assert dreamer_metric(stack, "engram_dream_lessons_merged_total") == merged + 1
         found = await call(client, "lesson_search", {"query": "database migrations deploy"})
         [lesson] = [x for x in found["lessons"] if x["id"] in ids]
         assert lesson["id"] == correction["lesson"]["id"], "a correction outranks a success"

@@ -21,6 +21,7 @@ from engram.v1 import cortex_pb2
 from engram_kit.db import tenant_tx
 from engram_kit.errors import Conflict, DomainError, NotFound, NotImplementedYet
 
+from . import metrics
 from . import repo_passes as repo
 from .backends import Backends
 from .extractor import Candidate, EntryText, ExtractionFailed, Extractor, anchored
@@ -32,6 +33,20 @@ NO_EXTRACTOR = ("no extractor is configured (ENGRAM_EXTRACTOR=none): nothing is 
                 "set it to rules or openai")
 MAX_MARKS = 1000  # per pass; the rest wait for the next
 KIND_VALUES = {n.removeprefix("FACT_KIND_"): v for n, v in cortex_pb2.FactKind.items() if v}
+
+
+def observe(run: asyncpg.Record, counts: dict[str, Any]) -> None:
+    """Metrics of a committed pass (after its commit)."""
+    metrics.RUNS.labels("committed", run["trigger"]).inc()
+    metrics.RUN_SECONDS.observe(counts.get("duration_s", 0.0))
+    for action, n in counts.get("actions", {}).items():
+        metrics.FACTS.labels(action).inc(n)
+    metrics.DROPPED.labels("unanchored").inc(run["dropped_unanchored"])
+    metrics.DROPPED.labels("quarantined").inc(run["quarantined"])
+    for kind, n in counts.get("proposals", {}).items():
+        metrics.PROPOSALS.labels(kind).inc(n)
+    metrics.ARCHIVED.inc(counts.get("archived", 0))
+    metrics.LESSONS_MERGED.inc(counts.get("lessons_merged", 0))
 
 
 class DreamPasses:
@@ -82,6 +97,7 @@ class DreamPasses:
                 async with tenant_tx(self._pool, ns) as conn:
                     await repo.finish_run(conn, run_id, "failed", {
                         "entries": len(ids), "error_detail": f"{type(exc).__name__}: {exc}"})
+                metrics.RUNS.labels("failed", trigger).inc()
                 raise
 
     async def _recover(self, ns: str) -> None:
@@ -94,6 +110,7 @@ class DreamPasses:
                     "error_detail": "the pass stopped before committing; its cortex writes "
                                     "were reverted, what it archived was restored, and its "
                                     "entries stay pending"})
+            metrics.RUNS.labels("aborted", "").inc()
 
     async def _undo(self, ns: str, run_id: uuid.UUID) -> int:
         """Revert the run's cortex batch (refused, changing nothing, when later
@@ -163,7 +180,8 @@ class DreamPasses:
         merges, marks, counts["lessons_merged"] = await self._consolidate(ns, run_id, written)
         counts["archived"] = await self._decay(ns, run_id)
         async with tenant_tx(self._pool, ns) as conn:
-            stats["proposals"] = await self.proposals.record(conn, ns, run_id, links + merges)
+            counts["proposals"] = await self.proposals.record(conn, ns, run_id, links + merges)
+            stats["proposals"] = sum(counts["proposals"].values())
             await repo.settle_marks(conn, run_id, marks)
             for fact_id, c, action in written:
                 await repo.record_fact(conn, ns, run_id, fact_id, uuid.UUID(c.entry_id),
@@ -171,7 +189,9 @@ class DreamPasses:
             ok = [i for i in ids if str(i) not in quarantined]
             await repo.settle_entries(conn, run_id, ok, {uuid.UUID(k): v for k, v in
                                                          quarantined.items()}, ns)
-            return await repo.finish_run(conn, run_id, "committed", stats)
+            row = await repo.finish_run(conn, run_id, "committed", stats)
+        observe(row, counts)
+        return row
 
     async def _fetch(self, ns: str, ids: list[uuid.UUID]) -> tuple[list[EntryText],
                                                                    dict[str, str]]:

@@ -77,8 +77,9 @@ class Proposals:
         return links
 
     async def record(self, conn: asyncpg.Connection, ns: str, run_id: uuid.UUID,
-                     links: list[Link]) -> int:
-        made = 0
+                     links: list[Link]) -> dict[str, int]:
+        """Proposals made, by kind (a signature seen before is not made again)."""
+        made: dict[str, int] = {}
         for link in links:
             inserted = await conn.fetchval(
                 """INSERT INTO proposals (namespace, id, signature, kind, src, relation, dst,
@@ -87,7 +88,8 @@ class Proposals:
                    ON CONFLICT (namespace, signature) DO NOTHING RETURNING id""",
                 ns, uuid.uuid4(), link.signature, link.src, link.relation, link.dst,
                 link.quote, run_id, link.kind)
-            made += inserted is not None
+            if inserted is not None:
+                made[link.kind] = made.get(link.kind, 0) + 1
         return made
 
     async def listing(self, ns: str, status: str, kind: str = "") -> list[asyncpg.Record]:
