@@ -137,3 +137,28 @@ async def test_near_identical_lessons_merge_and_roll_back(stack: Stack):
         found = await call(client, "lesson_search", {"query": "database migrations deploy"})
         assert {x["id"] for x in found["lessons"]} >= ids
         assert (await call(client, "dream", {"action": "status"}))["pending_marks"] == 1
+
+
+async def test_one_value_under_two_attribute_names_is_proposed_and_retracted(stack: Stack):
+    ns, token, reviewer = principals(stack)
+    async with mcp_client(stack.mcp_url, token) as client, \
+            mcp_client(stack.mcp_url, reviewer) as rev:
+        kept = await fact(client, "payments-db", "owner", "team ledger")
+        await fact(client, "payments-db", "owned_by", "Team Ledger")
+        await fact(client, "payments-db", "region", "eu-west-1")
+        await fact(client, "payments-db", "backup_region", "eu-west-1")  # different facts
+        await fact(client, "payments-db", "replicas", "3")
+        await fact(client, "payments-db", "max_replicas", "3")  # numbers are not proposed
+        await marks(client, 1)
+        run = (await call(client, "dream", {"action": "run"}))["run"]
+        assert run["proposals"] == 1, run
+        [item] = (await call(rev, "review_list", {"kind": "merge_fact"}))["items"]
+        assert item["summary"] == ("merge payments-db.owned_by into payments-db.owner "
+                                   "(both 'team ledger')")
+        await call(rev, "review_decide", {"item_id": item["id"], "decision": "approve",
+                                          "reasoning": "one owner field"})
+        gone = await call(client, "fact_get", {"entity": "payments-db",
+                                               "attribute": "owned_by"})
+        assert gone["current"] == []
+        owner = await call(client, "fact_get", {"entity": "payments-db", "attribute": "owner"})
+        assert [f["id"] for f in owner["current"]] == [kept["fact"]["id"]]

@@ -691,7 +691,7 @@ class ForgetBySourceResponse(_message.Message):
     forgotten: int
     def __init__(self, forgotten: _Optional[int] = ...) -> None: ...
 
-class NearDuplicateEntitiesRequest(_message.Message):
+class NearDuplicatesRequest(_message.Message):
     __slots__ = ("entities",)
     ENTITIES_FIELD_NUMBER: _ClassVar[int]
     entities: _containers.RepeatedScalarFieldContainer[str]
@@ -713,11 +713,27 @@ class EntityPair(_message.Message):
     reason: str
     def __init__(self, keep: _Optional[str] = ..., merge: _Optional[str] = ..., similarity: _Optional[float] = ..., keep_facts: _Optional[int] = ..., merge_facts: _Optional[int] = ..., reason: _Optional[str] = ...) -> None: ...
 
-class NearDuplicateEntitiesResponse(_message.Message):
-    __slots__ = ("pairs",)
-    PAIRS_FIELD_NUMBER: _ClassVar[int]
-    pairs: _containers.RepeatedCompositeFieldContainer[EntityPair]
-    def __init__(self, pairs: _Optional[_Iterable[_Union[EntityPair, _Mapping]]] = ...) -> None: ...
+class FactPair(_message.Message):
+    __slots__ = ("entity", "keep_attribute", "merge_attribute", "value", "reason")
+    ENTITY_FIELD_NUMBER: _ClassVar[int]
+    KEEP_ATTRIBUTE_FIELD_NUMBER: _ClassVar[int]
+    MERGE_ATTRIBUTE_FIELD_NUMBER: _ClassVar[int]
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    entity: str
+    keep_attribute: str
+    merge_attribute: str
+    value: str
+    reason: str
+    def __init__(self, entity: _Optional[str] = ..., keep_attribute: _Optional[str] = ..., merge_attribute: _Optional[str] = ..., value: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class NearDuplicatesResponse(_message.Message):
+    __slots__ = ("entities", "facts")
+    ENTITIES_FIELD_NUMBER: _ClassVar[int]
+    FACTS_FIELD_NUMBER: _ClassVar[int]
+    entities: _containers.RepeatedCompositeFieldContainer[EntityPair]
+    facts: _containers.RepeatedCompositeFieldContainer[FactPair]
+    def __init__(self, entities: _Optional[_Iterable[_Union[EntityPair, _Mapping]]] = ..., facts: _Optional[_Iterable[_Union[FactPair, _Mapping]]] = ...) -> None: ...
 
 class MergeEntitiesRequest(_message.Message):
     __slots__ = ("merge", "into", "reasoning")

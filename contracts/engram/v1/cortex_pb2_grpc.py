@@ -34,10 +34,10 @@ class CortexServiceStub:
         Args:
             channel: A grpc.Channel.
         """
-        self.NearDuplicateEntities = channel.unary_unary(
-                '/engram.v1.CortexService/NearDuplicateEntities',
-                request_serializer=engram_dot_v1_dot_cortex__pb2.NearDuplicateEntitiesRequest.SerializeToString,
-                response_deserializer=engram_dot_v1_dot_cortex__pb2.NearDuplicateEntitiesResponse.FromString,
+        self.NearDuplicates = channel.unary_unary(
+                '/engram.v1.CortexService/NearDuplicates',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.NearDuplicatesRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.NearDuplicatesResponse.FromString,
                 _registered_method=True)
         self.MergeEntities = channel.unary_unary(
                 '/engram.v1.CortexService/MergeEntities',
@@ -184,7 +184,7 @@ class CortexServiceStub:
 class CortexServiceServicer:
     """Missing associated documentation comment in .proto file."""
 
-    def NearDuplicateEntities(self, request, context):
+    def NearDuplicates(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -361,10 +361,10 @@ class CortexServiceServicer:
 
 def add_CortexServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
-            'NearDuplicateEntities': grpc.unary_unary_rpc_method_handler(
-                    servicer.NearDuplicateEntities,
-                    request_deserializer=engram_dot_v1_dot_cortex__pb2.NearDuplicateEntitiesRequest.FromString,
-                    response_serializer=engram_dot_v1_dot_cortex__pb2.NearDuplicateEntitiesResponse.SerializeToString,
+            'NearDuplicates': grpc.unary_unary_rpc_method_handler(
+                    servicer.NearDuplicates,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.NearDuplicatesRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.NearDuplicatesResponse.SerializeToString,
             ),
             'MergeEntities': grpc.unary_unary_rpc_method_handler(
                     servicer.MergeEntities,
@@ -518,7 +518,7 @@ class CortexService:
     """Missing associated documentation comment in .proto file."""
 
     @staticmethod
-    def NearDuplicateEntities(request,
+    def NearDuplicates(request,
             target,
             options=(),
             channel_credentials=None,
@@ -531,9 +531,9 @@ class CortexService:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/engram.v1.CortexService/NearDuplicateEntities',
-            engram_dot_v1_dot_cortex__pb2.NearDuplicateEntitiesRequest.SerializeToString,
-            engram_dot_v1_dot_cortex__pb2.NearDuplicateEntitiesResponse.FromString,
+            '/engram.v1.CortexService/NearDuplicates',
+            engram_dot_v1_dot_cortex__pb2.NearDuplicatesRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.NearDuplicatesResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,8 +1,11 @@
-"""Near-duplicate entities and their merge. The dreamer asks which entities
-look like one thing under two names and proposes the merge; a reviewer's
-approval runs it here: facts, slots, tombstones and live edges move to the
-kept name, equal live values are retired as duplicates, and the merged name
-becomes an alias. A slot where the two disagree must be settled first."""
+"""Near-duplicates and entity merges. The dreamer asks which entities look
+like one thing under two names, and which facts of an entity say one thing
+under two attribute names (same value, similar attributes), and proposes
+merging them. A reviewer's approved entity merge runs here: facts, slots,
+tombstones and live edges move to the kept name, equal live values are
+retired as duplicates, and the merged name becomes an alias. A slot where
+the two disagree must be settled first. (An approved fact merge is a
+retraction of the duplicate, through `fact_retract`.)"""
 
 from __future__ import annotations
 
@@ -23,6 +26,7 @@ from .review import REVIEWER_ROLES
 MAX_ENTITIES_COMPARED = 20000
 MAX_ASKED = 200
 NAME_RATIO = 0.8  # similar names must also share an attribute's value
+FILLER = frozenset({"by", "of", "the", "is", "a", "an", "for", "to", "in"})
 
 
 @dataclass(frozen=True)
@@ -33,6 +37,21 @@ class Pair:
     keep_facts: int
     merge_facts: int
     reason: str
+
+
+@dataclass(frozen=True)
+class FactPair:
+    entity: str
+    keep_attribute: str
+    merge_attribute: str
+    value: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Found:
+    entities: list[Pair]
+    facts: list[FactPair]
 
 
 @dataclass(frozen=True)
@@ -61,12 +80,41 @@ def _pair(a: asyncpg.Record, b: asyncpg.Record) -> Pair | None:
                 merge["facts"], reason)
 
 
+def _attribute_stems(name: str) -> frozenset[str]:
+    return frozenset(t[:4] for t in re.split(r"[._:/]+", name) if t and t not in FILLER)
+
+
+def _same_attribute(a: str, b: str) -> bool:
+    """`owner`/`owned_by`, `host`/`hostname`: the same words once cut to
+    four letters and stripped of filler; `region`/`backup_region` differ."""
+    return _attribute_stems(a) == _attribute_stems(b)
+
+
+def duplicate_facts(live: list[asyncpg.Record]) -> list[FactPair]:
+    """Live facts of one entity with the same (non-numeric, 3+ character)
+    value under similar attribute names; the earlier-recorded one stays."""
+    groups: dict[tuple[str, str], list[asyncpg.Record]] = {}
+    for r in live:
+        if len(r["norm_value"]) >= 3 and not re.fullmatch(r"[\d.:\s-]+", r["norm_value"]):
+            groups.setdefault((r["entity"], r["norm_value"]), []).append(r)
+    out = []
+    for rows in groups.values():  # live_of orders by recorded_at
+        for i, keep in enumerate(rows):
+            out += [FactPair(keep["entity"], keep["attribute"], other["attribute"],
+                             keep["value"], f"the same value under {keep['attribute']} and "
+                             f"{other['attribute']}")
+                    for other in rows[i + 1:] if other["attribute"] != keep["attribute"]
+                    and _same_attribute(keep["attribute"], other["attribute"])]
+    return out
+
+
 class Merging:
     def __init__(self, pool: asyncpg.Pool) -> None:
         self._pool = pool
 
-    async def near_duplicates(self, ctx: CallerContext, names: list[str]) -> list[Pair]:
-        """Pairs among the entities with live facts, one side in `names`."""
+    async def near_duplicates(self, ctx: CallerContext, names: list[str]) -> Found:
+        """Entity pairs among the entities with live facts (one side in
+        `names`), and duplicate facts of the entities in `names`."""
         ns = ctx.require_namespace()
         if len(names) > MAX_ASKED:
             raise InvalidArgument(f"at most {MAX_ASKED} entities per call", field="entities")
@@ -74,13 +122,14 @@ class Merging:
         async with tenant_tx(self._pool, ns) as conn:
             asked = {await repo.resolve_entity(conn, n) for n in asked}
             profiles = await repo_merge.entity_profiles(conn, MAX_ENTITIES_COMPARED)
+            live = await repo_merge.live_of(conn, sorted(asked))
         found: dict[frozenset[str], Pair] = {}
         for a in (p for p in profiles if p["entity"] in asked):
             for b in profiles:
                 key = frozenset((a["entity"], b["entity"]))
                 if len(key) == 2 and key not in found and (pair := _pair(a, b)):
                     found[key] = pair
-        return list(found.values())
+        return Found(list(found.values()), duplicate_facts(live))
 
     async def merge(self, ctx: CallerContext, merge: str, into: str,
                     reasoning: str) -> Merged:

@@ -17,11 +17,15 @@ class MergeHandlers:
         self._merging = merging
         self._lesson_merger = lessons
 
-    async def NearDuplicateEntities(self, request: Any, context: Any) -> Any:  # noqa: N802
-        pairs = await self._merging.near_duplicates(current_caller(), list(request.entities))
-        return pb.NearDuplicateEntitiesResponse(pairs=[pb.EntityPair(
-            keep=p.keep, merge=p.merge, similarity=p.similarity, keep_facts=p.keep_facts,
-            merge_facts=p.merge_facts, reason=p.reason) for p in pairs])
+    async def NearDuplicates(self, request: Any, context: Any) -> Any:  # noqa: N802
+        found = await self._merging.near_duplicates(current_caller(), list(request.entities))
+        return pb.NearDuplicatesResponse(
+            entities=[pb.EntityPair(keep=p.keep, merge=p.merge, similarity=p.similarity,
+                                    keep_facts=p.keep_facts, merge_facts=p.merge_facts,
+                                    reason=p.reason) for p in found.entities],
+            facts=[pb.FactPair(entity=f.entity, keep_attribute=f.keep_attribute,
+                               merge_attribute=f.merge_attribute, value=f.value,
+                               reason=f.reason) for f in found.facts])
 
     async def MergeEntities(self, request: Any, context: Any) -> Any:  # noqa: N802
         done = await self._merging.merge(current_caller(), request.merge, request.into,

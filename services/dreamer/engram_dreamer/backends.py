@@ -63,12 +63,17 @@ class Backends:
         return await self._caller.call(self._cortex.Relate, request, ctx)
 
     async def near_duplicates(self, namespace: str,
-                              entities: list[str]) -> list[cortex_pb2.EntityPair]:
-        reply = await self._caller.call(
-            self._cortex.NearDuplicateEntities,
-            cortex_pb2.NearDuplicateEntitiesRequest(entities=entities),
+                              entities: list[str]) -> cortex_pb2.NearDuplicatesResponse:
+        return await self._caller.call(
+            self._cortex.NearDuplicates, cortex_pb2.NearDuplicatesRequest(entities=entities),
             self.context(namespace), idempotent=True)
-        return list(reply.pairs)
+
+    async def retract(self, ctx: CallerContext, entity: str, attribute: str, value: str,
+                      reason: str) -> int:
+        """An approved fact merge: the duplicate goes, as the reviewer."""
+        reply = await self._caller.call(self._cortex.RetractFact, cortex_pb2.RetractFactRequest(
+            entity=entity, attribute=attribute, value=value, reason=reason), ctx)
+        return reply.retracted
 
     async def merge_entities(self, ctx: CallerContext, merge: str, into: str,
                              reasoning: str) -> cortex_pb2.MergeEntitiesResponse:

@@ -24,7 +24,7 @@ from .backends import Backends
 from .extractor import Candidate
 
 REVIEWERS = ("reviewer", "operator")
-KINDS = ("graph_link", "merge_entity")
+KINDS = ("graph_link", "merge_entity", "merge_fact")
 RELATION_OF = {"uses": "uses", "consumes_from": "uses", "caches": "uses",
                "runs_on": "deployed_to", "hosted_on": "deployed_to",
                "deployed_to": "deployed_to", "owner": "owned_by", "owned_by": "owned_by",
@@ -42,12 +42,30 @@ class Link:
     dst: str
     quote: str
     kind: str = "graph_link"
+    entity: str = ""  # merge_fact: whose facts; src/dst are its attributes
+    value: str = ""
 
     @property
     def signature(self) -> str:
         if self.kind == "merge_entity":  # either direction is the same merge
             return "merge_entity|" + "|".join(sorted((self.src, self.dst)))
+        if self.kind == "merge_fact":
+            return f"merge_fact|{self.entity}|" + "|".join(sorted((self.src, self.dst)))
         return f"graph_link|{self.src}|{self.relation}|{self.dst}"
+
+
+def fact_merge_link(pair: cortex_pb2.FactPair) -> Link:
+    return Link(pair.merge_attribute, "same_value", pair.keep_attribute, pair.reason,
+                kind="merge_fact", entity=pair.entity, value=pair.value)
+
+
+def summary(r: asyncpg.Record) -> str:
+    if r["kind"] == "merge_entity":
+        return f"merge {r['src']} into {r['dst']}"
+    if r["kind"] == "merge_fact":
+        return (f"merge {r['entity']}.{r['src']} into {r['entity']}.{r['dst']} "
+                f"(both {r['value']!r})")
+    return f"link {r['src']} {r['relation']} {r['dst']}"
 
 
 def merge_link(pair: cortex_pb2.EntityPair) -> Link:
@@ -83,11 +101,11 @@ class Proposals:
         for link in links:
             inserted = await conn.fetchval(
                 """INSERT INTO proposals (namespace, id, signature, kind, src, relation, dst,
-                       evidence_quote, run_id)
-                   VALUES ($1, $2, $3, $9, $4, $5, $6, $7, $8)
+                       evidence_quote, run_id, entity, value)
+                   VALUES ($1, $2, $3, $9, $4, $5, $6, $7, $8, $10, $11)
                    ON CONFLICT (namespace, signature) DO NOTHING RETURNING id""",
                 ns, uuid.uuid4(), link.signature, link.src, link.relation, link.dst,
-                link.quote, run_id, link.kind)
+                link.quote, run_id, link.kind, link.entity, link.value)
             if inserted is not None:
                 made[link.kind] = made.get(link.kind, 0) + 1
         return made
@@ -129,6 +147,10 @@ class Proposals:
                 raise Conflict(f"proposal {pid} is already {row['status']}")
             if decision == "approve" and row["kind"] == "merge_entity":
                 await self._backends.merge_entities(ctx, row["src"], row["dst"], reasoning)
+            elif decision == "approve" and row["kind"] == "merge_fact":
+                await self._backends.retract(ctx, row["entity"], row["src"], row["value"],
+                                             f"duplicate of {row['entity']}.{row['dst']}: "
+                                             f"{reasoning}"[:500])
             elif decision == "approve":
                 await self._backends.relate(ctx, cortex_pb2.RelateRequest(
                     src=row["src"], relation=row["relation"], dst=row["dst"],

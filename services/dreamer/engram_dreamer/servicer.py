@@ -17,6 +17,7 @@ from engram_kit.timestamps import to_timestamp
 from . import repo, repo_passes
 from .intake import EventIntake
 from .passes import DreamPasses
+from .proposals import summary
 from .scheduler import triggers_text
 from .settings import DreamerSettings
 
@@ -37,8 +38,7 @@ def run_message(r: asyncpg.Record) -> dreamer_pb2.DreamRun:
 def proposal_message(r: asyncpg.Record) -> dreamer_pb2.Proposal:
     return dreamer_pb2.Proposal(
         id=str(r["id"]), kind=r["kind"], status=r["status"],
-        summary=(f"merge {r['src']} into {r['dst']}" if r["kind"] == "merge_entity"
-                 else f"link {r['src']} {r['relation']} {r['dst']}"), src=r["src"],
+        summary=summary(r), src=r["src"],
         relation=r["relation"], dst=r["dst"], evidence_quote=r["evidence_quote"],
         run_id=str(r["run_id"]), created_at=to_timestamp(r["created_at"]),
         expires_at=to_timestamp(r["expires_at"]), decided_by=r["decided_by"] or "",

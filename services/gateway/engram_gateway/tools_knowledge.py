@@ -20,7 +20,8 @@ from .tools import Namespace, session_id
 
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False)
 READ = ToolAnnotations(read_only_hint=True, idempotent_hint=True)
-PROPOSAL_KINDS = ("graph_link", "merge_entity")  # the dreamer's; the rest are the cortex's
+# The dreamer's proposal kinds; the other review items are the cortex's.
+PROPOSAL_KINDS = ("graph_link", "merge_entity", "merge_fact")
 TopK = Annotated[int, Field(ge=1, le=50)]
 
 
@@ -124,11 +125,11 @@ def register_knowledge_tools(mcp: MCPServer, backends: Backends) -> None:
     @mcp.tool(annotations=READ)
     async def review_list(ctx: Context,
                           kind: Literal["", "conflict", "root_tag", "graph_link",
-                                        "merge_entity"] = "",
+                                        "merge_entity", "merge_fact"] = "",
                           namespace: Namespace = None) -> dict[str, Any]:
         """What waits for a person: open conflicts, proposed root tags and the dreamer's
-        proposals (graph links, entity merges), each with the review_decide call that
-        settles it."""
+        proposals (graph links, entity and fact merges), each with the review_decide call
+        that settles it."""
         caller = caller_for(namespace, session_id(ctx), "review_list")
         with tool_errors("review_list", caller.request_id):
             items: list[dict[str, Any]] = []
@@ -159,8 +160,9 @@ def register_knowledge_tools(mcp: MCPServer, backends: Backends) -> None:
     ) -> dict[str, Any]:
         """Reviewer only: approve/reject a root tag or a dreamer proposal (an approved
         graph link is written as an inferred edge, an approved merge makes one entity an
-        alias of the other and moves its facts; a rejected proposal is never proposed
-        again), or settle a conflict (winner with winner_id, or both_stand). Returns
+        alias of the other and moves its facts, an approved fact merge retracts the
+        duplicate; a rejected proposal is never proposed again), or settle a conflict
+        (winner with winner_id, or both_stand). Returns
         {item_id, kind, status}."""
         caller = caller_for(namespace, session_id(ctx), "review_decide")
         with tool_errors("review_decide", caller.request_id):

@@ -1,6 +1,7 @@
 -- Dreamer schema v4: cortex events mark work for the next pass (an entity to
 -- compare for near-duplicates; lessons to merge), and proposals may be
--- entity merges.
+-- entity merges or fact merges (one entity's value under two attributes:
+-- src/dst are the attributes, `entity` and `value` say which facts).
 CREATE TABLE marks (
     namespace text NOT NULL,
     kind      text NOT NULL CHECK (kind IN ('entity', 'lessons')),
@@ -23,4 +24,6 @@ CREATE POLICY dream_scheduler ON marks FOR SELECT
 
 ALTER TABLE proposals DROP CONSTRAINT proposals_kind_check;
 ALTER TABLE proposals ADD CONSTRAINT proposals_kind_check
-    CHECK (kind IN ('graph_link', 'merge_entity'));
+    CHECK (kind IN ('graph_link', 'merge_entity', 'merge_fact'));
+ALTER TABLE proposals ADD COLUMN entity text NOT NULL DEFAULT '';
+ALTER TABLE proposals ADD COLUMN value text NOT NULL DEFAULT '';
