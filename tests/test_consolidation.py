@@ -12,6 +12,7 @@ import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
 from engram_cli.stack import Stack
+from engram_cortex.merging import COMMON_PAIR, entity_pairs
 
 from .helpers import call, call_error, eventually, mcp_client
 
@@ -162,3 +163,19 @@ async def test_one_value_under_two_attribute_names_is_proposed_and_retracted(sta
         assert gone["current"] == []
         owner = await call(client, "fact_get", {"entity": "payments-db", "attribute": "owner"})
         assert [f["id"] for f in owner["current"]] == [kept["fact"]["id"]]
+
+
+def test_entity_pairs_compare_only_plausible_partners():
+    def profile(name: str, *pairs: str) -> dict:
+        return {"entity": name, "facts": len(pairs), "pairs": list(pairs)}
+
+    crowd = [profile(f"svc-{i}", "status=active") for i in range(COMMON_PAIR + 1)]
+    profiles = [profile("orders-api", "status=active", "port=8080", "lang=go"),
+                profile("orders-app", "status=active", "port=8080"),  # similar, shares port
+                profile("orders-apx", "status=active"),  # similar, shares only a common pair
+                profile("Orders_API".lower(), "owner=team-a"),  # same squashed name
+                *crowd]
+    pairs = {(p.keep, p.merge): p.reason for p in entity_pairs(profiles, {"orders-api"})}
+    assert pairs == {("orders-api", "orders-app"): "similar names with the same port",
+                     ("orders-api", "orders_api"):
+                         "the same name apart from case and punctuation"}

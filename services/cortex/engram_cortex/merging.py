@@ -10,6 +10,7 @@ retraction of the duplicate, through `fact_retract`.)"""
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
@@ -26,6 +27,7 @@ from .review import REVIEWER_ROLES
 MAX_ENTITIES_COMPARED = 20000
 MAX_ASKED = 200
 NAME_RATIO = 0.8  # similar names must also share an attribute's value
+COMMON_PAIR = 50
 FILLER = frozenset({"by", "of", "the", "is", "a", "an", "for", "to", "in"})
 
 
@@ -108,6 +110,29 @@ def duplicate_facts(live: list[asyncpg.Record]) -> list[FactPair]:
     return out
 
 
+def entity_pairs(profiles: list[asyncpg.Record], asked: set[str]) -> list[Pair]:
+    """Only plausible partners are compared: the same squashed name, or a
+    shared attribute=value pair (one held by more than COMMON_PAIR entities,
+    like status=active, says nothing about identity)."""
+    by_squash: dict[str, list[asyncpg.Record]] = defaultdict(list)
+    by_pair: dict[str, list[asyncpg.Record]] = defaultdict(list)
+    for p in profiles:
+        by_squash[squash(p["entity"])].append(p)
+        for kv in set(p["pairs"]):
+            by_pair[kv].append(p)
+    found: dict[frozenset[str], Pair] = {}
+    for a in (p for p in profiles if p["entity"] in asked):
+        partners = list(by_squash[squash(a["entity"])])
+        for kv in set(a["pairs"]):
+            if len(by_pair[kv]) <= COMMON_PAIR:
+                partners += by_pair[kv]
+        for b in partners:
+            key = frozenset((a["entity"], b["entity"]))
+            if len(key) == 2 and key not in found and (pair := _pair(a, b)):
+                found[key] = pair
+    return list(found.values())
+
+
 class Merging:
     def __init__(self, pool: asyncpg.Pool) -> None:
         self._pool = pool
@@ -123,13 +148,7 @@ class Merging:
             asked = {await repo.resolve_entity(conn, n) for n in asked}
             profiles = await repo_merge.entity_profiles(conn, MAX_ENTITIES_COMPARED)
             live = await repo_merge.live_of(conn, sorted(asked))
-        found: dict[frozenset[str], Pair] = {}
-        for a in (p for p in profiles if p["entity"] in asked):
-            for b in profiles:
-                key = frozenset((a["entity"], b["entity"]))
-                if len(key) == 2 and key not in found and (pair := _pair(a, b)):
-                    found[key] = pair
-        return Found(list(found.values()), duplicate_facts(live))
+        return Found(entity_pairs(profiles, asked), duplicate_facts(live))
 
     async def merge(self, ctx: CallerContext, merge: str, into: str,
                     reasoning: str) -> Merged:
@@ -147,6 +166,8 @@ class Merging:
             into = await repo.resolve_entity(conn, into)
             if await repo.resolve_entity(conn, merge) != merge:
                 raise Conflict(f"{merge!r} is already an alias")
+            if into == merge:
+                raise Conflict(f"{into!r} is an alias of {merge!r}: they are one entity")
             live = await repo_merge.live_of(conn, [merge, into])
             if not any(r["entity"] == merge for r in live):
                 raise NotFound(f"{merge!r} has no live facts to merge")

@@ -68,10 +68,12 @@ class EventIntake:
         entity is compared for near-duplicates, and an outcome has lessons
         merged, by the next pass."""
         if envelope.HasField("fact_written"):
-            if not envelope.fact_written.entity:
+            written = envelope.fact_written
+            if not written.entity:
                 raise PoisonMessage(f"fact event {event_id} names no entity")
-            await repo_passes.add_mark(conn, envelope.namespace, "entity",
-                                       envelope.fact_written.entity[:200], event_id)
+            if not written.batch:  # a pass compares the entities it wrote itself
+                await repo_passes.add_mark(conn, envelope.namespace, "entity",
+                                           written.entity[:200], event_id)
         elif envelope.HasField("outcome_recorded"):
             await repo_passes.add_mark(conn, envelope.namespace, "lessons", "*", event_id)
         elif envelope.HasField("entry_stored"):
