@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import grpc
@@ -82,6 +83,34 @@ async def test_interactive_overtakes_bulk(reference):
     stop.set()
     await runner
     assert finished["interactive"] < finished["bulk"]
+
+
+async def test_side_lane_serves_interactive_during_a_bulk_batch(reference):
+    """One bulk batch that takes seconds: an interactive text arriving during
+    it is answered beside it (side lane), long before it ends, with the same
+    vector the model gives on its own."""
+    model, side = ThreadPoolExecutor(1), ThreadPoolExecutor(1)
+    batcher = Batcher(reference, max_batch_size=256, max_wait_ms=0, max_queue_texts=1000,
+                      model_thread=model, side_lane=side)
+    stop = asyncio.Event()
+    runner = asyncio.create_task(batcher.run(stop))
+    long_texts = [" ".join(["the staging database moved to another region"] * 20) + str(i)
+                  for i in range(96)]
+    bulk_started = time.monotonic()
+    bulk = asyncio.create_task(batcher.encode(long_texts, Priority.BULK))
+    await asyncio.sleep(0.2)
+    assert not bulk.done(), "the bulk batch should still be encoding"
+    question = "where is the staging database?"
+    got = await batcher.encode([question], Priority.INTERACTIVE)
+    answered = time.monotonic()
+    assert not bulk.done(), "answered beside the bulk batch, not after it"
+    vectors = await bulk
+    stop.set()
+    await runner
+    await asyncio.get_running_loop().run_in_executor(model, reference.intra_op_threads, 0)
+    assert answered - bulk_started < 0.2 + 1.0
+    assert float(np.dot(got[0], reference.encode([question])[0])) > 0.999
+    assert float(np.dot(vectors[5], reference.encode([long_texts[5]])[0])) > 0.999
 
 
 async def test_queue_bound_and_deadlines_in_process(reference):

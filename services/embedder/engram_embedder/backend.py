@@ -28,6 +28,14 @@ class EncoderBackend(Protocol):
     def count_tokens(self, texts: list[str]) -> int:
         ...
 
+    def prepare_side_lane(self) -> None:
+        """Run once on the side-lane thread (see Batcher) before it encodes."""
+        ...
+
+    def intra_op_threads(self, n: int) -> None:
+        """Threads the calling thread's next encode may use (0: its default)."""
+        ...
+
 
 def _approx_tokens(text: str) -> int:
     return len(text) // 4 + 2
@@ -73,6 +81,23 @@ class SentenceTransformerBackend:
             start = end
         return out
 
+    def prepare_side_lane(self) -> None:
+        """One intra-op thread on the side lane: it shares the cores with a
+        bulk encode (two-thread pools on both lanes would oversubscribe)."""
+        import torch
+
+        torch.set_num_threads(1)
+
+    def intra_op_threads(self, n: int) -> None:
+        """This thread's intra-op threads: n, or 0 for the count it started with."""
+        import torch
+
+        if not hasattr(self, "_threads"):
+            self._threads = torch.get_num_threads()
+        want = n or self._threads
+        if torch.get_num_threads() != want:
+            torch.set_num_threads(want)
+
     def count_tokens(self, texts: list[str]) -> int:
         ids = self._st.tokenizer(texts, truncation=True,
                                  max_length=self._st.max_seq_length)["input_ids"]
@@ -113,6 +138,12 @@ class VllmBackend:
         self._tokens = int(body.get("usage", {}).get("prompt_tokens", 0))
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)
         return matrix / np.maximum(norms, 1e-12)
+
+    def prepare_side_lane(self) -> None:
+        """Nothing to set: the model runs in the vLLM server."""
+
+    def intra_op_threads(self, n: int) -> None:
+        """Nothing to set: the model runs in the vLLM server."""
 
     def count_tokens(self, texts: list[str]) -> int:
         return self._tokens  # reported by the server for the last batch
