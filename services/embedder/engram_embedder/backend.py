@@ -28,10 +28,6 @@ class EncoderBackend(Protocol):
     def count_tokens(self, texts: list[str]) -> int:
         ...
 
-    def prepare_side_lane(self) -> None:
-        """Run once on the side-lane thread (see Batcher) before it encodes."""
-        ...
-
     def intra_op_threads(self, n: int) -> None:
         """Threads the calling thread's next encode may use (0: its default)."""
         ...
@@ -49,6 +45,7 @@ class SentenceTransformerBackend:
                  tokens_per_call: int = 1024) -> None:
         self.sub_batch = sub_batch
         self.tokens_per_call = tokens_per_call
+        self._threads: int | None = None
         # Imported here so importing the module stays cheap (no work at import).
         from sentence_transformers import SentenceTransformer
 
@@ -81,18 +78,11 @@ class SentenceTransformerBackend:
             start = end
         return out
 
-    def prepare_side_lane(self) -> None:
-        """One intra-op thread on the side lane: it shares the cores with a
-        bulk encode (two-thread pools on both lanes would oversubscribe)."""
-        import torch
-
-        torch.set_num_threads(1)
-
     def intra_op_threads(self, n: int) -> None:
         """This thread's intra-op threads: n, or 0 for the count it started with."""
         import torch
 
-        if not hasattr(self, "_threads"):
+        if self._threads is None:  # first call: the model thread's own count
             self._threads = torch.get_num_threads()
         want = n or self._threads
         if torch.get_num_threads() != want:
@@ -138,9 +128,6 @@ class VllmBackend:
         self._tokens = int(body.get("usage", {}).get("prompt_tokens", 0))
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)
         return matrix / np.maximum(norms, 1e-12)
-
-    def prepare_side_lane(self) -> None:
-        """Nothing to set: the model runs in the vLLM server."""
 
     def intra_op_threads(self, n: int) -> None:
         """Nothing to set: the model runs in the vLLM server."""

@@ -7,13 +7,11 @@
   interactive texts carries no bulk texts. A batch cannot be interrupted, so
   while interactive traffic is recent, bulk texts go in slices whose
   predicted encode time stays under `bulk_slice_ms`.
-- With a side lane (a second thread holding one intra-op thread), an
+- With a side lane (a second model thread with its own intra-op pool), an
   interactive batch that arrives while a bulk batch encodes runs beside it
   instead of after it, and while interactive traffic is recent bulk batches
-  run on one intra-op thread, leaving the other core to the side lane: a
-  search waits for no bulk work (measured on 2 cores: interactive p95 under
-  bulk x1.8-1.9 of idle, was x2.5-3.5), and bulk slows down only while
-  searches are arriving.
+  run on one intra-op thread, leaving cores to the side lane: a search waits
+  for no bulk work, and bulk slows down only while searches arrive.
 - Texts are sorted by length inside a batch to limit padding; results go back
   to each caller in its own order.
 - The queue is bounded: beyond `max_queue_texts` a request is rejected at once
@@ -133,15 +131,16 @@ class Batcher:
         With one, a bulk batch runs as a task and the loop goes on taking
         interactive batches, which run beside it on the side lane."""
         if self.side_lane is None:
-            await self._encode(batch, self.model_thread)
+            await self._encode(batch, self.model_thread)  # the thread count is never touched
         elif batch[0].priority is Priority.BULK:
-            quiet = self._bulk_slice_chars(time.monotonic()) is not None
+            # While searches are arriving, bulk leaves a core to the side lane.
+            searching = self._bulk_slice_chars(time.monotonic()) is not None
             self._bulk = asyncio.create_task(self._encode(batch, self.model_thread,
-                                                          1 if quiet else 0))
+                                                          1 if searching else 0))
         elif self._bulk_running():
             await self._encode(batch, self.side_lane)
         else:
-            await self._encode(batch, self.model_thread)
+            await self._encode(batch, self.model_thread, 0)
 
     def _ready(self) -> bool:
         """Work the loop may take now: while a bulk batch encodes, only
@@ -206,7 +205,10 @@ class Batcher:
             return None
         return self.bulk_slice_s / self._seconds_per_char
 
-    async def _encode(self, batch: list[_Item], thread: Executor, threads: int = 0) -> None:
+    async def _encode(self, batch: list[_Item], thread: Executor,
+                      threads: int | None = None) -> None:
+        """`threads`: the model thread's intra-op threads for this batch (0:
+        its own count); None leaves the thread as it is (the side lane)."""
         now = time.monotonic()
         for item in batch:
             QUEUE_WAIT.labels(item.priority.name.lower()).observe(now - item.enqueued)
@@ -232,8 +234,8 @@ class Batcher:
             if not item.future.done():
                 item.future.set_result(vector)
 
-    def _encode_sync(self, texts: list[str], threads: int = 0) -> tuple[np.ndarray, int]:
-        if self.side_lane is not None:
+    def _encode_sync(self, texts: list[str], threads: int | None) -> tuple[np.ndarray, int]:
+        if threads is not None:
             self.backend.intra_op_threads(threads)
         return self.backend.encode(texts), self.backend.count_tokens(texts)
 

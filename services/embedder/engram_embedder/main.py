@@ -34,9 +34,8 @@ async def amain(stop: asyncio.Event) -> None:
     # The first call allocates and warms the model: do it before reporting ready.
     await loop.run_in_executor(model_thread, backend.encode, ["warm up"] * 4)
     side_lane = None
-    if settings.side_lane:  # made after the model thread has fixed its own thread count
-        side_lane = ThreadPoolExecutor(1, thread_name_prefix="side",
-                                       initializer=backend.prepare_side_lane)
+    if settings.side_lane:  # its own intra-op pool, made (warmed) before any count changes
+        side_lane = ThreadPoolExecutor(1, thread_name_prefix="side")
         await loop.run_in_executor(side_lane, backend.encode, ["warm up"])
     batcher = Batcher(backend, settings.max_batch_size, settings.max_wait_ms,
                       settings.max_queue_texts, settings.bulk_slice_ms,

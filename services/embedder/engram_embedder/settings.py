@@ -27,8 +27,8 @@ class EmbedderSettings(ServiceSettings):
     # While interactive traffic is recent, bulk work runs in slices of about
     # this much encode time, bounding how long a search waits behind it.
     bulk_slice_ms: float = 25.0
-    # A second model thread (one intra-op thread) where interactive batches
-    # run beside a bulk batch instead of after it.
+    # A second model thread where interactive batches run beside a bulk batch
+    # instead of after it (bulk drops to one intra-op thread meanwhile).
     side_lane: bool = True
     max_queue_texts: int = 4096
     max_texts_per_request: int = 256
