@@ -233,10 +233,13 @@ async def test_forgetting_an_entry_forgets_the_facts_drawn_from_it(stack: Stack,
                                                                    admin_dsn: str):
     ns, token = principal(stack)
     async with mcp_client(stack.mcp_url, token) as client:
+        await call(client, "fact_set", {"entity": "kubernetes", "attribute": "version",
+                                        "value": "1.31"})
         kept = await call(client, "memory_store", {"text": "ledger-api uses CockroachDB."})
         gone = await call(client, "memory_store", {"text": "ledger-api runs on Kubernetes."})
         await pending(client, 2)
-        await call(client, "dream", {"action": "run"})
+        run = (await call(client, "dream", {"action": "run"}))["run"]
+        assert run["proposals"] == 1, "a graph link quoting the entry to be forgotten"
         assert len((await call(client, "fact_history", {"entity": "ledger-api"}))["facts"]) == 2
         await call(client, "memory_forget", {"entry_id": gone["id"], "reason": "wrong cluster"})
 
@@ -249,3 +252,9 @@ async def test_forgetting_an_entry_forgets_the_facts_drawn_from_it(stack: Stack,
             admin_dsn, "SELECT count(*) FROM cortex.facts WHERE namespace = $1 "
             "AND value ILIKE '%kubernetes%'", ns)
         assert leftover == 0, "forgotten content does not survive as history"
+        traces = await admin_fetchval(
+            admin_dsn, "SELECT (SELECT count(*) FROM cortex.audit a WHERE namespace = $1 "
+            "AND a::text ILIKE '%runs on kubernetes%') + (SELECT count(*) FROM cortex.journal "
+            "j WHERE namespace = $1 AND j::text ILIKE '%kubernetes%') + (SELECT count(*) FROM "
+            "dreamer.proposals p WHERE namespace = $1 AND p::text ILIKE '%runs on%')", ns)
+        assert traces == 0, "nor in the cortex's audit and journal or the dreamer's proposals"

@@ -19,6 +19,12 @@ import asyncpg
 GENESIS = "0" * 64
 
 
+def content_sha256(text: str) -> str:
+    """What an audit row records of content (a value, a quote, a message):
+    its hash, so forgotten content does not outlive its row in the audit."""
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 def canonical(value: Any) -> Any:
     """The form a value has after a round trip through jsonb."""
     return json.loads(json.dumps(value, default=str))

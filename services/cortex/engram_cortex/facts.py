@@ -15,6 +15,7 @@ from typing import Any
 import asyncpg
 import numpy as np
 
+from engram_kit.audit import content_sha256
 from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.embedder_client import EmbedderClient
@@ -167,8 +168,8 @@ class FactStore:
         if decision.action == "confirm":
             row = await repo.confirm(conn, related[0])
             await repo.audit(conn, ctx.namespace, ctx.principal, "fact.confirm", str(row["id"]),
-                             {"lane": decision.lane, "value": f.value,
-                              "quote": f.evidence.quote})
+                             {"lane": decision.lane, "value_sha256": content_sha256(f.value),
+                              "quote_sha256": content_sha256(f.evidence.quote)})
             return SetOutcome("confirm", row, decision.lane, str(row["id"]),
                               note=f"already known ({decision.lane}); nothing new written")
         verdict = {"insert": "active", "supersede": "active", "contest": "contested",
@@ -183,7 +184,8 @@ class FactStore:
         await repo.audit(conn, ctx.namespace, ctx.principal, f"fact.{decision.action}",
                          str(row["id"]), {"lane": decision.lane, "related": decision.related,
                                           "slot": f"{f.entity}.{f.attribute}",
-                                          "value": f.value, "origin": f.origin})
+                                          "value_sha256": content_sha256(f.value),
+                                          "origin": f.origin})
         return outcome
 
     def _new_fact(self, ctx: CallerContext, f: FactInput, norm: str, verdict: str,

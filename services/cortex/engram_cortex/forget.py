@@ -1,8 +1,9 @@
 """Forgetting follows the evidence: when memory forgets an entry, the facts
 whose evidence is that entry are deleted (not kept as history), with the
 conflicts they were in and the tombstones of their values; a fact they
-contested goes back to active when no other conflict holds it. The audit
-records how many facts went and why."""
+contested goes back to active when no other conflict holds it. Journal
+images of them (a dream pass's batch) go too, and the audit only ever held
+hashes of values and quotes: the content does not outlive the entry."""
 
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ async def forget_by_source(pool: asyncpg.Pool, ctx: CallerContext, refs: list[st
                            "OR fact_b = ANY($1::uuid[])", ids)
         await conn.execute("DELETE FROM tombstones WHERE fact_id = ANY($1::uuid[])", ids)
         await conn.execute("DELETE FROM facts WHERE id = ANY($1::uuid[])", ids)
+        await repo.forget_journal_images(conn, [str(i) for i in ids])
         await _reactivate(conn, [p["other"] for p in partners if p["other"] not in ids])
         await repo.audit(conn, ns, ctx.principal, "fact.forget", "",
                          {"facts": len(ids), "source_refs": refs[:50], "reason": reason[:500]})

@@ -173,3 +173,15 @@ async def as_of(conn: asyncpg.Connection, entity: str, attribute: str,
 async def audit(conn: asyncpg.Connection, namespace: str, principal: str, action: str,
                 subject: str, detail: dict[str, Any] | None = None) -> None:
     await audit_log.append(conn, namespace, principal, action, subject, detail)
+
+
+async def forget_journal_images(conn: asyncpg.Connection, fact_ids: list[str]) -> None:
+    """Journal rows that hold a forgotten fact's content: its own images, its
+    conflicts' and its tombstones' (keyed by its normalised value)."""
+    await conn.execute(
+        """DELETE FROM journal WHERE
+               (tbl = 'facts' AND row_key->>0 = ANY($1::text[]))
+            OR (tbl = 'conflicts' AND (coalesce(post_image, pre_image)->>'fact_a' = ANY($1::text[])
+                OR coalesce(post_image, pre_image)->>'fact_b' = ANY($1::text[])))
+            OR (tbl = 'tombstones' AND (post_image->>'fact_id' = ANY($1::text[])
+                OR pre_image->>'fact_id' = ANY($1::text[])))""", fact_ids)

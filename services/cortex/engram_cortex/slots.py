@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import asyncpg
 
+from engram_kit.audit import content_sha256
 from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.embedder_client import EmbedderClient
@@ -64,7 +65,8 @@ class SlotEditor:
                 await conflicts.close_for_retired(conn, row["id"], ctx.principal,
                                                   f"retracted: {reason}")
                 await repo.audit(conn, ns, ctx.principal, "fact.retract", str(row["id"]),
-                                 {"reason": reason, "value": row["value"]})
+                                 {"reason": reason,
+                                  "value_sha256": content_sha256(row["value"])})
             return done
 
     async def add(self, ctx: CallerContext, entity: str, attribute: str, member: str,
@@ -100,8 +102,8 @@ class SlotEditor:
             await conn.execute("UPDATE slots SET set_valued = true WHERE entity = $1 "
                                "AND attribute = $2", entity, attribute)
             await repo.audit(conn, ns, ctx.principal, "set.add", str(row["id"]),
-                             {"slot": f"{entity}.{attribute}", "member": member,
-                              "parked": parked})
+                             {"slot": f"{entity}.{attribute}",
+                              "member_sha256": content_sha256(member), "parked": parked})
             return MemberOutcome("park" if parked else "insert", row,
                                  len(members) + (0 if parked else 1),
                                  str(tomb) if tomb else "")
@@ -121,6 +123,6 @@ class SlotEditor:
             row = await repo.withdraw(conn, match[0]["id"], reason, end_validity=True)
             await repo.tombstone(conn, row, f"removed: {reason}")
             await repo.audit(conn, ns, ctx.principal, "set.remove", str(row["id"]),
-                             {"slot": f"{entity}.{attribute}", "member": member,
-                              "reason": reason})
+                             {"slot": f"{entity}.{attribute}",
+                              "member_sha256": content_sha256(member), "reason": reason})
             return MemberOutcome("remove", row, len(members) - 1)

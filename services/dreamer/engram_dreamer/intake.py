@@ -84,6 +84,7 @@ class EventIntake:
         elif envelope.HasField("entries_forgotten"):
             forgotten = envelope.entries_forgotten
             await repo_passes.mark_forgotten(conn, _ids(list(forgotten.entry_ids)))
+            await repo_passes.forget_proposal_sources(conn, list(forgotten.entry_ids))
             if self.backends is not None:  # facts resting on them go too
                 await self.backends.forget_sources(
                     envelope.namespace, list(forgotten.entry_ids),

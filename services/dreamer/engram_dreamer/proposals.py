@@ -44,6 +44,7 @@ class Link:
     kind: str = "graph_link"
     entity: str = ""  # merge_fact: whose facts; src/dst are its attributes
     value: str = ""
+    source_ref: str = ""  # graph_link: the memory entry its quote is from
 
     @property
     def signature(self) -> str:
@@ -91,7 +92,7 @@ class Proposals:
             history = await self._backends.history(ns, dst)
             if history.facts:
                 links.append(Link(c.entity, RELATION_OF.get(c.attribute, "related_to"), dst,
-                                  c.quote))
+                                  c.quote, source_ref=c.entry_id))
         return links
 
     async def record(self, conn: asyncpg.Connection, ns: str, run_id: uuid.UUID,
@@ -101,11 +102,11 @@ class Proposals:
         for link in links:
             inserted = await conn.fetchval(
                 """INSERT INTO proposals (namespace, id, signature, kind, src, relation, dst,
-                       evidence_quote, run_id, entity, value)
-                   VALUES ($1, $2, $3, $9, $4, $5, $6, $7, $8, $10, $11)
+                       evidence_quote, run_id, entity, value, source_ref)
+                   VALUES ($1, $2, $3, $9, $4, $5, $6, $7, $8, $10, $11, $12)
                    ON CONFLICT (namespace, signature) DO NOTHING RETURNING id""",
                 ns, uuid.uuid4(), link.signature, link.src, link.relation, link.dst,
-                link.quote, run_id, link.kind, link.entity, link.value)
+                link.quote, run_id, link.kind, link.entity, link.value, link.source_ref)
             if inserted is not None:
                 made[link.kind] = made.get(link.kind, 0) + 1
         return made

@@ -127,3 +127,12 @@ async def settle_marks(conn: asyncpg.Connection, run_id: uuid.UUID,
 async def reopen_marks(conn: asyncpg.Connection, run_id: uuid.UUID) -> None:
     await conn.execute("UPDATE marks SET status = 'pending', run_id = NULL "
                        "WHERE run_id = $1", run_id)
+
+
+async def forget_proposal_sources(conn: asyncpg.Connection, entry_ids: list[str]) -> None:
+    """Forgotten entries: open proposals quoting them are withdrawn; a decided
+    one keeps its signature (a rejection still holds) but not the quote."""
+    await conn.execute("DELETE FROM proposals WHERE status = 'open' "
+                       "AND source_ref = ANY($1::text[])", entry_ids)
+    await conn.execute("UPDATE proposals SET evidence_quote = '' "
+                       "WHERE source_ref = ANY($1::text[])", entry_ids)

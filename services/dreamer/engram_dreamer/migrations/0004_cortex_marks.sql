@@ -27,3 +27,7 @@ ALTER TABLE proposals ADD CONSTRAINT proposals_kind_check
     CHECK (kind IN ('graph_link', 'merge_entity', 'merge_fact'));
 ALTER TABLE proposals ADD COLUMN entity text NOT NULL DEFAULT '';
 ALTER TABLE proposals ADD COLUMN value text NOT NULL DEFAULT '';
+-- The memory entry a proposal's evidence quote came from: forgetting the
+-- entry withdraws an open proposal and blanks a decided one's quote.
+ALTER TABLE proposals ADD COLUMN source_ref text NOT NULL DEFAULT '';
+CREATE INDEX proposals_source ON proposals (namespace, source_ref) WHERE source_ref <> '';
