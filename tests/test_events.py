@@ -1,5 +1,5 @@
-"""Write events flow memory -> outbox -> JetStream -> dreamer, exactly once,
-across a dreamer outage and a NATS outage."""
+"""Write events flow memory/cortex -> outbox -> JetStream -> dreamer, exactly
+once, across a dreamer outage and a NATS outage."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ ROWS_PER_EVENT = ("SELECT coalesce(max(c), 0) FROM (SELECT count(*) AS c FROM "
                   "dreamer.processed_events WHERE subject_id = ANY($1::text[]) "
                   "GROUP BY subject_id) t")
 PENDING = "SELECT count(*) FROM memory.outbox WHERE published_at IS NULL"
+CORTEX_PENDING = "SELECT count(*) FROM cortex.outbox WHERE published_at IS NULL"
 
 
 async def _store_many(stack: Stack, token: str, prefix: str, n: int) -> list[str]:
@@ -51,19 +52,25 @@ async def test_outbox_holds_events_while_nats_is_down(stack: Stack, agent_token:
     stack.nats.stop()
     try:
         ids = await _store_many(stack, agent_token, "nats-outage", 5)
+        async with mcp_client(stack.mcp_url, agent_token) as client:
+            fact = await call(client, "fact_set", {"entity": "nats-outage-svc",
+                                                   "attribute": "port", "value": "7443"})
+        ids.append(fact["fact"]["id"])
         assert await admin_fetchval(admin_dsn, PENDING) >= 5
+        assert await admin_fetchval(admin_dsn, CORTEX_PENDING) >= 1
         assert await admin_fetchval(admin_dsn, RECORDED, ids) == 0
     finally:
         stack.nats.start()
 
     async def drained() -> bool:
-        return await admin_fetchval(admin_dsn, PENDING) == 0
+        return await admin_fetchval(admin_dsn, PENDING) == 0 and \
+            await admin_fetchval(admin_dsn, CORTEX_PENDING) == 0
 
     async def recorded() -> bool:
-        return await admin_fetchval(admin_dsn, RECORDED, ids) == 5
+        return await admin_fetchval(admin_dsn, RECORDED, ids) == 6
 
-    await eventually(drained, 60, "outbox drained after NATS came back")
-    await eventually(recorded, 60, "5 events recorded after NATS came back")
+    await eventually(drained, 60, "both outboxes drained after NATS came back")
+    await eventually(recorded, 60, "5 memory and 1 cortex event recorded after NATS came back")
     assert await admin_fetchval(admin_dsn, ROWS_PER_EVENT, ids) == 1
 
 
