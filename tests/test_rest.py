@@ -46,11 +46,17 @@ async def test_rest_memory_routes(stack: Stack):
                                      "reason": "migrated"}, headers=auth)).json()
         again = await http.post(f"{url}/{entry['id']}/supersede",
                                 json={"new_text": "x"}, headers=auth)
+        rescued = (await http.post(f"{url}/{new['id']}/rescue", json={"reason": "keep"},
+                                   headers=auth)).json()
+        superseded = await http.post(f"{url}/{entry['id']}/rescue", json={}, headers=auth)
         forgot = (await http.post(f"{url}/{new['id']}/forget", json={"reason": "test"},
                                   headers=auth)).json()
         gone = await http.get(f"{url}/{new['id']}", headers=auth)
     assert new["superseded"] == [entry["id"]]
     assert again.status_code == 409 and "already superseded" in again.json()["detail"]
+    assert rescued["id"] == new["id"] and rescued["was_archived"] is False
+    assert superseded.status_code == 409 and "only a live or archived" in \
+        superseded.json()["detail"]
     assert forgot["forgotten"] == [new["id"]]
     assert gone.status_code == 404
 

@@ -15,7 +15,14 @@ from engram_kit.timestamps import to_timestamp
 
 from .clients import Backends
 from .rest import Caller, answer
-from .shaping import get_reply, parse_time, recent_reply, search_reply, store_reply
+from .shaping import (
+    get_reply,
+    parse_time,
+    recent_reply,
+    rescue_reply,
+    search_reply,
+    store_reply,
+)
 
 
 class StoreBody(BaseModel):
@@ -35,6 +42,10 @@ class SupersedeBody(BaseModel):
 
 class ForgetBody(BaseModel):
     reason: str
+
+
+class RescueBody(BaseModel):
+    reason: str = ""
 
 
 def build_memory_router(backends: Backends) -> APIRouter:
@@ -88,5 +99,10 @@ def build_memory_router(backends: Backends) -> APIRouter:
             backends.memory("Forget", caller, pb.ForgetRequest(entry_id=entry_id,
                                                                reason=body.reason)),
             lambda r: {"forgotten": list(r.forgotten), "tombstones": list(r.tombstones)})
+
+    @router.post("/{entry_id}/rescue")
+    async def rescue(entry_id: str, body: RescueBody, caller: Caller) -> Any:
+        return await answer(backends.memory("Rescue", caller, pb.RescueRequest(
+            entry_id=entry_id, reason=body.reason)), rescue_reply)
 
     return router

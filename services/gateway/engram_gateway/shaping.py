@@ -173,3 +173,7 @@ def briefing_reply(resp: memory_pb2.BriefingResponse) -> dict[str, Any]:
     }
     reply["tokens"] = approx_tokens(reply)
     return reply
+
+
+def rescue_reply(r: memory_pb2.RescueResponse) -> dict[str, Any]:
+    return {"id": r.id, "was_archived": r.was_archived, "rescued_at": r.rescued_at.ToJsonString()}

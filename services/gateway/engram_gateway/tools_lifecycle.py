@@ -15,7 +15,7 @@ from engram_kit.timestamps import to_timestamp
 from .auth import caller_for
 from .clients import Backends
 from .errors import tool_errors
-from .shaping import get_reply, parse_time, recent_reply, store_reply
+from .shaping import get_reply, parse_time, recent_reply, rescue_reply, store_reply
 from .tools import Namespace, session_id
 
 EntryId = Annotated[str, Field(description="The entry's id (from store/search replies).")]
@@ -108,7 +108,5 @@ def register_lifecycle_tools(mcp: MCPServer, backends: Backends) -> None:
         entry is never archived by a later dream pass. {id, was_archived, rescued_at}."""
         caller = caller_for(namespace, session_id(ctx), "memory_rescue")
         with tool_errors("memory_rescue", caller.request_id):
-            reply = await backends.memory("Rescue", caller, memory_pb2.RescueRequest(
-                entry_id=entry_id, reason=reason))
-            return {"id": reply.id, "was_archived": reply.was_archived,
-                    "rescued_at": reply.rescued_at.ToJsonString()}
+            return rescue_reply(await backends.memory("Rescue", caller, memory_pb2.RescueRequest(
+                entry_id=entry_id, reason=reason)))
