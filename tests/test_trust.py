@@ -125,8 +125,8 @@ def test_doctor_checks_the_running_stack(stack: Stack):
     result = engram(stack, "doctor")
     assert result.returncode == 0, result.stdout
     for line in ("gateway binds 127.0.0.1 (loopback)", "memory: embedding space verified",
-                 "dreamer: extractor rules", "memory outbox lag", "service versions 0.1.0",
-                 "stream ENGRAM_EVENTS", "all good"):
+                 "dreamer: extractor rules", "memory outbox lag", "cortex outbox lag",
+                 "service versions 0.1.0", "stream ENGRAM_EVENTS", "all good"):
         assert line in result.stdout, line
 
 

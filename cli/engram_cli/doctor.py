@@ -123,10 +123,10 @@ def run_doctor(settings: CliSettings) -> int:
             if key in health:
                 ok, text = check(health[key])
                 report(ok, f"{name}: {text}")
-        if name == "memory":
+        if name in ("memory", "cortex"):  # the services with a transactional outbox
             lag = _outbox_lag(spec.ready_url)
             report(lag is not None and lag < 60,
-                   f"memory outbox lag {lag if lag is not None else 'unknown'} s")
+                   f"{name} outbox lag {lag if lag is not None else 'unknown'} s")
     report(len(versions) <= 1, f"service versions {', '.join(sorted(versions)) or 'unknown'}")
     if "nats" in topo.infra_ports:
         report(*asyncio.run(_nats_state(topo.infra_ports["nats"])))
