@@ -19,14 +19,16 @@ async def test_embedder_down_writes_land_and_search_says_lexical(stack: Stack, a
             doc = await call(client, "document_ingest", {
                 "content": "Runbook. When the broker stalls, drain the sidecar-r queue first.",
                 "source": "degraded-runbook"})
+        # Checked while the embedder is still down: once it is back, the
+        # re-embed sweep may fill the vector at any moment.
+        assert await admin_fetchval(
+            admin_dsn, "SELECT embedding IS NULL FROM memory.entries WHERE id = $1::uuid",
+            stored["id"]) is True
     finally:
         stack.start_service("embedder")
         stack.wait_ready(["embedder"], 120)
     assert stored["embedded"] is False
     assert "without vector" in stored["note"]
-    assert await admin_fetchval(
-        admin_dsn, "SELECT embedding IS NULL FROM memory.entries WHERE id = $1::uuid",
-        stored["id"]) is True
     assert found["mode"] == "lexical"
     assert any("lexical" in n for n in found["notes"])
     assert found["entries"][0]["id"] == stored["id"]
