@@ -35,7 +35,7 @@ SKIP_TABLES = {"outbox", "schema_migrations"}
 
 
 class ImportRefused(Exception):
-    pass
+    """The bank cannot take this export (format, ledgers, existing rows)."""
 
 
 async def _tables(conn: asyncpg.Connection) -> list[tuple[str, str, list[str]]]:

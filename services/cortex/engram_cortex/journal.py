@@ -45,17 +45,19 @@ async def snapshot(conn: asyncpg.Connection, entity: str, attribute: str) -> Sna
     }
     out: Snapshot = {}
     for table, (sql, args) in queries.items():
-        for (image,) in await conn.fetch(sql, *args):
-            row = json.loads(image)
-            out[(table, json.dumps([row[k] for k in KEYS[table]]))] = row
+        out |= _keyed(table, await conn.fetch(sql, *args))
     return out
 
 
 async def rows(conn: asyncpg.Connection, table: str, ids: list[uuid.UUID]) -> Snapshot:
     """Row images of a table keyed by id (e.g. lessons a merge touches)."""
+    return _keyed(table, await conn.fetch(
+        f"SELECT to_jsonb(t) FROM {table} t WHERE id = ANY($1::uuid[])", ids))
+
+
+def _keyed(table: str, images: list[asyncpg.Record]) -> Snapshot:
     out: Snapshot = {}
-    for (image,) in await conn.fetch(
-            f"SELECT to_jsonb(t) FROM {table} t WHERE id = ANY($1::uuid[])", ids):
+    for (image,) in images:
         row = json.loads(image)
         out[(table, json.dumps([row[k] for k in KEYS[table]]))] = row
     return out

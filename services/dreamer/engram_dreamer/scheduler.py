@@ -35,12 +35,11 @@ def due(s: DreamerSettings, pending: int, oldest: datetime | None, newest: datet
     last pass, or from the oldest pending entry when there was none. With
     nothing pending the schedule still runs passes while decay is on (an
     idle namespace ages too)."""
-    if not pending:
+    if not pending or oldest is None or newest is None:
         if s.decay_unused_days and s.trigger_schedule_s and last_start is not None and (
                 now - last_start).total_seconds() >= s.trigger_schedule_s:
             return "schedule"
         return None
-    assert oldest is not None and newest is not None
     if s.trigger_backlog and pending >= s.trigger_backlog:
         return "backlog"
     if s.trigger_idle_s and (now - newest).total_seconds() >= s.trigger_idle_s:

@@ -134,9 +134,8 @@ class Batcher:
             await self._encode(batch, self.model_thread)  # the thread count is never touched
         elif batch[0].priority is Priority.BULK:
             # While searches are arriving, bulk leaves a core to the side lane.
-            searching = self._bulk_slice_chars(time.monotonic()) is not None
-            self._bulk = asyncio.create_task(self._encode(batch, self.model_thread,
-                                                          1 if searching else 0))
+            threads = 1 if self._searching(time.monotonic()) else 0
+            self._bulk = asyncio.create_task(self._encode(batch, self.model_thread, threads))
         elif self._bulk_running():
             await self._encode(batch, self.side_lane)
         else:
@@ -198,12 +197,14 @@ class Batcher:
         QUEUE_DEPTH.set(self.depth)
         return batch
 
+    def _searching(self, now: float) -> bool:
+        """Interactive traffic is recent."""
+        return now - self._last_interactive <= self.interactive_window_s
+
     def _bulk_slice_chars(self, now: float) -> float | None:
         """While interactive traffic is recent, the character budget of a bulk
         slice (from the learned cost per character); otherwise no limit."""
-        if now - self._last_interactive > self.interactive_window_s:
-            return None
-        return self.bulk_slice_s / self._seconds_per_char
+        return self.bulk_slice_s / self._seconds_per_char if self._searching(now) else None
 
     async def _encode(self, batch: list[_Item], thread: Executor,
                       threads: int | None = None) -> None:
