@@ -113,6 +113,41 @@ async def test_side_lane_serves_interactive_during_a_bulk_batch(reference):
     assert float(np.dot(vectors[5], reference.encode([long_texts[5]])[0])) > 0.999
 
 
+async def _answered_during(reference, waiting: list[str], side_batch_min: int) -> bool:
+    """Whether `waiting` (interactive) is answered while a long interactive
+    batch is still encoding; checks both sides' vectors against the model."""
+    model, side = ThreadPoolExecutor(1), ThreadPoolExecutor(1)
+    batcher = Batcher(reference, max_batch_size=256, max_wait_ms=0, max_queue_texts=1000,
+                      model_thread=model, side_lane=side, side_batch_min=side_batch_min)
+    stop = asyncio.Event()
+    runner = asyncio.create_task(batcher.run(stop))
+    long_texts = [" ".join(["the staging database moved to another region"] * 20) + str(i)
+                  for i in range(96)]
+    first = asyncio.create_task(batcher.encode(long_texts, Priority.INTERACTIVE))
+    await asyncio.sleep(0.2)
+    assert not first.done(), "the first batch should still be encoding"
+    got = await batcher.encode(waiting, Priority.INTERACTIVE)
+    during = not first.done()
+    vectors = await first
+    stop.set()
+    await runner
+    for lane in (model, side):
+        await asyncio.get_running_loop().run_in_executor(lane, reference.intra_op_threads, 0)
+    want = reference.encode(waiting)
+    assert float(np.min(np.sum(got * want, axis=1))) > 0.999
+    assert float(np.dot(vectors[7], reference.encode([long_texts[7]])[0])) > 0.999
+    return during
+
+
+async def test_enough_waiting_searches_take_the_side_lane(reference):
+    """Under interactive load a second batch runs beside the first once
+    `side_batch_min` texts wait; fewer wait for the model (a lane for one
+    text beside a batch would slow both)."""
+    questions = [f"where is staging database {i}?" for i in range(4)]
+    assert await _answered_during(reference, questions, side_batch_min=4)
+    assert not await _answered_during(reference, questions[:1], side_batch_min=4)
+
+
 async def test_queue_bound_and_deadlines_in_process(reference):
     batcher = Batcher(reference, max_batch_size=64, max_wait_ms=1, max_queue_texts=4)
     with pytest.raises(QueueFull, match="limit 4"):

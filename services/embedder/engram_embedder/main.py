@@ -39,7 +39,8 @@ async def amain(stop: asyncio.Event) -> None:
         await loop.run_in_executor(side_lane, backend.encode, ["warm up"])
     batcher = Batcher(backend, settings.max_batch_size, settings.max_wait_ms,
                       settings.max_queue_texts, settings.bulk_slice_ms,
-                      model_thread=model_thread, side_lane=side_lane)
+                      model_thread=model_thread, side_lane=side_lane,
+                      side_batch_min=settings.side_batch_min)
     readiness = Readiness(settings.service_name)
 
     async def model_loaded() -> bool:
