@@ -222,7 +222,7 @@ def main() -> None:
         batched = asyncio.run(service_runs(port, md, args.n))
         idle = asyncio.run(load(port, md, texts("short", 200, 9), 1))
         busy = asyncio.run(with_bulk(port, md, texts("short", 200, 9), texts("mixed", 512, 5)))
-    with embedder(token, **service_env, max_batch_size="1", side_lane="false") as port:
+    with embedder(token, **service_env, max_batch_size="1", side_lanes="0") as port:
         unbatched = asyncio.run(service_runs(port, md, args.n))
     with embedder(token, **service_env, max_batch_size="1") as port:
         unbatched_lanes = asyncio.run(service_runs(port, md, args.n))

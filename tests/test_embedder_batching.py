@@ -91,7 +91,7 @@ async def test_side_lane_serves_interactive_during_a_bulk_batch(reference):
     vector the model gives on its own."""
     model, side = ThreadPoolExecutor(1), ThreadPoolExecutor(1)
     batcher = Batcher(reference, max_batch_size=256, max_wait_ms=0, max_queue_texts=1000,
-                      model_thread=model, side_lane=side)
+                      model_thread=model, side_lanes=[side])
     stop = asyncio.Event()
     runner = asyncio.create_task(batcher.run(stop))
     long_texts = [" ".join(["the staging database moved to another region"] * 20) + str(i)
@@ -118,7 +118,7 @@ async def _answered_during(reference, waiting: list[str], side_batch_min: int) -
     batch is still encoding; checks both sides' vectors against the model."""
     model, side = ThreadPoolExecutor(1), ThreadPoolExecutor(1)
     batcher = Batcher(reference, max_batch_size=256, max_wait_ms=0, max_queue_texts=1000,
-                      model_thread=model, side_lane=side, side_batch_min=side_batch_min)
+                      model_thread=model, side_lanes=[side], side_batch_min=side_batch_min)
     stop = asyncio.Event()
     runner = asyncio.create_task(batcher.run(stop))
     long_texts = [" ".join(["the staging database moved to another region"] * 20) + str(i)

@@ -33,13 +33,13 @@ async def amain(stop: asyncio.Event) -> None:
         settings.tokens_per_call))
     # The first call allocates and warms the model: do it before reporting ready.
     await loop.run_in_executor(model_thread, backend.encode, ["warm up"] * 4)
-    side_lane = None
-    if settings.side_lane:  # its own intra-op pool, made (warmed) before any count changes
-        side_lane = ThreadPoolExecutor(1, thread_name_prefix="side")
-        await loop.run_in_executor(side_lane, backend.encode, ["warm up"])
+    side_lanes = []
+    for i in range(settings.side_lanes):  # own intra-op pools, warmed before any count changes
+        side_lanes.append(ThreadPoolExecutor(1, thread_name_prefix=f"side{i}"))
+        await loop.run_in_executor(side_lanes[-1], backend.encode, ["warm up"])
     batcher = Batcher(backend, settings.max_batch_size, settings.max_wait_ms,
                       settings.max_queue_texts, settings.bulk_slice_ms,
-                      model_thread=model_thread, side_lane=side_lane,
+                      model_thread=model_thread, side_lanes=side_lanes,
                       side_batch_min=settings.side_batch_min)
     readiness = Readiness(settings.service_name)
 
