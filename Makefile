@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.engram-installed
 
-.PHONY: setup up test test-llama lint proto proto-check bench-e2e bench-embedder bench-locomo bench-scale bench-board bench-conflicts bench-extraction clean
+.PHONY: setup up test test-llama lint proto proto-check bench-e2e bench-embedder bench-locomo bench-scale bench-store-cpu bench-board bench-conflicts bench-extraction clean
 
 setup: $(STAMP)
 
@@ -47,6 +47,9 @@ bench-embedder: setup
 
 bench-scale: setup
 	$(VENV)/bin/python evals/bench_scale.py
+
+bench-store-cpu: setup
+	$(VENV)/bin/python evals/bench_store_cpu.py
 
 bench-locomo: setup
 	$(VENV)/bin/python evals/bench_locomo.py
