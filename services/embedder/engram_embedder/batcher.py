@@ -155,11 +155,11 @@ class Batcher:
         """Run the batch on a free lane, as a task: the loop goes on forming
         batches for the other lane.
 
-        Intra-op threads: with one lane they are never touched. With two, a
-        bulk batch leaves a core to searches while they are arriving; two
-        interactive batches side by side take one thread each (measured on 2
+        Intra-op threads: with one lane they are never touched. With more, a
+        bulk batch leaves a core to searches while they are arriving, and a
+        batch that starts beside another takes one thread (measured on 2
         cores: two 1-thread lanes of 16 texts encode about 1.2x faster than
-        one 2-thread lane); otherwise a batch takes all of them."""
+        one 2-thread lane); a batch alone takes all of them."""
         lane = next(lane for lane in self.lanes if not lane.busy())
         priority = batch[0].priority
         threads: int | None = None
@@ -167,9 +167,7 @@ class Batcher:
             if priority is Priority.BULK:
                 threads = 1 if self._searching(time.monotonic()) else 0
             else:
-                beside_search = any(other.priority is Priority.INTERACTIVE
-                                    for other in self._busy_lanes())
-                threads = 1 if beside_search else 0
+                threads = 1 if self._busy_lanes() else 0
         lane.priority = priority
         lane.task = asyncio.create_task(self._encode(batch, lane.executor, threads))
 

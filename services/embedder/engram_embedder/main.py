@@ -30,13 +30,13 @@ async def amain(stop: asyncio.Event) -> None:
     backend = await loop.run_in_executor(model_thread, partial(
         build_backend, settings.backend, settings.model_path, settings.device,
         settings.vllm_url, settings.model_name, settings.backend_timeout_s, settings.sub_batch,
-        settings.tokens_per_call))
-    # The first call allocates and warms the model: do it before reporting ready.
-    await loop.run_in_executor(model_thread, backend.encode, ["warm up"] * 4)
-    side_lanes = []
-    for i in range(settings.side_lanes):  # own intra-op pools, warmed before any count changes
-        side_lanes.append(ThreadPoolExecutor(1, thread_name_prefix=f"side{i}"))
-        await loop.run_in_executor(side_lanes[-1], backend.encode, ["warm up"])
+        settings.tokens_per_call, settings.model_processes))
+    side_lanes = [ThreadPoolExecutor(1, thread_name_prefix=f"side{i}")
+                  for i in range(settings.side_lanes)]
+    # Each lane's first call makes its intra-op pool (or starts its worker
+    # process) and warms the model: all lanes at once, before reporting ready.
+    await asyncio.gather(*(loop.run_in_executor(lane, backend.encode, ["warm up"] * 4)
+                           for lane in (model_thread, *side_lanes)))
     batcher = Batcher(backend, settings.max_batch_size, settings.max_wait_ms,
                       settings.max_queue_texts, settings.bulk_slice_ms,
                       model_thread=model_thread, side_lanes=side_lanes,
@@ -54,7 +54,10 @@ async def amain(stop: asyncio.Event) -> None:
             EmbedderServicer(batcher, settings), server
         )
 
-    await serve(settings, register, readiness, stop, background=[batcher.run])
+    try:
+        await serve(settings, register, readiness, stop, background=[batcher.run])
+    finally:
+        backend.close()  # worker processes exit when their pipe closes
 
 
 def main() -> None:

@@ -10,9 +10,15 @@ import grpc
 import numpy as np
 
 from engram.v1 import embedder_pb2, embedder_pb2_grpc
-from engram_kit.errors import DeadlineExceeded, InvalidArgument, ResourceExhausted
+from engram_kit.errors import (
+    DeadlineExceeded,
+    InvalidArgument,
+    ResourceExhausted,
+    Unavailable,
+)
 
 from .batcher import Batcher, DeadlineExpired, Priority, QueueFull
+from .model_process import ModelProcessLost
 from .query_cache import QueryShare
 from .settings import EmbedderSettings
 
@@ -62,6 +68,8 @@ class EmbedderServicer(embedder_pb2_grpc.EmbedderServiceServicer):
         except DeadlineExpired:
             raise DeadlineExceeded("the request's deadline passed while it was queued") \
                 from None
+        except ModelProcessLost as exc:
+            raise Unavailable(str(exc)) from None
         backend = self.batcher.backend
         return embedder_pb2.EmbedResponse(
             vectors_f32le=np.ascontiguousarray(matrix, dtype="<f4").tobytes(),
