@@ -203,12 +203,15 @@ def main() -> None:
                         choices=["sentence-transformers", "vllm"])
     parser.add_argument("--vllm-url", default="")
     parser.add_argument("--model-name", default="")
+    parser.add_argument("--model-processes", action="store_true",
+                        help="run the service's model in worker processes")
     args = parser.parse_args()
     token = secrets.token_urlsafe(16)
     md = CallerContext(principal="bench", namespace="bench").to_metadata(token)
     encode, backend_model = raw_encoder(args)
     service_env = {"backend": args.backend, "device": args.device, "vllm_url": args.vllm_url,
-                   "model_name": args.model_name}
+                   "model_name": args.model_name,
+                   "model_processes": "true" if args.model_processes else "false"}
     short = texts("short", 2048, seed=2)
     raw = {"short": raw_best(encode, short, (1, 8, 16, 32, 64, 128, 256)),
            "mixed": raw_best(encode, texts("mixed", 256, 3), (1, 4, 16, 64))}
@@ -234,7 +237,8 @@ def main() -> None:
         "timestamp": datetime.now(UTC).isoformat(),
         "machine": {"platform": platform.platform(), "cpus": os.cpu_count(),
                     "device": args.device},
-        "backend": {"name": args.backend, "model": backend_model},
+        "backend": {"name": args.backend, "model": backend_model,
+                    "model_processes": args.model_processes},
         "command": "make bench-embedder (" + " ".join(["evals/bench_embedder.py", *sys.argv[1:]])
                    + ")",
         "ratio_vs_raw_c32": c32(batched) / raw["short"]["best_sentences_per_s"],

@@ -89,6 +89,7 @@ class _Lane:
 class Batcher:
     def __init__(self, backend: EncoderBackend, max_batch_size: int, max_wait_ms: float,
                  max_queue_texts: int, bulk_slice_ms: float = 25.0,
+                 bulk_batch_ms: float = 250.0,
                  interactive_window_s: float = 1.0,
                  model_thread: Executor | None = None,
                  side_lanes: Sequence[Executor] = (), side_batch_min: int = 16) -> None:
@@ -104,6 +105,7 @@ class Batcher:
         self.max_wait_s = max_wait_ms / 1000.0
         self.max_queue_texts = max_queue_texts
         self.bulk_slice_s = bulk_slice_ms / 1000.0
+        self.bulk_batch_s = bulk_batch_ms / 1000.0
         self.interactive_window_s = interactive_window_s
         self._queues: dict[Priority, deque[_Item]] = {p: deque() for p in Priority}
         self._arrived = asyncio.Event()
@@ -155,19 +157,21 @@ class Batcher:
         """Run the batch on a free lane, as a task: the loop goes on forming
         batches for the other lane.
 
-        Intra-op threads: with one lane they are never touched. With more, a
-        bulk batch leaves a core to searches while they are arriving, and a
-        batch that starts beside another takes one thread (measured on 2
-        cores: two 1-thread lanes of 16 texts encode about 1.2x faster than
-        one 2-thread lane); a batch alone takes all of them."""
+        Intra-op threads (with one lane they are never touched): a batch
+        beside another takes one thread (measured on 2 cores: two 1-thread
+        lanes of 16 texts encode about 1.2x faster than one 2-thread lane),
+        and so does a bulk batch while searches are arriving; a batch alone
+        on the first lane takes all of them. Side lanes, which only run
+        beside another batch, stay at one thread from their warm-up on: an
+        extra OpenMP pool would make OpenMP stop spinning between a lone
+        search's operations (measured: +2.5 ms per single-text encode)."""
         lane = next(lane for lane in self.lanes if not lane.busy())
         priority = batch[0].priority
         threads: int | None = None
         if len(self.lanes) > 1:
-            if priority is Priority.BULK:
-                threads = 1 if self._searching(time.monotonic()) else 0
-            else:
-                threads = 1 if self._busy_lanes() else 0
+            beside = lane is not self.lanes[0] or bool(self._busy_lanes())
+            bulk_yields = priority is Priority.BULK and self._searching(time.monotonic())
+            threads = 1 if beside or bulk_yields else 0
         lane.priority = priority
         lane.task = asyncio.create_task(self._encode(batch, lane.executor, threads))
 
@@ -219,7 +223,7 @@ class Batcher:
             queue = self._queues[priority]
             bulk_chars = 0
             while queue and len(batch) < self.max_batch_size:
-                if priority is Priority.BULK and slice_chars is not None and batch and \
+                if priority is Priority.BULK and batch and \
                         bulk_chars + len(queue[0].text) > slice_chars:
                     break
                 item = queue.popleft()
@@ -239,10 +243,13 @@ class Batcher:
         """Interactive traffic is recent."""
         return now - self._last_interactive <= self.interactive_window_s
 
-    def _bulk_slice_chars(self, now: float) -> float | None:
-        """While interactive traffic is recent, the character budget of a bulk
-        slice (from the learned cost per character); otherwise no limit."""
-        return self.bulk_slice_s / self._seconds_per_char if self._searching(now) else None
+    def _bulk_slice_chars(self, now: float) -> float:
+        """The character budget of a bulk batch, from the learned cost per
+        character: a short slice while interactive traffic is recent, a
+        longer one otherwise (a search that arrives after a quiet spell
+        shares the CPU with an every-thread bulk batch for at most that long)."""
+        seconds = self.bulk_slice_s if self._searching(now) else self.bulk_batch_s
+        return seconds / self._seconds_per_char
 
     async def _encode(self, batch: list[_Item], thread: Executor,
                       threads: int | None = None) -> None:

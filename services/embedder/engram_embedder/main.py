@@ -35,10 +35,17 @@ async def amain(stop: asyncio.Event) -> None:
                   for i in range(settings.side_lanes)]
     # Each lane's first call makes its intra-op pool (or starts its worker
     # process) and warms the model: all lanes at once, before reporting ready.
-    await asyncio.gather(*(loop.run_in_executor(lane, backend.encode, ["warm up"] * 4)
-                           for lane in (model_thread, *side_lanes)))
+    # Side lanes run on one intra-op thread from the start (see Batcher).
+
+    def warm(threads: int) -> None:
+        backend.intra_op_threads(threads)
+        backend.encode(["warm up"] * 4)
+
+    await asyncio.gather(loop.run_in_executor(model_thread, warm, 0),
+                         *(loop.run_in_executor(lane, warm, 1) for lane in side_lanes))
     batcher = Batcher(backend, settings.max_batch_size, settings.max_wait_ms,
                       settings.max_queue_texts, settings.bulk_slice_ms,
+                      settings.bulk_batch_ms,
                       model_thread=model_thread, side_lanes=side_lanes,
                       side_batch_min=settings.side_batch_min)
     readiness = Readiness(settings.service_name)

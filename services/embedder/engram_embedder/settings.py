@@ -32,6 +32,8 @@ class EmbedderSettings(ServiceSettings):
     # While interactive traffic is recent, bulk work runs in slices of about
     # this much encode time, bounding how long a search waits behind it.
     bulk_slice_ms: float = 25.0
+    # Otherwise bulk batches stay under about this much encode time.
+    bulk_batch_ms: float = 250.0
     # Model threads besides the first (0: none). Interactive batches run on a
     # side lane beside a bulk batch instead of after it (bulk drops to one
     # intra-op thread meanwhile). Measured on 2 cores: 1 beats 0; 2 add nothing.
