@@ -6,8 +6,9 @@
 - Interactive texts are always taken before bulk texts, and a batch with
   interactive texts carries no bulk texts. A batch cannot be interrupted, so
   while interactive traffic is recent, bulk texts go in slices whose
-  predicted encode time stays under `bulk_slice_ms`.
-- With a side lane (a second model thread with its own intra-op pool), two
+  predicted encode time stays under `bulk_slice_ms` (`bulk_batch_ms`
+  otherwise).
+- With a side lane (a second model thread, on one intra-op thread), two
   batches encode at once:
   - a bulk batch starts only on an idle model, so the other lane stays free
     for searches: an interactive batch that arrives while it encodes runs
