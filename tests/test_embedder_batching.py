@@ -148,6 +148,41 @@ async def test_enough_waiting_searches_take_the_side_lane(reference):
     assert not await _answered_during(reference, questions[:1], side_batch_min=4)
 
 
+class _FailsOnce:
+    """The real model, except that its first batch fails (a backend error)."""
+
+    def __init__(self, model: SentenceTransformerBackend) -> None:
+        self.model, self.dimension = model, model.dimension
+        self.failed, self.encoded = False, 0
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        if not self.failed:
+            self.failed = True
+            raise RuntimeError("backend failed")
+        self.encoded += len(texts)
+        return self.model.encode(texts)
+
+    def count_tokens(self, texts: list[str]) -> int:
+        return self.model.count_tokens(texts)
+
+    def intra_op_threads(self, n: int) -> None:
+        self.model.intra_op_threads(n)
+
+
+async def test_a_failed_batch_drops_the_rest_of_its_request(reference):
+    backend = _FailsOnce(reference)
+    batcher = Batcher(backend, max_batch_size=4, max_wait_ms=0, max_queue_texts=1000)
+    stop = asyncio.Event()
+    runner = asyncio.create_task(batcher.run(stop))
+    with pytest.raises(RuntimeError, match="backend failed"):
+        await batcher.encode([f"text {i}" for i in range(12)])
+    ok = await batcher.encode(["after the failure"])
+    stop.set()
+    await runner
+    assert backend.encoded == 1, "the failed request's other 8 texts were not encoded"
+    assert float(np.dot(ok[0], reference.encode(["after the failure"])[0])) > 0.999
+
+
 async def test_queue_bound_and_deadlines_in_process(reference):
     batcher = Batcher(reference, max_batch_size=64, max_wait_ms=1, max_queue_texts=4)
     with pytest.raises(QueueFull, match="limit 4"):

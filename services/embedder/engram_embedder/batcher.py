@@ -134,7 +134,14 @@ class Batcher:
             self._last_interactive = time.monotonic()
         QUEUE_DEPTH.set(self.depth)
         self._arrived.set()
-        vectors = await asyncio.gather(*(i.future for i in items))
+        try:
+            vectors = await asyncio.gather(*(i.future for i in items))
+        except Exception:
+            # One batch failed: the request has its answer, so its texts still
+            # queued are dropped instead of encoded for nobody.
+            for item in items:
+                item.future.cancel()
+            raise
         return np.stack(vectors) if vectors else np.zeros((0, self.backend.dimension))
 
     async def run(self, stop: asyncio.Event) -> None:

@@ -12,8 +12,8 @@ class EmbedderSettings(ServiceSettings):
     model_path: str = ""
     # sentence-transformers: each model thread drives its own worker process,
     # so the model threads and the gRPC loop share no GIL. Measured on 2
-    # cores: +14% at concurrency 128, but searches beside a bulk batch slow
-    # more and memory doubles (README, Measured), so it is off by default.
+    # cores: no consistent throughput gain, twice the memory (README,
+    # Measured), so it is off by default.
     model_processes: bool = False
     device: str = "cpu"  # or "cuda"
     # vllm: the OpenAI-compatible server and the model it serves.
