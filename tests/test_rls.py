@@ -8,6 +8,8 @@ import asyncpg
 import pytest
 
 from engram_cli.stack import Stack
+from engram_kit.db import create_pool, tenant_tx
+from engram_memory.repo import VECTOR_SCAN
 
 from .helpers import call, mcp_client
 
@@ -76,3 +78,25 @@ async def test_cannot_write_into_another_namespace(stack: Stack):
                     uuid.uuid4())
     finally:
         await conn.close()
+
+
+async def test_pooled_connections_carry_no_tenant_state(stack: Stack):
+    """The pool skips asyncpg's session reset (kit.db): a namespace set for one
+    transaction, or a transaction that failed midway, must not reach the next
+    user of the same connection; the pool's session settings do."""
+    pool = await create_pool(stack.service_dsn("memory"), schema="memory", min_size=1,
+                             max_size=1, session_settings=VECTOR_SCAN)
+    try:
+        async with tenant_tx(pool, "default") as conn:
+            assert await conn.fetchval("SELECT current_setting('engram.namespace')") == "default"
+        with pytest.raises(asyncpg.UndefinedTableError):
+            async with tenant_tx(pool, "default") as conn:
+                await conn.execute("SELECT * FROM no_such_table")
+        async with pool.acquire() as conn:  # the same (only) connection
+            assert not conn.is_in_transaction()
+            assert await conn.fetchval(
+                "SELECT coalesce(current_setting('engram.namespace', true), '')") == ""
+            assert await conn.fetchval("SELECT count(*) FROM memory.entries") == 0
+            assert await conn.fetchval("SHOW hnsw.iterative_scan") == "relaxed_order"
+    finally:
+        await pool.close()

@@ -28,13 +28,27 @@ async def _init_connection(conn: asyncpg.Connection) -> None:
     await register_vector(conn)
 
 
+async def _keep_session(conn: asyncpg.Connection) -> None:
+    """Pool reset: nothing beyond asyncpg's own rollback of an unfinished
+    transaction. Our code sets state only per transaction (set_config(...,
+    true), SET LOCAL) and takes transaction-scoped locks, so asyncpg's default
+    reset (unlock all, CLOSE ALL, UNLISTEN *, RESET ALL) would only cost one
+    more round trip on every release, on every request's path. Code that holds
+    session state on a pooled connection must undo it itself, or terminate
+    the connection when it cannot (see the dreamer's single-flight lock)."""
+
+
 async def create_pool(dsn: str, *, schema: str, min_size: int = 1, max_size: int = 10,
-                      vector: bool = True) -> asyncpg.Pool:
+                      vector: bool = True,
+                      session_settings: dict[str, str] | None = None) -> asyncpg.Pool:
+    """`session_settings`: parameters every connection starts with (e.g. a
+    pgvector scan mode all of a service's vector queries use)."""
     return await asyncpg.create_pool(
         dsn, min_size=min_size, max_size=max_size,
-        init=_init_connection if vector else None,
+        init=_init_connection if vector else None, reset=_keep_session,
         command_timeout=30,
-        server_settings={"search_path": f'"{schema}", public', "application_name": schema},
+        server_settings={"search_path": f'"{schema}", public', "application_name": schema,
+                         **(session_settings or {})},
     )
 
 
@@ -64,7 +78,8 @@ async def ping(pool: asyncpg.Pool) -> bool:
 
 
 async def open_service_database(s: DatabaseSettings, schema: str, migrations_dir: Path, *,
-                                vector: bool = True) -> asyncpg.Pool:
+                                vector: bool = True,
+                                session_settings: dict[str, str] | None = None) -> asyncpg.Pool:
     """Apply the service's migrations (when given admin rights), then open
     the pool as the service's own role."""
     dsn = s.database_url.get_secret_value()
@@ -72,7 +87,8 @@ async def open_service_database(s: DatabaseSettings, schema: str, migrations_dir
         admin = s.admin_database_url.get_secret_value()
         await apply_migrations(admin, dsn, schema, migrations_dir)
     return await create_pool(dsn, schema=schema, min_size=s.db_pool_min,
-                             max_size=s.db_pool_max, vector=vector)
+                             max_size=s.db_pool_max, vector=vector,
+                             session_settings=session_settings)
 
 
 def add_database_checks(readiness: Readiness, pool: asyncpg.Pool, schema: str,

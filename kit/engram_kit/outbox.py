@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import uuid
 from datetime import UTC, datetime
 
@@ -53,6 +54,7 @@ class OutboxRelay:
         self.batch = batch
         self.idle_s = idle_s
         self._wake = asyncio.Event()
+        self._gauges_due = 0.0  # monotonic time of the next gauge refresh
         self._select = (
             f'SELECT id, subject, payload FROM "{schema}".outbox WHERE published_at IS NULL '
             "ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED"
@@ -73,7 +75,10 @@ class OutboxRelay:
             try:
                 if self.link.connected:
                     published = await self.publish_pending()
-                await self._update_gauges()
+                # At most once per idle period: the gauges cost a transaction,
+                # and a pass runs after every write that enqueues an event.
+                if time.monotonic() >= self._gauges_due:
+                    await self._update_gauges()
             except Exception as exc:  # keep relaying; rows stay pending and are retried
                 log.warning("outbox relay pass failed", extra={"fields": {"error": repr(exc)}})
             if published >= self.batch:
@@ -104,6 +109,7 @@ class OutboxRelay:
         return len(done)
 
     async def _update_gauges(self) -> None:
+        self._gauges_due = time.monotonic() + self.idle_s
         async with duty_tx(self.pool, "outbox_relay") as conn:
             row = await conn.fetchrow(self._stats)
         OUTBOX_PENDING.labels(self.service).set(row["n"])

@@ -35,6 +35,17 @@ MAX_MARKS = 1000  # per pass; the rest wait for the next
 KIND_VALUES = {n.removeprefix("FACT_KIND_"): v for n, v in cortex_pb2.FactKind.items() if v}
 
 
+async def _unlock_or_drop(conn: asyncpg.Connection, key: str) -> None:
+    """Release the pass's session lock. The pool does not reset sessions
+    (engram_kit.db), so if the unlock cannot run (cancelled, connection
+    broken) the connection is dropped: its session, and the lock, end."""
+    try:
+        await conn.execute("SELECT pg_advisory_unlock(hashtext($1))", key)
+    except BaseException:
+        conn.terminate()
+        raise
+
+
 def observe(run: asyncpg.Record, counts: dict[str, Any]) -> None:
     """Metrics of a committed pass (after its commit)."""
     metrics.RUNS.labels("committed", run["trigger"]).inc()
@@ -73,7 +84,7 @@ class DreamPasses:
                 try:
                     yield
                 finally:
-                    await conn.execute("SELECT pg_advisory_unlock(hashtext($1))", key)
+                    await _unlock_or_drop(conn, key)
         finally:
             self._running.discard(ns)
 

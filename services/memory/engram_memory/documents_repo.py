@@ -36,7 +36,6 @@ async def insert_chunks(conn: asyncpg.Connection, rows: list[tuple]) -> None:
 
 async def dense_chunks(conn: asyncpg.Connection, embedding: np.ndarray,
                        limit: int) -> list[asyncpg.Record]:
-    await conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
     return await conn.fetch(
         "WITH knn AS MATERIALIZED (SELECT id, embedding <=> $1 AS distance"
         "  FROM document_chunks WHERE embedding IS NOT NULL ORDER BY embedding <=> $1 LIMIT $2)"

@@ -13,6 +13,13 @@ from uuid import UUID
 import asyncpg
 import numpy as np
 
+# Every nearest-neighbour query here limits inside a MATERIALIZED knn CTE and
+# re-sorts outside it, so pgvector may return the HNSW candidates in relaxed
+# order and keep scanning while filters (namespace by RLS, live, tags) reject
+# rows. Set for every connection of the pool (kit.db `session_settings`), not
+# with a SET LOCAL round trip per transaction.
+VECTOR_SCAN = {"hnsw.iterative_scan": "relaxed_order"}
+
 ENTRY_COLUMNS = (
     "id, text, source, tags, origin, episode, status, created_at, valid_from, "
     "writer_principal, (embedding IS NOT NULL) AS embedded"
@@ -83,27 +90,24 @@ async def confirm(conn: asyncpg.Connection, entry_id: UUID) -> None:
 
 
 async def insert_entry(conn: asyncpg.Connection, e: NewEntry) -> asyncpg.Record:
-    row = await conn.fetchrow(
-        "INSERT INTO entries (id, namespace, text, text_hash, source, tags, origin, episode,"
-        " writer_principal, client_id, session_id, valid_from, embedding)"
+    """The entry and its version 1, in one statement (one round trip)."""
+    return await conn.fetchrow(
+        "WITH e AS (INSERT INTO entries (id, namespace, text, text_hash, source, tags, origin,"
+        " episode, writer_principal, client_id, session_id, valid_from, embedding)"
         " VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)"
-        f" RETURNING {ENTRY_COLUMNS}",
+        f" RETURNING {ENTRY_COLUMNS}),"
+        " v AS (INSERT INTO entry_versions (namespace, entry_id, version, text, changed_by,"
+        " reason) VALUES ($2, $1, 1, $3, $9, 'created'))"
+        " SELECT * FROM e",
         e.id, e.namespace, e.text, e.text_hash, e.source, e.tags, e.origin, e.episode,
         e.writer_principal, e.client_id, e.session_id, e.valid_from, e.embedding,
     )
-    await conn.execute(
-        "INSERT INTO entry_versions (namespace, entry_id, version, text, changed_by, reason)"
-        " VALUES ($1, $2, 1, $3, $4, 'created')",
-        e.namespace, e.id, e.text, e.writer_principal,
-    )
-    return row
 
 
 async def dense_ranked(conn: asyncpg.Connection, embedding: np.ndarray, filters: Filters,
                        limit: int) -> list[asyncpg.Record]:
     relation, rel_params = filters.relation(3)
     where, params = filters.sql(3 + len(rel_params))
-    await conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
     return await conn.fetch(
         "WITH knn AS MATERIALIZED ("
         f"  SELECT id, embedding <=> $1 AS distance FROM {relation} e"
@@ -192,7 +196,6 @@ FULL_COLUMNS = (
 
 async def nearest_live_texts(conn: asyncpg.Connection, embedding: np.ndarray,
                              limit: int) -> list[asyncpg.Record]:
-    await conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
     return await conn.fetch(
         "WITH knn AS MATERIALIZED ("
         "  SELECT id, text, embedding <=> $1 AS distance FROM live_entries"
