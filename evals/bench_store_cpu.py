@@ -7,7 +7,9 @@ reports store p50/p95 and the CPU time each process (gateway, memory,
 embedder, cortex, dreamer, coordination, Postgres, NATS) spent per store,
 read from /proc. In the same run it measures a bare single-text encode
 through the embedder's gRPC API at idle (before and after the stores; the
-ratios use the faster), and that encode's embedder CPU.
+ratios use the faster), and that encode's embedder CPU; and the floor any
+tool call pays, whatever it does: `memory_recent` (n=1) through MCP and the
+memory service's `Recent` over gRPC (one small indexed read each).
 
 Linux only (/proc); run with nothing else busy on the machine.
 Writes evals/results/store-cpu-<timestamp>.json.
@@ -35,7 +37,7 @@ from benchlib import REPO_ROOT, command_line
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from engram.v1 import embedder_pb2, embedder_pb2_grpc
+from engram.v1 import embedder_pb2, embedder_pb2_grpc, memory_pb2, memory_pb2_grpc
 from engram_cli.settings import CliSettings
 from engram_cli.stack import Stack
 from engram_kit.context import CallerContext
@@ -120,6 +122,32 @@ async def bare_encode(stack: Stack, n: int = 80) -> dict:
             "embedder_cpu_ms_per_encode": round((cpu_after - cpu_before) * 1000 / n, 2)}
 
 
+async def call_floor(stack: Stack, client: Client, n: int = 100) -> dict:
+    """p50 of the cheapest read through MCP (gateway, HTTP, the SDK client)
+    and straight to the memory service over gRPC, one call at a time."""
+    port = stack.topology.services["memory"].ports[8751]
+    md = CallerContext(principal="bench", namespace="default").to_metadata(
+        stack.secrets["ENGRAM_INTERNAL_TOKEN"])
+    channel = open_channel(f"127.0.0.1:{port}")
+    stub = memory_pb2_grpc.MemoryServiceStub(channel)
+    mcp_s, grpc_s = [], []
+    try:
+        for i in range(n + 10):
+            started = time.perf_counter()
+            result = await client.call_tool("memory_recent", {"n": 1})
+            mcp_dt = time.perf_counter() - started
+            if result.is_error:
+                raise RuntimeError(f"memory_recent failed: {result.content}")
+            started = time.perf_counter()
+            await stub.Recent(memory_pb2.RecentRequest(n=1), metadata=md)
+            if i >= 10:
+                mcp_s.append(mcp_dt)
+                grpc_s.append(time.perf_counter() - started)
+    finally:
+        await channel.close()
+    return {"mcp_memory_recent": summary(mcp_s), "grpc_memory_recent": summary(grpc_s)}
+
+
 async def measure(stack: Stack, n: int) -> dict[str, Any]:
     texts = memories(2 * (n + WARMUP))
     http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {stack.first_token}"},
@@ -128,6 +156,7 @@ async def measure(stack: Stack, n: int) -> dict[str, Any]:
         async with Client(streamable_http_client(stack.mcp_url, http_client=http)) as client:
             await asyncio.sleep(SETTLE_S)  # start-up work (first passes, sweeps) ends
             encode_before = await bare_encode(stack)
+            floor = await call_floor(stack, client)
             full = await store_phase(stack, client, texts[: n + WARMUP])
             stack.stop_service("dreamer")
             quiet = await store_phase(stack, client, texts[n + WARMUP:])
@@ -137,6 +166,8 @@ async def measure(stack: Stack, n: int) -> dict[str, Any]:
     p50 = min(encode_before["encode"]["p50_ms"], encode_after["encode"]["p50_ms"])
     return {"bare_encode_idle": {"before_stores": encode_before, "after_stores": encode_after,
                                  "p50_ms_used": p50},
+            "call_floor": {**floor, "mcp_recent_p50_over_encode_p50": round(
+                floor["mcp_memory_recent"]["p50_ms"] / p50, 3)},
             "full_stack": full, "dreamer_stopped": quiet,
             "store_over_encode_p50": {
                 "full_stack": round(full["store"]["p50_ms"] / p50, 3),
@@ -163,8 +194,8 @@ def main() -> int:
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
     path = RESULTS_DIR / f"store-cpu-{started_at.strftime('%Y%m%dT%H%M%SZ')}.json"
     path.write_text(json.dumps(result, indent=2) + "\n")
-    sys.stdout.write(json.dumps({k: measured[k] for k in ("store_over_encode_p50",)}, indent=2)
-                     + f"\nwrote {path.relative_to(REPO_ROOT)}\n")
+    shown = {k: measured[k] for k in ("store_over_encode_p50", "call_floor")}
+    sys.stdout.write(json.dumps(shown, indent=2) + f"\nwrote {path.relative_to(REPO_ROOT)}\n")
     return 0
 
 
