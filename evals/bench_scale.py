@@ -7,6 +7,12 @@ vectors, not the model's), inserted with COPY as the admin role; the timed
 stores and searches go through the real stack (MCP -> gateway -> memory ->
 embedder). Sizes beyond what is run are extrapolated and marked as such.
 
+With --index-after, each bulk step drops the HNSW index, COPYs, and rebuilds
+it from its own definition (as a bulk import would); the build time is
+reported apart from the COPY. Without it, COPY maintains the index row by
+row. The artefact is rewritten after every size, so a run stopped early
+keeps what it measured.
+
 Writes evals/results/scale-<timestamp>.json. Run: make bench-scale
 """
 
@@ -23,6 +29,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -53,12 +60,21 @@ def sentence(rng: random.Random, i: int) -> str:
     return " ".join(words).capitalize() + f" ({i})."
 
 
-async def bulk_insert(dsn: str, start: int, count: int, rng: random.Random) -> float:
+HNSW_INDEX = "entries_embedding_hnsw"
+
+
+async def bulk_insert(dsn: str, start: int, count: int, rng: random.Random,
+                      index_after: bool, maintenance_mem: str) -> dict:
     conn = await asyncpg.connect(dsn)
     await register_vector(conn)
     now = datetime.now(UTC)
     try:
         started = time.perf_counter()
+        index_def = await conn.fetchval(
+            "SELECT indexdef FROM pg_indexes WHERE schemaname = 'memory' AND indexname = $1",
+            HNSW_INDEX)
+        if index_after:
+            await conn.execute(f"DROP INDEX memory.{HNSW_INDEX}")
         batch = 5_000
         for offset in range(start, start + count, batch):
             rows = []
@@ -72,9 +88,19 @@ async def bulk_insert(dsn: str, start: int, count: int, rng: random.Random) -> f
                 "entries", schema_name="memory", records=rows,
                 columns=["id", "namespace", "text", "text_hash", "source", "tags", "origin",
                          "writer_principal", "valid_from", "embedding"])
+        copied = time.perf_counter()
+        if index_after:
+            await conn.execute(f"SET maintenance_work_mem = '{maintenance_mem}'")
+            await conn.execute(index_def)
+        built = time.perf_counter()
         # Fresh planner statistics, as autovacuum would give a live system.
         await conn.execute("ANALYZE memory.entries")
-        return time.perf_counter() - started
+        return {"bulk_insert_s": time.perf_counter() - started,
+                "insert_rows_per_s": count / (time.perf_counter() - started),
+                "copy_s": copied - started,
+                "index_build_s": built - copied if index_after else None,
+                "insert_mode": "copy, then HNSW rebuilt over the whole table" if index_after
+                               else "copy with the HNSW index maintained per row"}
     finally:
         await conn.close()
 
@@ -109,7 +135,7 @@ async def storage(dsn: str) -> dict:
     return {"rows": rows, "bytes_per_entry": total / max(rows, 1), "hnsw_bytes": hnsw}
 
 
-async def run(args: argparse.Namespace) -> dict:
+async def run(args: argparse.Namespace, save: Callable[[list[dict]], None]) -> dict:
     data_dir = Path(args.data_dir or tempfile.mkdtemp(prefix="engram-scale-"))
     stack = Stack(CliSettings(data_dir=data_dir, port_offset=args.port_offset))
     stack.start()
@@ -117,13 +143,14 @@ async def run(args: argparse.Namespace) -> dict:
     points, have = [], 0
     try:
         for size in args.sizes:
-            insert_s = await bulk_insert(stack.postgres.admin_dsn, have, size - have, rng)
-            rate = (size - have) / insert_s
+            loaded = await bulk_insert(stack.postgres.admin_dsn, have, size - have, rng,
+                                       args.index_after, args.maintenance_mem)
             have = size
-            point = {"entries": size, "bulk_insert_s": insert_s, "insert_rows_per_s": rate,
+            point = {"entries": size, **loaded,
                      **await measure(stack, stack.first_token, args.n, rng),
                      **await storage(stack.postgres.admin_dsn)}
             points.append(point)
+            save(points)
             sys.stdout.write(json.dumps(point) + "\n")
             sys.stdout.flush()
     finally:
@@ -131,23 +158,17 @@ async def run(args: argparse.Namespace) -> dict:
     return {"points": points}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
-    parser.add_argument("--n", type=int, default=100, help="timed stores and searches per size")
-    parser.add_argument("--port-offset", type=int, default=600)
-    parser.add_argument("--data-dir", default="")
-    args = parser.parse_args()
-    result = asyncio.run(run(args))
-    first, last = result["points"][0], result["points"][-1]
+def report(args: argparse.Namespace, points: list[dict]) -> dict:
+    first, last = points[0], points[-1]
     growth = last["search_p95_ms"] / first["search_p95_ms"]
-    report = {
+    return {
         "timestamp": datetime.now(UTC).isoformat(),
         "machine": {"platform": platform.platform(), "cpus": os.cpu_count()},
         "command": "make bench-scale (evals/bench_scale.py " + " ".join(sys.argv[1:]) + ")",
         "vectors": "bulk rows: precomputed random unit vectors; timed writes/searches: the "
                    "real embedder through MCP",
-        **result,
+        "sizes_asked": args.sizes,
+        "points": points,
         "search_p95_growth": {"from": first["entries"], "to": last["entries"], "ratio": growth},
         "extrapolated_1m": {
             "note": "EXTRAPOLATION, not measured: linear in bulk insert time; search p95 "
@@ -156,11 +177,28 @@ def main() -> None:
             "search_p95_ms": last["search_p95_ms"] * growth ** (
                 np.log10(1_000_000 / last["entries"]) / np.log10(last["entries"]
                                                                   / first["entries"])),
-        } if last["entries"] < 1_000_000 and len(result["points"]) > 1 else None,
+        } if last["entries"] < 1_000_000 and len(points) > 1 else None,
     }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--n", type=int, default=100, help="timed stores and searches per size")
+    parser.add_argument("--index-after", action="store_true",
+                        help="drop the HNSW index for each bulk step and rebuild it after")
+    parser.add_argument("--maintenance-mem", default="4GB",
+                        help="maintenance_work_mem for the rebuild (the graph should fit)")
+    parser.add_argument("--port-offset", type=int, default=600)
+    parser.add_argument("--data-dir", default="")
+    args = parser.parse_args()
     RESULTS.mkdir(exist_ok=True)
     path = RESULTS / f"scale-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}.json"
-    path.write_text(json.dumps(report, indent=2))
+
+    def save(points: list[dict]) -> None:
+        path.write_text(json.dumps(report(args, points), indent=2))
+
+    asyncio.run(run(args, save))
     sys.stdout.write(f"wrote {path}\n")
 
 
