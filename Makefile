@@ -46,7 +46,7 @@ bench-embedder: setup
 	$(VENV)/bin/python evals/bench_embedder.py
 
 bench-scale: setup
-	$(VENV)/bin/python evals/bench_scale.py
+	$(VENV)/bin/python evals/bench_scale.py --sizes 10000 100000 1000000 --n 30 --index-after
 
 bench-store-cpu: setup
 	$(VENV)/bin/python evals/bench_store_cpu.py

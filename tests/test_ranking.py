@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import uuid
 
+import asyncpg
+
 from engram_cli.stack import Stack
 
 from .helpers import call, mcp_client
@@ -109,3 +111,31 @@ async def test_adjacent_lines_of_an_episode_lift_each_other(stack: Stack):
         t = e["trace"]
         assert abs(e["score"] - (t["rrf_score"] + t["context_lift"] + t["episode_lift"])) < 1e-4
     assert "rrf k=10" in found["trace"]["fusion"]
+
+
+async def test_terms_are_taken_rarest_first_within_the_match_budget(stack: Stack):
+    """Migration 0011: at scale the lexical channel's work is bounded by the
+    summed df of the terms it uses; the commonest terms go first, the rarest
+    is always used. Asked of the memory schema as the memory service's role."""
+    ns, token = namespace_agent(stack)
+    async with mcp_client(stack.mcp_url, token) as client:
+        for text in HIKES:
+            await call(client, "memory_store", {"text": text, "namespace": ns})
+    conn = await asyncpg.connect(stack.service_dsn("memory"))
+    try:
+        async with conn.transaction():
+            await conn.execute("SELECT set_config('engram.namespace', $1, true)", ns)
+
+            async def kept(budget: int) -> list[str]:
+                rows = await conn.fetch(
+                    "SELECT lexeme, kept FROM memory.lexical_terms($1, 1.0, $2)",
+                    "Caroline, pottery, garden or sister?", budget)
+                assert [r["lexeme"] for r in rows] == ["garden", "potteri", "sister", "carolin"]
+                return [r["lexeme"] for r in rows if r["kept"]]
+
+            assert await kept(100) == ["garden", "potteri", "sister", "carolin"]
+            assert await kept(14) == ["garden", "potteri", "sister"]  # 3 + 12 > 14
+            assert await kept(2) == ["garden", "potteri"]
+            assert await kept(0) == ["garden"]  # the rarest term is always used
+    finally:
+        await conn.close()

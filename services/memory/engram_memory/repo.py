@@ -117,16 +117,26 @@ async def dense_ranked(conn: asyncpg.Connection, embedding: np.ndarray, filters:
     )
 
 
+@dataclass(frozen=True)
+class TermLimits:
+    """Which query terms the lexical channel uses (`lexical_terms`,
+    migrations 0007 and 0011): none held by more than `max_df` of the rows,
+    and, rarest first, only while their summed df stays within
+    `match_budget` rows. The rarest term is always used."""
+    max_df: float
+    match_budget: int
+
+
 async def lexical_ranked(conn: asyncpg.Connection, query: str, filters: Filters, limit: int,
-                         max_df: float, k1: float = 1.2, b: float = 0.75) -> list[asyncpg.Record]:
-    """BM25 over the query's kept terms (`lexical_terms`, migration 0007).
-    Term frequency is taken as 1 (memories are short); the length norm
-    counts distinct lexemes."""
-    relation, rel_params = filters.relation(6)
-    where, params = filters.sql(6 + len(rel_params))
+                         terms: TermLimits, k1: float = 1.2,
+                         b: float = 0.75) -> list[asyncpg.Record]:
+    """BM25 over the query's kept terms. Term frequency is taken as 1
+    (memories are short); the length norm counts distinct lexemes."""
+    relation, rel_params = filters.relation(7)
+    where, params = filters.sql(7 + len(rel_params))
     return await conn.fetch(
         "WITH terms AS MATERIALIZED (SELECT lexeme, idf, quote_literal(lexeme)::tsquery AS tq"
-        "                           FROM lexical_terms($1, $3) WHERE kept),"
+        "                           FROM lexical_terms($1, $3, $6) WHERE kept),"
         " q AS (SELECT string_agg(quote_literal(lexeme), ' | ')::tsquery AS tsq FROM terms),"
         " tot AS (SELECT greatest(lexemes::float8 / greatest(docs, 1), 1) AS avgdl"
         "         FROM lexicon_totals)"
@@ -134,13 +144,14 @@ async def lexical_ranked(conn: asyncpg.Connection, query: str, filters: Filters,
         "   * ($4 + 1) / (1 + $4 * (1 - $5 + $5 * length(e.tsv) / tot.avgdl)) AS score"
         f" FROM {relation} e, q, tot WHERE e.tsv @@ q.tsq{where}"
         " ORDER BY score DESC, e.created_at DESC LIMIT $2",
-        query, limit, max_df, k1, b, *rel_params, *params,
+        query, limit, terms.max_df, k1, b, terms.match_budget, *rel_params, *params,
     )
 
 
 async def lexical_terms(conn: asyncpg.Connection, query: str,
-                        max_df: float) -> list[asyncpg.Record]:
-    return await conn.fetch("SELECT lexeme, df, kept FROM lexical_terms($1, $2)", query, max_df)
+                        terms: TermLimits) -> list[asyncpg.Record]:
+    return await conn.fetch("SELECT lexeme, df, kept FROM lexical_terms($1, $2, $3)",
+                            query, terms.max_df, terms.match_budget)
 
 
 @dataclass
@@ -158,15 +169,16 @@ async def episode_context(conn: asyncpg.Connection, ids: list[UUID]) -> EpisodeC
                           {r["id"]: r["episode"] for r in rows})
 
 
-async def retired_matches(conn: asyncpg.Connection, query: str, max_df: float,
+async def retired_matches(conn: asyncpg.Connection, query: str, terms: TermLimits,
                           limit: int) -> list[asyncpg.Record]:
     """Superseded or archived rows the lexical channel would match (for explain)."""
     return await conn.fetch(
         "WITH q AS (SELECT string_agg(quote_literal(lexeme), ' | ')::tsquery AS tsq"
-        "           FROM lexical_terms($1, $2) WHERE kept)"
+        "           FROM lexical_terms($1, $2, $4) WHERE kept)"
         " SELECT e.id, e.text, e.status, e.superseded_by FROM entries e, q"
         " WHERE e.status IN ('superseded', 'archived') AND e.tsv @@ q.tsq"
-        " ORDER BY ts_rank(e.tsv, q.tsq) DESC, e.created_at DESC LIMIT $3", query, max_df, limit)
+        " ORDER BY ts_rank(e.tsv, q.tsq) DESC, e.created_at DESC LIMIT $3",
+        query, terms.max_df, limit, terms.match_budget)
 
 
 async def fetch_by_ids(conn: asyncpg.Connection, ids: list[UUID]) -> dict[UUID, asyncpg.Record]:

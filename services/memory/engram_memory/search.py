@@ -107,6 +107,7 @@ class Searcher:
         self.embedder = embedder
         self.s = settings
         self.weights = fusion_weights(settings)
+        self.terms = repo.TermLimits(settings.lexical_max_df, settings.lexical_match_budget)
         self.documents = documents  # None: no fall-through to documents
 
     async def search(self, ctx: CallerContext, data: SearchInput) -> SearchResult:
@@ -122,7 +123,7 @@ class Searcher:
         async with tenant_tx(self.pool, namespace) as conn:
             dense = await repo.dense_ranked(conn, vector, filters, depth) if vector is not None \
                 else []
-            lexical = await repo.lexical_ranked(conn, query, filters, depth, self.s.lexical_max_df)
+            lexical = await repo.lexical_ranked(conn, query, filters, depth, self.terms)
             channels = {"dense": [r["id"] for r in dense], "lexical": [r["id"] for r in lexical]}
             pool_ids = list({*channels["dense"], *channels["lexical"]})
             context = await repo.episode_context(conn, pool_ids)
@@ -172,14 +173,14 @@ class Searcher:
                      cut: list[Fused], n_dense: int, n_lexical: int) -> SearchTrace:
         """The ranking trace: the query's terms, and why matches were not served."""
         terms = [QueryTerm(r["lexeme"], r["df"], r["kept"])
-                 for r in await repo.lexical_terms(conn, query, self.s.lexical_max_df)]
+                 for r in await repo.lexical_terms(conn, query, self.terms)]
         below = cut[:MAX_DROPPED]
         texts = await repo.fetch_by_ids(conn, [f.key for f in below])
         dropped = [Dropped(f.key, texts[f.key]["text"],  # type: ignore[index, arg-type]
                            "ranked below top_k", f.score)
                    for f in below if f.key in texts]
         if data.as_of is None and not data.include_history:
-            for row in await repo.retired_matches(conn, query, self.s.lexical_max_df,
+            for row in await repo.retired_matches(conn, query, self.terms,
                                                        MAX_DROPPED):
                 by = f" by {row['superseded_by']}" if row["superseded_by"] else (
                     " (unused; memory_rescue brings it back)"
@@ -190,5 +191,6 @@ class Searcher:
         w = self.weights
         fusion = (f"rrf k={w.rrf_k}, lexical x{self.s.lexical_weight}; context lift "
                   f"{w.context}; episode lift {w.episode} (top {w.episode_top}); "
-                  f"terms in more than {self.s.lexical_max_df:.0%} of rows unused")
+                  f"terms in more than {self.s.lexical_max_df:.0%} of rows, or past "
+                  f"{self.s.lexical_match_budget} matching rows (rarest first), unused")
         return SearchTrace(terms, n_dense, n_lexical, fusion, dropped)

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from pydantic import Field
+
 from engram_kit.settings import DatabaseSettings, NatsSettings, ServiceSettings
 
 
@@ -39,3 +41,7 @@ class MemorySettings(ServiceSettings, DatabaseSettings, NatsSettings):
     episode_weight: float = 0.3
     search_depth: int = 100
     lexical_max_df: float = 0.1
+    # Rarest first, query terms are used while their summed df stays within
+    # this many rows (migration 0011): it bounds a lexical search's work at
+    # scale (1M rows: evals/bench_scale.py). Never reached on LoCoMo.
+    lexical_match_budget: int = Field(20_000, ge=100)
