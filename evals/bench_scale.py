@@ -139,6 +139,7 @@ async def storage(dsn: str) -> dict:
 async def run(args: argparse.Namespace, save: Callable[[list[dict]], None]) -> dict:
     data_dir = Path(args.data_dir or tempfile.mkdtemp(prefix="engram-scale-"))
     stack = Stack(CliSettings(data_dir=data_dir, port_offset=args.port_offset))
+    stack.postgres.settings.extend(args.pg_setting)
     stack.start()
     rng = random.Random(11)
     points, have = [], 0
@@ -171,6 +172,7 @@ def report(args: argparse.Namespace, points: list[dict]) -> dict:
         "vectors": "bulk rows: precomputed random unit vectors; timed writes/searches: the "
                    "real embedder through MCP",
         "sizes_asked": args.sizes,
+        "postgres_settings": args.pg_setting or "defaults",
         "points": points,
         "search_p95_growth": {"from": first["entries"], "to": last["entries"], "ratio": growth},
         "extrapolated_1m": {
@@ -192,6 +194,8 @@ def main() -> None:
                         help="drop the HNSW index for each bulk step and rebuild it after")
     parser.add_argument("--maintenance-mem", default="4GB",
                         help="maintenance_work_mem for the rebuild (the graph should fit)")
+    parser.add_argument("--pg-setting", action="append", default=[], metavar="NAME=VALUE",
+                        help="extra Postgres server setting, e.g. shared_buffers=2GB (repeatable)")
     parser.add_argument("--port-offset", type=int, default=600)
     parser.add_argument("--data-dir", default="")
     args = parser.parse_args()

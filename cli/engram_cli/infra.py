@@ -7,6 +7,7 @@ for TCP logins, so services authenticate exactly as they do under compose."""
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import socket
 import subprocess
@@ -37,6 +38,9 @@ def wait_port(port: int, timeout_s: float, what: str) -> None:
 
 class EmbeddedPostgres:
     def __init__(self, data_dir: Path, port: int, admin_password: str) -> None:
+        # Extra server settings ("name=value", passed as -c): benchmarks use
+        # them to measure tuning; the stack itself runs Postgres' defaults.
+        self.settings: list[str] = []
         self.pgdata = data_dir / "postgres"
         self.log = data_dir / "logs" / "postgres.log"
         self.port = port
@@ -82,7 +86,8 @@ class EmbeddedPostgres:
         if port_open(self.port):
             raise RuntimeError(f"port {self.port} is already in use: is another stack running? "
                                "Set ENGRAM_PORT_OFFSET to run a second one")
-        options = f"-h 127.0.0.1 -p {self.port} -c unix_socket_directories=''"
+        options = " ".join([f"-h 127.0.0.1 -p {self.port} -c unix_socket_directories=''",
+                            *(f"-c {shlex.quote(setting)}" for setting in self.settings)])
         self._run([str(POSTGRES_BIN_PATH / "pg_ctl"), "-D", str(self.pgdata), "-l",
                    str(self.log), "-o", options, "-w", "-t", "60", "start"])
         self._ensure_database()
