@@ -1,6 +1,8 @@
 -- A bound on the lexical channel's work at scale. Every kept term is OR-ed
--- into one index scan and each matching row is scored, so the cost grows
--- with the sum of the kept terms' df. In a namespace of 1M rows, terms under
+-- into one full-text match and each matching row is scored, so the scoring
+-- grows with the sum of the kept terms' df. (Under RLS the match itself runs
+-- over every row of the namespace: `@@` is not leakproof, so it cannot be a
+-- GIN index condition. This bound does not change that.) In a namespace of 1M rows, terms under
 -- the max_df share (10%) can still match 100k rows each (a search measured
 -- 1.1 s p50, evals/results/scale-20261130T093428Z.json). Terms are now taken
 -- rarest first while their running df stays within `match_budget` rows; the
