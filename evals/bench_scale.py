@@ -126,14 +126,24 @@ async def measure(stack: Stack, token: str, n: int, rng: random.Random) -> dict:
 
 
 async def storage(dsn: str) -> dict:
+    """Bytes per entry over the whole memory schema (tables, indexes, TOAST),
+    and per table: the entries themselves, their postings, versions."""
     conn = await asyncpg.connect(dsn)
     try:
         rows = await conn.fetchval("SELECT count(*) FROM memory.entries")
-        total = await conn.fetchval("SELECT pg_total_relation_size('memory.entries')")
+        tables = {r["relname"]: r["bytes"] for r in await conn.fetch(
+            "SELECT c.relname, pg_total_relation_size(c.oid) AS bytes FROM pg_class c"
+            " JOIN pg_namespace n ON n.oid = c.relnamespace"
+            " WHERE n.nspname = 'memory' AND c.relkind = 'r' ORDER BY bytes DESC")}
         hnsw = await conn.fetchval("SELECT pg_relation_size('memory.entries_embedding_hnsw')")
     finally:
         await conn.close()
-    return {"rows": rows, "bytes_per_entry": total / max(rows, 1), "hnsw_bytes": hnsw}
+    per_entry = max(rows, 1)
+    return {"rows": rows, "bytes_per_entry": sum(tables.values()) / per_entry,
+            "entries_bytes_per_entry": tables["entries"] / per_entry,
+            "bytes_per_entry_by_table": {name: round(size / per_entry)
+                                         for name, size in tables.items() if size >= per_entry},
+            "hnsw_bytes": hnsw}
 
 
 async def run(args: argparse.Namespace, save: Callable[[list[dict]], None]) -> dict:
@@ -171,6 +181,9 @@ def report(args: argparse.Namespace, points: list[dict]) -> dict:
         "command": "make bench-scale (evals/bench_scale.py " + " ".join(sys.argv[1:]) + ")",
         "vectors": "bulk rows: precomputed random unit vectors; timed writes/searches: the "
                    "real embedder through MCP",
+        "storage": "bytes_per_entry: every table of the memory schema with its indexes and "
+                   "TOAST, per entry (runs before 2026-11-30T12 counted memory.entries only; "
+                   "that figure is entries_bytes_per_entry)",
         "sizes_asked": args.sizes,
         "postgres_settings": args.pg_setting or "defaults",
         "points": points,

@@ -10,7 +10,7 @@ import asyncpg
 
 from engram_cli.stack import Stack
 
-from .helpers import call, mcp_client
+from .helpers import admin_fetchval, call, mcp_client
 
 HIKES = [
     "Caroline: I went hiking up the ridge trail on Sunday.",
@@ -137,5 +137,46 @@ async def test_terms_are_taken_rarest_first_within_the_match_budget(stack: Stack
             assert await kept(14) == ["garden", "potteri", "sister"]  # 3 + 12 > 14
             assert await kept(2) == ["garden", "potteri"]
             assert await kept(0) == ["garden"]  # the rarest term is always used
+    finally:
+        await conn.close()
+
+
+async def test_postings_mirror_the_stored_rows_and_are_an_index_lookup_under_rls(
+        stack: Stack, admin_dsn: str):
+    """Migration 0012: the lexical channel reads `entry_lexemes`, one row per
+    (entry, lexeme). Stores, supersedes and forgets keep it equal to the
+    entries' own lexemes, and as the memory role (under RLS) a term lookup is
+    an index condition, which the full-text match `@@` never was."""
+    ns, token = namespace_agent(stack)
+    async with mcp_client(stack.mcp_url, token) as client:
+        ids = [(await call(client, "memory_store", {"text": t, "namespace": ns,
+                                                    "tags": ["hike"]}))["id"] for t in HIKES]
+        await call(client, "memory_supersede", {"entry_id": ids[0], "namespace": ns,
+                                                "new_text": "Caroline: I hiked the coast path."})
+        await call(client, "memory_forget", {"entry_id": ids[1], "namespace": ns,
+                                             "reason": "test"})
+        found = await call(client, "memory_search", {"query": "sister reunion", "namespace": ns})
+    assert ids[1] not in [e["id"] for e in found["entries"]]
+    mirror = ("SELECT count(*) FROM ((SELECT namespace, lexeme, entry_id, doc_len"
+              "  FROM memory.entry_lexemes EXCEPT SELECT e.namespace, u.lexeme, e.id,"
+              "  length(e.tsv) FROM memory.entries e, unnest(e.tsv) u)"
+              " UNION ALL (SELECT e.namespace, u.lexeme, e.id, length(e.tsv)"
+              "  FROM memory.entries e, unnest(e.tsv) u EXCEPT SELECT namespace, lexeme,"
+              "  entry_id, doc_len FROM memory.entry_lexemes)) differ")
+    assert await admin_fetchval(admin_dsn, mirror) == 0
+    assert await admin_fetchval(
+        admin_dsn, "SELECT count(*) FROM memory.entry_lexemes WHERE entry_id = $1::uuid",
+        ids[1]) == 0
+    conn = await asyncpg.connect(stack.service_dsn("memory"))
+    try:
+        async with conn.transaction():
+            await conn.execute("SELECT set_config('engram.namespace', $1, true)", ns)
+            await conn.execute("SET LOCAL enable_seqscan = off")
+            plan = [r[0] for r in await conn.fetch(
+                "EXPLAIN SELECT entry_id FROM memory.entry_lexemes WHERE lexeme = 'garden'")]
+            assert any("Index Cond" in line and "lexeme = 'garden'" in line
+                       for line in plan), plan
+            assert len(await conn.fetch(
+                "SELECT entry_id FROM memory.entry_lexemes WHERE lexeme = 'garden'")) == 1
     finally:
         await conn.close()

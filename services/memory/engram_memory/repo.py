@@ -127,24 +127,36 @@ class TermLimits:
     match_budget: int
 
 
+BM25_K1, BM25_B = 1.2, 0.75
+
+# The kept terms' postings (migration 0012: an index lookup under RLS),
+# summed per entry: BM25 with tf=1, the length norm over distinct lexemes.
+_SCORED_POSTINGS = (
+    "WITH terms AS MATERIALIZED (SELECT lexeme, idf FROM lexical_terms($1, $3, $4) WHERE kept),"
+    " tot AS (SELECT greatest(lexemes::float8 / greatest(docs, 1), 1) AS avgdl"
+    "         FROM lexicon_totals),"
+    " hits AS (SELECT p.entry_id, sum(t.idf) * ($5::float8 + 1) / (1 + $5::float8"
+    "            * (1 - $6::float8 + $6::float8 * min(p.doc_len) / min(tot.avgdl))) AS score"
+    "          FROM terms t JOIN entry_lexemes p ON p.lexeme = t.lexeme, tot"
+    "          GROUP BY p.entry_id)"
+)
+
+
 async def lexical_ranked(conn: asyncpg.Connection, query: str, filters: Filters, limit: int,
-                         terms: TermLimits, k1: float = 1.2,
-                         b: float = 0.75) -> list[asyncpg.Record]:
+                         terms: TermLimits, k1: float = BM25_K1,
+                         b: float = BM25_B) -> list[asyncpg.Record]:
     """BM25 over the query's kept terms. Term frequency is taken as 1
-    (memories are short); the length norm counts distinct lexemes."""
+    (memories are short); the length norm counts distinct lexemes. Hits come
+    sorted by score, so the served-set check probes entries only until
+    `limit` rows pass (an incremental sort finishes the tie-break)."""
     relation, rel_params = filters.relation(7)
     where, params = filters.sql(7 + len(rel_params))
     return await conn.fetch(
-        "WITH terms AS MATERIALIZED (SELECT lexeme, idf, quote_literal(lexeme)::tsquery AS tq"
-        "                           FROM lexical_terms($1, $3, $6) WHERE kept),"
-        " q AS (SELECT string_agg(quote_literal(lexeme), ' | ')::tsquery AS tsq FROM terms),"
-        " tot AS (SELECT greatest(lexemes::float8 / greatest(docs, 1), 1) AS avgdl"
-        "         FROM lexicon_totals)"
-        " SELECT e.id, (SELECT sum(t.idf) FROM terms t WHERE e.tsv @@ t.tq)"
-        "   * ($4 + 1) / (1 + $4 * (1 - $5 + $5 * length(e.tsv) / tot.avgdl)) AS score"
-        f" FROM {relation} e, q, tot WHERE e.tsv @@ q.tsq{where}"
-        " ORDER BY score DESC, e.created_at DESC LIMIT $2",
-        query, limit, terms.max_df, k1, b, terms.match_budget, *rel_params, *params,
+        f"{_SCORED_POSTINGS}"
+        " SELECT e.id, h.score FROM (SELECT * FROM hits ORDER BY score DESC) h"
+        f" JOIN {relation} e ON e.id = h.entry_id WHERE true{where}"
+        " ORDER BY h.score DESC, e.created_at DESC, e.id LIMIT $2",
+        query, limit, terms.max_df, terms.match_budget, k1, b, *rel_params, *params,
     )
 
 
@@ -173,12 +185,13 @@ async def retired_matches(conn: asyncpg.Connection, query: str, terms: TermLimit
                           limit: int) -> list[asyncpg.Record]:
     """Superseded or archived rows the lexical channel would match (for explain)."""
     return await conn.fetch(
-        "WITH q AS (SELECT string_agg(quote_literal(lexeme), ' | ')::tsquery AS tsq"
-        "           FROM lexical_terms($1, $2, $4) WHERE kept)"
-        " SELECT e.id, e.text, e.status, e.superseded_by FROM entries e, q"
-        " WHERE e.status IN ('superseded', 'archived') AND e.tsv @@ q.tsq"
-        " ORDER BY ts_rank(e.tsv, q.tsq) DESC, e.created_at DESC LIMIT $3",
-        query, terms.max_df, limit, terms.match_budget)
+        f"{_SCORED_POSTINGS}"
+        " SELECT e.id, e.text, e.status, e.superseded_by"
+        " FROM (SELECT * FROM hits ORDER BY score DESC) h JOIN entries e ON e.id = h.entry_id"
+        " WHERE e.status IN ('superseded', 'archived')"
+        " ORDER BY h.score DESC, e.created_at DESC, e.id LIMIT $2",
+        query, limit, terms.max_df, terms.match_budget, BM25_K1, BM25_B,
+    )
 
 
 async def fetch_by_ids(conn: asyncpg.Connection, ids: list[UUID]) -> dict[UUID, asyncpg.Record]:
