@@ -55,3 +55,16 @@ async def eventually(check: Callable[[], Awaitable[bool]], timeout_s: float = 30
         if time.monotonic() > deadline:
             raise AssertionError(f"{what} not reached within {timeout_s}s")
         await asyncio.sleep(0.2)
+
+
+async def postings_out_of_step(dsn: str, postings: str, key: str, rows: str,
+                               length_column: str = "") -> int:
+    """How many (namespace, lexeme, row id[, row length]) tuples differ
+    between a postings table and the lexemes of the rows it indexes (both
+    ways). `length_column` holds length(tsv) where the postings keep it."""
+    kept = f"SELECT namespace, lexeme, {key}" + (f", {length_column}" if length_column else "")
+    derived = ("SELECT r.namespace, u.lexeme, r.id" + (", length(r.tsv)" if length_column else "")
+               + f" FROM memory.{rows} r, unnest(r.tsv) u")
+    return await admin_fetchval(
+        dsn, f"SELECT count(*) FROM (({kept} FROM memory.{postings} EXCEPT {derived})"
+             f" UNION ALL ({derived} EXCEPT {kept} FROM memory.{postings})) differ")

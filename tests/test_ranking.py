@@ -10,7 +10,7 @@ import asyncpg
 
 from engram_cli.stack import Stack
 
-from .helpers import admin_fetchval, call, mcp_client
+from .helpers import admin_fetchval, call, mcp_client, postings_out_of_step
 
 HIKES = [
     "Caroline: I went hiking up the ridge trail on Sunday.",
@@ -157,13 +157,8 @@ async def test_postings_mirror_the_stored_rows_and_are_an_index_lookup_under_rls
                                              "reason": "test"})
         found = await call(client, "memory_search", {"query": "sister reunion", "namespace": ns})
     assert ids[1] not in [e["id"] for e in found["entries"]]
-    mirror = ("SELECT count(*) FROM ((SELECT namespace, lexeme, entry_id, doc_len"
-              "  FROM memory.entry_lexemes EXCEPT SELECT e.namespace, u.lexeme, e.id,"
-              "  length(e.tsv) FROM memory.entries e, unnest(e.tsv) u)"
-              " UNION ALL (SELECT e.namespace, u.lexeme, e.id, length(e.tsv)"
-              "  FROM memory.entries e, unnest(e.tsv) u EXCEPT SELECT namespace, lexeme,"
-              "  entry_id, doc_len FROM memory.entry_lexemes)) differ")
-    assert await admin_fetchval(admin_dsn, mirror) == 0
+    assert await postings_out_of_step(admin_dsn, "entry_lexemes", "entry_id", "entries",
+                                      length_column="doc_len") == 0
     assert await admin_fetchval(
         admin_dsn, "SELECT count(*) FROM memory.entry_lexemes WHERE entry_id = $1::uuid",
         ids[1]) == 0
