@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.engram-installed
 
-.PHONY: setup up test test-llama lint proto proto-check bench-e2e bench-embedder bench-locomo bench-scale bench-store-cpu bench-board bench-conflicts bench-extraction clean
+.PHONY: setup up test test-llama lint proto proto-check bench-e2e bench-embedder bench-locomo bench-scale bench-documents bench-store-cpu bench-board bench-conflicts bench-extraction clean
 
 setup: $(STAMP)
 
@@ -47,6 +47,9 @@ bench-embedder: setup
 
 bench-scale: setup
 	$(VENV)/bin/python evals/bench_scale.py --sizes 10000 100000 1000000 --n 30 --index-after
+
+bench-documents: setup
+	$(VENV)/bin/python evals/bench_documents.py --chunks 10000 100000 --n 30
 
 bench-store-cpu: setup
 	$(VENV)/bin/python evals/bench_store_cpu.py

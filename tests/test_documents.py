@@ -7,7 +7,7 @@ import base64
 
 from engram_cli.stack import Stack
 
-from .helpers import admin_fetchval, call, call_error, mcp_client
+from .helpers import admin_fetchval, call, call_error, mcp_client, postings_out_of_step
 
 RUNBOOK = """# Failover runbook
 
@@ -50,6 +50,18 @@ async def test_ingest_search_and_fall_through(stack: Stack, agent_token: str, ad
     verbatim = await admin_fetchval(admin_dsn, "SELECT content FROM memory.documents"
                                     " WHERE id = $1::uuid", doc["id"])
     assert verbatim == RUNBOOK.strip()
+    # Migration 0013: chunk postings and term statistics mirror the chunks.
+    assert await postings_out_of_step(admin_dsn, "chunk_lexemes", "chunk_id",
+                                      "document_chunks") == 0
+    assert await admin_fetchval(
+        admin_dsn, "SELECT count(*) FROM memory.chunk_lexicon l WHERE l.df <> (SELECT count(*)"
+        " FROM memory.chunk_lexemes p WHERE p.namespace = l.namespace AND p.lexeme = l.lexeme)"
+    ) == 0
+    assert await admin_fetchval(
+        admin_dsn, "SELECT count(*) FROM memory.chunk_lexicon_totals t WHERE (t.chunks, t.tokens)"
+        " <> (SELECT count(DISTINCT c.id), coalesce(sum(p.tf), 0) FROM memory.document_chunks c"
+        " LEFT JOIN memory.chunk_lexemes p ON p.chunk_id = c.id WHERE c.namespace = t.namespace)"
+    ) == 0
 
 
 async def test_document_bad_input(stack: Stack, agent_token: str):

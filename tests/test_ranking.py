@@ -4,11 +4,14 @@ not served)."""
 
 from __future__ import annotations
 
+import math
 import uuid
 
 import asyncpg
+import pytest
 
 from engram_cli.stack import Stack
+from engram_memory import repo
 
 from .helpers import admin_fetchval, call, mcp_client, postings_out_of_step
 
@@ -173,5 +176,40 @@ async def test_postings_mirror_the_stored_rows_and_are_an_index_lookup_under_rls
                        for line in plan), plan
             assert len(await conn.fetch(
                 "SELECT entry_id FROM memory.entry_lexemes WHERE lexeme = 'garden'")) == 1
+    finally:
+        await conn.close()
+
+
+async def test_bm25_weights_reach_postgres_as_floats(stack: Stack):
+    """k1 and b are bound as float8: when Postgres inferred them from the
+    SQL they were typed int4, and 1.2 / 0.75 arrived as 1 / 0 (no length
+    norm at all). Two entries hold the one rare term; with b=0.75 the
+    shorter ranks first by a margin BM25 fixes, with b=0 they tie."""
+    ns, token = namespace_agent(stack)
+    short = "Zanzibar."
+    long = "Zanzibar came up again while we talked about trains, rivers and old maps."
+    async with mcp_client(stack.mcp_url, token) as client:
+        ids = {(await call(client, "memory_store", {"text": t, "namespace": ns}))["id"]: t
+               for t in (long, short)}
+    conn = await asyncpg.connect(stack.service_dsn("memory"))
+    try:
+        async with conn.transaction():
+            await conn.execute("SET LOCAL search_path = memory")
+            await conn.execute("SELECT set_config('engram.namespace', $1, true)", ns)
+            no_filters = repo.Filters([], "", None, None)
+
+            async def scores(k1: float, b: float) -> list[tuple[str, float]]:
+                rows = await repo.lexical_ranked(conn, "zanzibar", no_filters, 10,
+                                                 repo.TermLimits(1.0, 20_000, k1, b))
+                return [(ids[str(r["id"])], r["score"]) for r in rows]
+
+            (first, s1), (second, s2) = await scores(1.2, 0.75)
+            docs, avgdl = await conn.fetchrow("SELECT docs, lexemes::float8 / docs"
+                                              " FROM lexicon_totals")
+            idf = math.log((docs - 2 + 0.5) / (2 + 0.5) + 1)
+            assert first == short and second == long
+            assert abs(s1 - idf * 2.2 / (1 + 1.2 * (0.25 + 0.75 * 1 / max(avgdl, 1)))) < 1e-9
+            flat = await scores(1.2, 0.0)
+            assert flat[0][1] == flat[1][1] == pytest.approx(idf)
     finally:
         await conn.close()

@@ -21,6 +21,7 @@ from . import vector_queue
 from .chunking import chunk, plain_text
 from .fusion import reciprocal_rank_fusion
 from .pdf import pdf_text
+from .repo import TermLimits
 from .settings import MemorySettings
 from .validation import clean_source, clean_text, clean_top_k
 
@@ -48,6 +49,8 @@ class Documents:
         self.pool = pool
         self.embedder = embedder
         self.s = settings
+        # Chunks are long: textbook BM25 (k1=1.2, b=0.75, the defaults).
+        self.terms = TermLimits(settings.lexical_max_df, settings.lexical_match_budget)
 
     async def ingest(self, ctx: CallerContext, content: str, source: str, title: str,
                      fmt: str, data: bytes = b"") -> IngestResult:
@@ -118,7 +121,7 @@ class Documents:
         depth = max(top_k * 4, 20)
         async with tenant_tx(self.pool, ctx.require_namespace()) as conn:
             dense = await repo.dense_chunks(conn, vector, depth) if vector is not None else []
-            lexical = await repo.lexical_chunks(conn, query, depth)
+            lexical = await repo.lexical_chunks(conn, query, depth, self.terms)
             fused = reciprocal_rank_fusion({"dense": [r["id"] for r in dense],
                                             "lexical": [r["id"] for r in lexical]},
                                            self.s.rrf_k)[:top_k]

@@ -7,6 +7,8 @@ from uuid import UUID
 import asyncpg
 import numpy as np
 
+from .repo import TermLimits
+
 
 async def find_by_hash(conn: asyncpg.Connection, content_hash: str) -> asyncpg.Record | None:
     return await conn.fetchrow(
@@ -43,14 +45,20 @@ async def dense_chunks(conn: asyncpg.Connection, embedding: np.ndarray,
     )
 
 
-async def lexical_chunks(conn: asyncpg.Connection, query: str,
-                         limit: int) -> list[asyncpg.Record]:
+async def lexical_chunks(conn: asyncpg.Connection, query: str, limit: int,
+                         terms: TermLimits) -> list[asyncpg.Record]:
+    """BM25 over the query's kept terms (migration 0013), from the chunks'
+    postings alone: an index lookup under RLS, bounded by the term limits."""
     return await conn.fetch(
-        "WITH q AS (SELECT NULLIF(replace(plainto_tsquery('english', $1)::text, ' & ', ' | '),"
-        " '')::tsquery AS tsq)"
-        " SELECT c.id, ts_rank_cd(c.tsv, q.tsq) AS score FROM document_chunks c, q"
-        " WHERE q.tsq IS NOT NULL AND c.tsv @@ q.tsq ORDER BY score DESC LIMIT $2",
-        query, limit,
+        "WITH terms AS MATERIALIZED (SELECT lexeme, idf FROM chunk_lexical_terms($1, $3, $4)"
+        "                           WHERE kept),"
+        " tot AS (SELECT greatest(tokens::float8 / greatest(chunks, 1), 1) AS avgdl"
+        "         FROM chunk_lexicon_totals)"
+        " SELECT p.chunk_id AS id, sum(t.idf * p.tf * ($5::float8 + 1) / (p.tf + $5::float8"
+        "   * (1 - $6::float8 + $6::float8 * p.doc_len / tot.avgdl))) AS score"
+        " FROM terms t JOIN chunk_lexemes p ON p.lexeme = t.lexeme, tot"
+        " GROUP BY p.chunk_id ORDER BY score DESC, p.chunk_id LIMIT $2",
+        query, limit, terms.max_df, terms.match_budget, terms.k1, terms.b,
     )
 
 

@@ -122,12 +122,12 @@ class TermLimits:
     """Which query terms the lexical channel uses (`lexical_terms`,
     migrations 0007 and 0011): none held by more than `max_df` of the rows,
     and, rarest first, only while their summed df stays within
-    `match_budget` rows. The rarest term is always used."""
+    `match_budget` rows. The rarest term is always used. `k1` and `b` are
+    BM25's saturation and length-norm weights."""
     max_df: float
     match_budget: int
-
-
-BM25_K1, BM25_B = 1.2, 0.75
+    k1: float = 1.2
+    b: float = 0.75
 
 # The kept terms' postings (migration 0012: an index lookup under RLS),
 # summed per entry: BM25 with tf=1, the length norm over distinct lexemes.
@@ -143,8 +143,7 @@ _SCORED_POSTINGS = (
 
 
 async def lexical_ranked(conn: asyncpg.Connection, query: str, filters: Filters, limit: int,
-                         terms: TermLimits, k1: float = BM25_K1,
-                         b: float = BM25_B) -> list[asyncpg.Record]:
+                         terms: TermLimits) -> list[asyncpg.Record]:
     """BM25 over the query's kept terms. Term frequency is taken as 1
     (memories are short); the length norm counts distinct lexemes. Hits come
     sorted by score, so the served-set check probes entries only until
@@ -156,7 +155,7 @@ async def lexical_ranked(conn: asyncpg.Connection, query: str, filters: Filters,
         " SELECT e.id, h.score FROM (SELECT * FROM hits ORDER BY score DESC) h"
         f" JOIN {relation} e ON e.id = h.entry_id WHERE true{where}"
         " ORDER BY h.score DESC, e.created_at DESC, e.id LIMIT $2",
-        query, limit, terms.max_df, terms.match_budget, k1, b, *rel_params, *params,
+        query, limit, terms.max_df, terms.match_budget, terms.k1, terms.b, *rel_params, *params,
     )
 
 
@@ -190,7 +189,7 @@ async def retired_matches(conn: asyncpg.Connection, query: str, terms: TermLimit
         " FROM (SELECT * FROM hits ORDER BY score DESC) h JOIN entries e ON e.id = h.entry_id"
         " WHERE e.status IN ('superseded', 'archived')"
         " ORDER BY h.score DESC, e.created_at DESC, e.id LIMIT $2",
-        query, limit, terms.max_df, terms.match_budget, BM25_K1, BM25_B,
+        query, limit, terms.max_df, terms.match_budget, terms.k1, terms.b,
     )
 
 

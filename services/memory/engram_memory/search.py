@@ -107,7 +107,8 @@ class Searcher:
         self.embedder = embedder
         self.s = settings
         self.weights = fusion_weights(settings)
-        self.terms = repo.TermLimits(settings.lexical_max_df, settings.lexical_match_budget)
+        self.terms = repo.TermLimits(settings.lexical_max_df, settings.lexical_match_budget,
+                                     settings.lexical_k1, settings.lexical_b)
         self.documents = documents  # None: no fall-through to documents
 
     async def search(self, ctx: CallerContext, data: SearchInput) -> SearchResult:
@@ -192,5 +193,6 @@ class Searcher:
         fusion = (f"rrf k={w.rrf_k}, lexical x{self.s.lexical_weight}; context lift "
                   f"{w.context}; episode lift {w.episode} (top {w.episode_top}); "
                   f"terms in more than {self.s.lexical_max_df:.0%} of rows, or past "
-                  f"{self.s.lexical_match_budget} matching rows (rarest first), unused")
+                  f"{self.s.lexical_match_budget} matching rows (rarest first), unused; "
+                  f"bm25 k1={self.s.lexical_k1} b={self.s.lexical_b}")
         return SearchTrace(terms, n_dense, n_lexical, fusion, dropped)

@@ -34,7 +34,8 @@ class MemorySettings(ServiceSettings, DatabaseSettings, NatsSettings):
     max_pdf_pages: int = 1_000
     # Ranking (fusion.py; chosen by evals/ablate_locomo.py, measured by
     # evals/bench_locomo.py). Terms in more than lexical_max_df of a
-    # namespace's rows are too common to use (see migration 0007).
+    # namespace's rows (entries; chunks for document search) are too common
+    # to use (see migrations 0007 and 0013).
     rrf_k: int = 10
     lexical_weight: float = 1.5
     context_weight: float = 0.3
@@ -45,3 +46,10 @@ class MemorySettings(ServiceSettings, DatabaseSettings, NatsSettings):
     # this many rows (migration 0011): it bounds a lexical search's work at
     # scale (1M rows: evals/bench_scale.py). Never reached on LoCoMo.
     lexical_match_budget: int = Field(20_000, ge=100)
+    # BM25 for entries (tf is 1: memories are short). b is the length norm's
+    # weight: 0 measured best through the real stack (LoCoMo turn R@10 0.728
+    # against 0.723 at b=0.75). Until 2026-11-30 the SQL let Postgres type
+    # both as integers, so every earlier run measured k1=1, b=0; with b=0, k1
+    # has no effect. Document chunks use the textbook 1.2 / 0.75.
+    lexical_k1: float = Field(1.2, gt=0)
+    lexical_b: float = Field(0.0, ge=0, le=1)
