@@ -35,6 +35,7 @@ from pathlib import Path
 
 import asyncpg
 import numpy as np
+from mcp import Client
 from pgvector.asyncpg import register_vector
 
 from engram_cli.settings import CliSettings
@@ -96,35 +97,41 @@ async def bulk_chunks(dsn: str, document: uuid.UUID, start: int, count: int,
         await conn.close()
 
 
-async def timed(queries: list[str], run: Callable[[str], Awaitable[object]]) -> list[float]:
-    out = []
+async def timed(queries: list[str], run: Callable[[str], Awaitable[list]]) -> tuple[list, float]:
+    """Seconds per query, and the mean number of rows a query returned."""
+    out, rows = [], 0
     for q in queries:
         started = time.perf_counter()
-        await run(q)
+        rows += len(await run(q))
         out.append(time.perf_counter() - started)
-    return out
+    return out, rows / len(queries)
+
+
+async def call_documents(client: Client, query: str) -> list:
+    return (await call(client, "document_search", {"query": query, "top_k": 10}))["documents"]
 
 
 async def measure(stack: Stack, queries: list[str]) -> dict:
     async with mcp_client(stack.mcp_url, stack.first_token) as client:
-        mcp = await timed(queries, lambda q: call(client, "document_search",
-                                                  {"query": q, "top_k": 10}))
+        mcp, served = await timed(queries, lambda q: call_documents(client, q))
     conn = await asyncpg.connect(stack.service_dsn("memory"))
-    defaults = MemorySettings()
-    limits = TermLimits(defaults.lexical_max_df, defaults.lexical_match_budget)
+    defaults = MemorySettings.model_fields  # the service's defaults, as Documents uses them
+    limits = TermLimits(defaults["lexical_max_df"].default,
+                        defaults["lexical_match_budget"].default)
     try:
         async with conn.transaction():
             await conn.execute("SET LOCAL search_path = memory")
             await conn.execute("SELECT set_config('engram.namespace', $1, true)", NAMESPACE)
-            postings = await timed(queries, lambda q: lexical_chunks(conn, q, 40, limits))
-            scan = await timed(queries, lambda q: conn.fetch(FULL_TEXT_SCAN, q, 40))
+            postings, found = await timed(queries, lambda q: lexical_chunks(conn, q, 40, limits))
+            scan, matched = await timed(queries, lambda q: conn.fetch(FULL_TEXT_SCAN, q, 40))
     finally:
         await conn.close()
     return {"document_search_p50_ms": pct(mcp, 50), "document_search_p95_ms": pct(mcp, 95),
             "lexical_p50_ms": pct(postings, 50), "lexical_p95_ms": pct(postings, 95),
             "baseline_full_text_scan_p50_ms": pct(scan, 50),
             "baseline_full_text_scan_p95_ms": pct(scan, 95),
-            "lexical_speedup_p50": pct(scan, 50) / pct(postings, 50)}
+            "lexical_speedup_p50": pct(scan, 50) / pct(postings, 50),
+            "mean_rows": {"document_search": served, "lexical": found, "baseline": matched}}
 
 
 async def run(args: argparse.Namespace, save: Callable[[list[dict]], None]) -> None:
