@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
-from benchlib import command_line
+from benchlib import command_line, stop_stack_on_sigterm
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -196,6 +196,7 @@ async def measure(stack: Stack, agents: int, seconds: float) -> dict[str, Any]:
 
 
 def main() -> int:
+    stop_stack_on_sigterm()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--agents", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=60.0, help="per phase")

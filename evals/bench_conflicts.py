@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
-from benchlib import command_line
+from benchlib import command_line, stop_stack_on_sigterm
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -115,6 +115,7 @@ def breakdown(pairs: list[dict[str, Any]], got: list[str], key: str) -> dict[str
 
 
 def main() -> int:
+    stop_stack_on_sigterm()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--port-offset", type=int, default=800)
     args = parser.parse_args()

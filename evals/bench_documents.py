@@ -46,7 +46,7 @@ from engram_memory.settings import MemorySettings
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench_scale import NAMESPACE, pct, sentence  # noqa: E402 (run as a script from evals/)
-from benchlib import command_line  # noqa: E402
+from benchlib import command_line, stop_stack_on_sigterm  # noqa: E402
 
 from tests.helpers import call, mcp_client  # noqa: E402
 
@@ -156,6 +156,7 @@ async def run(args: argparse.Namespace, save: Callable[[list[dict]], None]) -> N
 
 
 def main() -> None:
+    stop_stack_on_sigterm()
     parser = argparse.ArgumentParser()
     parser.add_argument("--chunks", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--n", type=int, default=30, help="timed queries per size")

@@ -50,7 +50,7 @@ import asyncpg
 import httpx2
 import numpy as np
 import snowballstemmer
-from benchlib import command_line
+from benchlib import command_line, stop_stack_on_sigterm
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -438,6 +438,7 @@ def git_state() -> dict[str, Any]:
 
 
 def main() -> int:
+    stop_stack_on_sigterm()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--conversations", type=int, default=10,
                         help="how many conversations, from the first (default all 10)")

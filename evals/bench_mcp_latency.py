@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
-from benchlib import command_line
+from benchlib import command_line, stop_stack_on_sigterm
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -217,6 +217,7 @@ async def measure(stack: Stack, n: int) -> dict[str, Any]:
 
 
 def main() -> int:
+    stop_stack_on_sigterm()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=200, help="timed calls per tool and path")
     parser.add_argument("--port-offset", type=int, default=300,

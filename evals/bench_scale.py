@@ -42,6 +42,8 @@ from engram_cli.settings import CliSettings
 from engram_cli.stack import Stack
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchlib import stop_stack_on_sigterm  # noqa: E402
+
 from tests.helpers import call, mcp_client  # noqa: E402 (after the path tweak)
 
 RESULTS = Path(__file__).parent / "results"
@@ -200,6 +202,7 @@ def report(args: argparse.Namespace, points: list[dict]) -> dict:
 
 
 def main() -> None:
+    stop_stack_on_sigterm()
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--n", type=int, default=100, help="timed stores and searches per size")

@@ -33,7 +33,7 @@ from typing import Any
 
 import httpx2
 from bench_mcp_latency import memories, summary
-from benchlib import REPO_ROOT, command_line
+from benchlib import REPO_ROOT, command_line, stop_stack_on_sigterm
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -175,6 +175,7 @@ async def measure(stack: Stack, n: int) -> dict[str, Any]:
 
 
 def main() -> int:
+    stop_stack_on_sigterm()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=200, help="timed stores per phase")
     parser.add_argument("--port-offset", type=int, default=300)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+import signal
 import sys
 from pathlib import Path
 
@@ -16,3 +17,10 @@ def command_line() -> str:
 
     return shlex.join([rel(Path(sys.executable)), rel(Path(sys.argv[0]).resolve()),
                        *sys.argv[1:]])
+
+
+def stop_stack_on_sigterm() -> None:
+    """A benchmark stops the stack it started in a `finally`; SIGTERM (a
+    killed run, a CI timeout) would skip it and leave the services and the
+    embedded Postgres running. Raise SystemExit instead, so it unwinds."""
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
