@@ -4,6 +4,7 @@ from thin memories, de-duplication and bad input."""
 from __future__ import annotations
 
 import base64
+import uuid
 
 from engram_cli.stack import Stack
 
@@ -50,18 +51,45 @@ async def test_ingest_search_and_fall_through(stack: Stack, agent_token: str, ad
     verbatim = await admin_fetchval(admin_dsn, "SELECT content FROM memory.documents"
                                     " WHERE id = $1::uuid", doc["id"])
     assert verbatim == RUNBOOK.strip()
-    # Migration 0013: chunk postings and term statistics mirror the chunks.
-    assert await postings_out_of_step(admin_dsn, "chunk_lexemes", "chunk_id",
-                                      "document_chunks") == 0
-    assert await admin_fetchval(
+    assert await chunk_statistics_out_of_step(admin_dsn) == 0
+
+
+async def chunk_statistics_out_of_step(admin_dsn: str) -> int:
+    """Migration 0013: how far the chunks' postings, df and totals are from
+    what the chunks themselves hold (0 when exact)."""
+    postings = await postings_out_of_step(admin_dsn, "chunk_lexemes", "chunk_id",
+                                          "document_chunks")
+    df = await admin_fetchval(
         admin_dsn, "SELECT count(*) FROM memory.chunk_lexicon l WHERE l.df <> (SELECT count(*)"
-        " FROM memory.chunk_lexemes p WHERE p.namespace = l.namespace AND p.lexeme = l.lexeme)"
-    ) == 0
-    assert await admin_fetchval(
+        " FROM memory.chunk_lexemes p WHERE p.namespace = l.namespace AND p.lexeme = l.lexeme)")
+    totals = await admin_fetchval(
         admin_dsn, "SELECT count(*) FROM memory.chunk_lexicon_totals t WHERE (t.chunks, t.tokens)"
         " <> (SELECT count(DISTINCT c.id), coalesce(sum(p.tf), 0) FROM memory.document_chunks c"
-        " LEFT JOIN memory.chunk_lexemes p ON p.chunk_id = c.id WHERE c.namespace = t.namespace)"
-    ) == 0
+        " LEFT JOIN memory.chunk_lexemes p ON p.chunk_id = c.id WHERE c.namespace = t.namespace)")
+    return postings + df + totals
+
+
+async def test_chunk_statistics_follow_a_deleted_document(stack: Stack, admin_dsn: str):
+    """No tool deletes documents yet; the delete trigger must still keep the
+    statistics exact when a document's chunks cascade away (an operator's
+    delete, a future forget)."""
+    ns = f"docs-{uuid.uuid4().hex[:6]}"
+    token = stack.principals.create(f"p-{ns}", "agent", [ns])
+    async with mcp_client(stack.mcp_url, token) as client:
+        kept = await call(client, "document_ingest", {"content": HTML, "format": "html",
+                                                      "source": "intranet/badges",
+                                                      "namespace": ns})
+        gone = await call(client, "document_ingest", {"content": RUNBOOK, "source": "wiki/x",
+                                                      "namespace": ns})
+        await admin_fetchval(admin_dsn, "DELETE FROM memory.documents WHERE id = $1::uuid",
+                             gone["id"])
+        found = await call(client, "document_search", {"query": "promote replica badge",
+                                                       "namespace": ns})
+    assert await chunk_statistics_out_of_step(admin_dsn) == 0
+    assert await admin_fetchval(
+        admin_dsn, "SELECT chunks FROM memory.chunk_lexicon_totals WHERE namespace = $1",
+        ns) == kept["chunks"]
+    assert {d["document_id"] for d in found["documents"]} == {kept["id"]}
 
 
 async def test_document_bad_input(stack: Stack, agent_token: str):
