@@ -59,7 +59,16 @@ async def test_pass_through_llama_cpp(stack: Stack, admin_dsn: str, tmp_path: Pa
                                      CallerContext(principal="t", namespace=ns))).run
         assert run.status == "committed" and run.extractor == "openai"
         assert run.model == gguf.stem and run.entries == 2
-        assert run.quarantined == 0, run.error_detail
+        # The prompt holds the entries' random ids, so the tiny model's output
+        # varies between runs; now and then it rambles past the timeout on an
+        # entry. That entry is quarantined (the product's answer to a failing
+        # model), but at least one must come through the real server.
+        assert run.quarantined < run.entries, run.error_detail
+        reasons = await admin_fetchval(
+            admin_dsn, "SELECT coalesce(array_agg(reason), '{}') FROM dreamer.quarantine"
+            " WHERE run_id = $1::uuid", run.id)
+        assert len(reasons) == run.quarantined
+        assert all(r.startswith("extractor failed after") for r in reasons), reasons
         # Whatever the tiny model proposed, only anchored quotes were written.
         quotes = await admin_fetchval(
             admin_dsn, "SELECT coalesce(array_agg(evidence_quote), '{}') FROM cortex.facts "
