@@ -40,8 +40,8 @@ from pgvector.asyncpg import register_vector
 
 from engram_cli.settings import CliSettings
 from engram_cli.stack import Stack
+from engram_memory.documents import chunk_term_limits
 from engram_memory.documents_repo import lexical_chunks
-from engram_memory.repo import TermLimits
 from engram_memory.settings import MemorySettings
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -116,8 +116,8 @@ async def measure(stack: Stack, queries: list[str]) -> dict:
         mcp, served = await timed(queries, lambda q: call_documents(client, q))
     conn = await asyncpg.connect(stack.service_dsn("memory"))
     defaults = MemorySettings.model_fields  # the service's defaults, as Documents uses them
-    limits = TermLimits(defaults["lexical_max_df"].default,
-                        defaults["lexical_match_budget"].default)
+    limits = chunk_term_limits(defaults["lexical_max_df"].default,
+                               defaults["lexical_match_budget"].default)
     try:
         async with conn.transaction():
             await conn.execute("SET LOCAL search_path = memory")

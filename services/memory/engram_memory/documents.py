@@ -43,14 +43,19 @@ class ChunkHit:
     score: float
 
 
+def chunk_term_limits(max_df: float, match_budget: int) -> TermLimits:
+    """The entries' term limits with textbook BM25 weights: chunks are long,
+    so their length matters (entries use k1/b from the settings)."""
+    return TermLimits(max_df, match_budget, k1=1.2, b=0.75)
+
+
 class Documents:
     def __init__(self, pool: asyncpg.Pool, embedder: EmbedderClient,
                  settings: MemorySettings) -> None:
         self.pool = pool
         self.embedder = embedder
         self.s = settings
-        # Chunks are long: textbook BM25 (k1=1.2, b=0.75, the defaults).
-        self.terms = TermLimits(settings.lexical_max_df, settings.lexical_match_budget)
+        self.terms = chunk_term_limits(settings.lexical_max_df, settings.lexical_match_budget)
 
     async def ingest(self, ctx: CallerContext, content: str, source: str, title: str,
                      fmt: str, data: bytes = b"") -> IngestResult:

@@ -120,14 +120,14 @@ async def dense_ranked(conn: asyncpg.Connection, embedding: np.ndarray, filters:
 @dataclass(frozen=True)
 class TermLimits:
     """Which query terms the lexical channel uses (`lexical_terms`,
-    migrations 0007 and 0011): none held by more than `max_df` of the rows,
+    migrations 0007, 0011 and 0013): none held by more than `max_df` of the rows,
     and, rarest first, only while their summed df stays within
     `match_budget` rows. The rarest term is always used. `k1` and `b` are
     BM25's saturation and length-norm weights."""
     max_df: float
     match_budget: int
-    k1: float = 1.2
-    b: float = 0.75
+    k1: float
+    b: float
 
 # The kept terms' postings (migration 0012: an index lookup under RLS),
 # summed per entry: BM25 with tf=1, the length norm over distinct lexemes.

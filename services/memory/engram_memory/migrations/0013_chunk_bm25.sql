@@ -7,7 +7,8 @@
 -- frequency counts here: postings keep tf (the lexeme's positions) and the
 -- chunk's length in tokens. A chunk's text never changes; statement
 -- triggers on insert and delete keep all three tables exact (a document's
--- chunks cascade with it), upserting in key order as 0007 does.
+-- chunks cascade with it), upserting in key order as 0007 does. The term
+-- rules move into one function that entries' lexical_terms also calls.
 CREATE TABLE chunk_lexemes (
     namespace text NOT NULL,
     lexeme    text NOT NULL,
@@ -88,21 +89,44 @@ CREATE TRIGGER chunks_lexicon_removed AFTER DELETE ON document_chunks
     REFERENCING OLD TABLE AS changed_rows FOR EACH STATEMENT
     EXECUTE FUNCTION chunk_lexicon_removed();
 
--- The query's terms over the chunks, by the rules of lexical_terms (0011).
+-- Which of a query's known terms the lexical channel uses, with their BM25
+-- idf: the rules of 0007 and 0011 (max_df share, rarest first within the
+-- match budget, the rarest always), now written once for entries and
+-- chunks. `known` holds each query lexeme the corpus has, with its df.
+CREATE FUNCTION kept_terms(known_lexemes text[], known_df int[], docs bigint,
+                           max_df float8, match_budget bigint)
+RETURNS TABLE (lexeme text, df int, idf float8, kept boolean)
+LANGUAGE sql IMMUTABLE AS $$
+    WITH known AS (
+        SELECT k.lexeme, k.df, ln((docs - k.df + 0.5) / (k.df + 0.5) + 1) AS idf,
+               row_number() OVER (ORDER BY k.df, k.lexeme) AS rarity,
+               sum(k.df) OVER (ORDER BY k.df, k.lexeme) AS running_df
+        FROM unnest(known_lexemes, known_df) AS k (lexeme, df)
+        WHERE k.df > 0)
+    SELECT lexeme, df, idf,
+           ((df <= greatest(max_df * docs, 3) AND running_df <= match_budget) OR rarity = 1)
+    FROM known
+$$;
+
+-- Same signature and results as 0011's; the rules now live in kept_terms.
+CREATE OR REPLACE FUNCTION lexical_terms(query text, max_df float8, match_budget bigint)
+RETURNS TABLE (lexeme text, df int, idf float8, kept boolean)
+LANGUAGE sql STABLE SET search_path FROM CURRENT AS $$
+    SELECT k.* FROM lexicon_totals t,
+        (SELECT array_agg(l.lexeme) AS lexemes, array_agg(l.df) AS dfs FROM lexemes l
+         WHERE l.lexeme = ANY(tsvector_to_array(to_tsvector('english', query)))) q,
+        kept_terms(q.lexemes, q.dfs, t.docs, max_df, match_budget) k
+    ORDER BY k.df, k.lexeme
+$$;
+
 CREATE FUNCTION chunk_lexical_terms(query text, max_df float8, match_budget bigint)
 RETURNS TABLE (lexeme text, df int, idf float8, kept boolean)
 LANGUAGE sql STABLE SET search_path FROM CURRENT AS $$
-    WITH tot AS (SELECT chunks FROM chunk_lexicon_totals),
-    known AS (
-        SELECT l.lexeme, l.df, ln((tot.chunks - l.df + 0.5) / (l.df + 0.5) + 1) AS idf,
-               row_number() OVER (ORDER BY l.df, l.lexeme) AS rarity,
-               sum(l.df) OVER (ORDER BY l.df, l.lexeme) AS running_df, tot.chunks
-        FROM (SELECT DISTINCT u.lexeme FROM unnest(to_tsvector('english', query)) u) q
-        JOIN chunk_lexicon l ON l.lexeme = q.lexeme, tot
-        WHERE l.df > 0)
-    SELECT lexeme, df, idf,
-           ((df <= greatest(max_df * chunks, 3) AND running_df <= match_budget) OR rarity = 1)
-    FROM known ORDER BY df, lexeme
+    SELECT k.* FROM chunk_lexicon_totals t,
+        (SELECT array_agg(l.lexeme) AS lexemes, array_agg(l.df) AS dfs FROM chunk_lexicon l
+         WHERE l.lexeme = ANY(tsvector_to_array(to_tsvector('english', query)))) q,
+        kept_terms(q.lexemes, q.dfs, t.chunks, max_df, match_budget) k
+    ORDER BY k.df, k.lexeme
 $$;
 
 -- Chunks stored before this migration.
