@@ -25,6 +25,7 @@ import secrets
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -68,12 +69,17 @@ def free_port() -> int:
 
 @contextmanager
 def embedder(token: str, **overrides: str) -> Iterator[int]:
+    """A real embedder process; its log is kept (and its tail printed) when
+    the run fails, so a failed request can be traced to its cause."""
     grpc_port, http_port = free_port(), free_port()
     env = {**os.environ, "ENGRAM_INTERNAL_TOKEN": token, "ENGRAM_GRPC_PORT": str(grpc_port),
            "ENGRAM_HTTP_PORT": str(http_port), "HF_HUB_OFFLINE": "1", "ENGRAM_LOG_LEVEL": "WARNING",
            **{f"ENGRAM_{k.upper()}": v for k, v in overrides.items()}}
-    proc = subprocess.Popen([sys.executable, "-m", "engram_embedder"], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with tempfile.NamedTemporaryFile("w", prefix="bench-embedder-", suffix=".log",
+                                     delete=False) as log:
+        proc = subprocess.Popen([sys.executable, "-m", "engram_embedder"], env=env,
+                                stdout=subprocess.DEVNULL, stderr=log)
+    failed = True
     try:
         for _ in range(600):
             try:
@@ -85,9 +91,15 @@ def embedder(token: str, **overrides: str) -> Iterator[int]:
         else:
             raise RuntimeError("embedder did not become ready")
         yield grpc_port
+        failed = False
     finally:
         proc.terminate()
         proc.wait(30)
+        if failed:
+            tail = Path(log.name).read_text(errors="replace")[-4000:]
+            sys.stderr.write(f"embedder log ({log.name}), last lines:\n{tail}\n")
+        else:
+            os.unlink(log.name)
 
 
 def raw_encoder(args: argparse.Namespace) -> tuple[Callable[[list[str]], object], str]:

@@ -20,7 +20,7 @@ import pytest
 from engram.v1 import embedder_pb2 as pb
 from engram.v1 import embedder_pb2_grpc
 from engram_cli.stack import Stack
-from engram_embedder.backend import SentenceTransformerBackend
+from engram_embedder.backend import Encoded, SentenceTransformerBackend
 from engram_embedder.batcher import Batcher, DeadlineExpired, Priority, QueueFull
 from engram_kit.context import CallerContext
 from engram_kit.embedder_client import vectors_of
@@ -60,7 +60,7 @@ async def test_200_concurrent_mixed_requests_get_their_own_vectors(stack: Stack,
             for i, texts in enumerate(requests)))
     for texts, reply in zip(requests, replies, strict=True):
         got = vectors_of(reply)
-        want = reference.encode(texts)
+        want = reference.encode(texts).vectors
         assert got.shape == want.shape
         assert np.min(np.sum(got * want, axis=1)) > 0.999
 
@@ -83,6 +83,38 @@ async def test_interactive_overtakes_bulk(reference):
     stop.set()
     await runner
     assert finished["interactive"] < finished["bulk"]
+
+
+def test_lanes_encode_at_once_and_get_the_models_own_vectors(reference):
+    """Lanes call one backend from several threads at once (the service's
+    default). Every call must give the vectors sentence-transformers' own
+    encode gives, and its own token count: the tokenizer is one mutable
+    object, and a lane whose padding settings another lane changed mid-call
+    once failed its whole batch (the callers got INTERNAL; in this test's
+    shape, about one call in four failed)."""
+    rng = random.Random(3)
+    batches = [[_text(rng, i * 10 + j) for j in range(rng.randint(1, 4))] for i in range(40)]
+    expected = [(reference._st.encode(b, normalize_embeddings=True, convert_to_numpy=True),
+                 sum(len(ids) for ids in reference._st.tokenizer(
+                     b, truncation=True, max_length=reference._st.max_seq_length)["input_ids"]))
+                for b in batches]
+    until = time.monotonic() + 4.0
+
+    def lane(offset: int) -> int:
+        calls = 0
+        while time.monotonic() < until:
+            i = (offset + calls) % len(batches)
+            got = reference.encode(batches[i])
+            vectors, tokens = expected[i]
+            assert got.vectors.shape == vectors.shape
+            assert np.max(np.abs(got.vectors - vectors)) < 1e-5
+            assert got.tokens == tokens
+            calls += 1
+        return calls
+
+    with ThreadPoolExecutor(3) as lanes:
+        calls = list(lanes.map(lane, (0, 13, 27)))
+    assert min(calls) > 10, calls
 
 
 async def test_side_lane_serves_interactive_during_a_bulk_batch(reference):
@@ -109,8 +141,8 @@ async def test_side_lane_serves_interactive_during_a_bulk_batch(reference):
     await runner
     await asyncio.get_running_loop().run_in_executor(model, reference.intra_op_threads, 0)
     assert answered - bulk_started < 0.2 + 1.0
-    assert float(np.dot(got[0], reference.encode([question])[0])) > 0.999
-    assert float(np.dot(vectors[5], reference.encode([long_texts[5]])[0])) > 0.999
+    assert float(np.dot(got[0], reference.encode([question]).vectors[0])) > 0.999
+    assert float(np.dot(vectors[5], reference.encode([long_texts[5]]).vectors[0])) > 0.999
 
 
 async def _answered_during(reference, waiting: list[str], side_batch_min: int) -> bool:
@@ -133,9 +165,9 @@ async def _answered_during(reference, waiting: list[str], side_batch_min: int) -
     await runner
     for lane in (model, side):
         await asyncio.get_running_loop().run_in_executor(lane, reference.intra_op_threads, 0)
-    want = reference.encode(waiting)
+    want = reference.encode(waiting).vectors
     assert float(np.min(np.sum(got * want, axis=1))) > 0.999
-    assert float(np.dot(vectors[7], reference.encode([long_texts[7]])[0])) > 0.999
+    assert float(np.dot(vectors[7], reference.encode([long_texts[7]]).vectors[0])) > 0.999
     return during
 
 
@@ -155,15 +187,12 @@ class _FailsOnce:
         self.model, self.dimension = model, model.dimension
         self.failed, self.encoded = False, 0
 
-    def encode(self, texts: list[str]) -> np.ndarray:
+    def encode(self, texts: list[str]) -> Encoded:
         if not self.failed:
             self.failed = True
             raise RuntimeError("backend failed")
         self.encoded += len(texts)
         return self.model.encode(texts)
-
-    def count_tokens(self, texts: list[str]) -> int:
-        return self.model.count_tokens(texts)
 
     def intra_op_threads(self, n: int) -> None:
         self.model.intra_op_threads(n)
@@ -180,7 +209,7 @@ async def test_a_failed_batch_drops_the_rest_of_its_request(reference):
     stop.set()
     await runner
     assert backend.encoded == 1, "the failed request's other 8 texts were not encoded"
-    assert float(np.dot(ok[0], reference.encode(["after the failure"])[0])) > 0.999
+    assert float(np.dot(ok[0], reference.encode(["after the failure"]).vectors[0])) > 0.999
 
 
 async def test_queue_bound_and_deadlines_in_process(reference):
@@ -256,7 +285,7 @@ async def test_stream_returns_one_reply_per_chunk_in_order(stack: Stack, referen
     assert len(replies) == 4
     for chunk, reply in zip(chunks, replies, strict=True):
         got = vectors_of(reply)
-        assert np.min(np.sum(got * reference.encode(chunk), axis=1)) > 0.999
+        assert np.min(np.sum(got * reference.encode(chunk).vectors, axis=1)) > 0.999
 
 
 async def test_vllm_backend_over_the_openai_protocol(stack: Stack, reference, tmp_path: Path):
@@ -284,7 +313,7 @@ async def test_vllm_backend_over_the_openai_protocol(stack: Stack, reference, tm
         fake.wait(10)
     assert (info.backend, info.model, info.dimension) == ("vllm", "minilm", 384)
     got = vectors_of(reply)
-    assert np.min(np.sum(got * reference.encode(texts), axis=1)) > 0.999
+    assert np.min(np.sum(got * reference.encode(texts).vectors, axis=1)) > 0.999
 
 
 def test_memory_refuses_an_embedder_of_another_space(stack: Stack, tmp_path: Path):

@@ -37,7 +37,7 @@ from enum import IntEnum
 
 import numpy as np
 
-from .backend import EncoderBackend
+from .backend import Encoded, EncoderBackend
 from .metrics import (
     BATCH_SIZE,
     DROPPED,
@@ -270,7 +270,7 @@ class Batcher:
         BATCH_SIZE.observe(len(batch))
         started = time.perf_counter()
         try:
-            vectors, tokens = await asyncio.get_running_loop().run_in_executor(
+            encoded = await asyncio.get_running_loop().run_in_executor(
                 thread, self._encode_sync, [i.text for i in batch], threads)
         except Exception as exc:  # the backend failed: every caller in the batch hears it
             for item in batch:
@@ -280,17 +280,17 @@ class Batcher:
         elapsed = time.perf_counter() - started
         ENCODE_TIME.observe(elapsed)
         TEXTS.inc(len(batch))
-        TOKENS.inc(tokens)
+        TOKENS.inc(encoded.tokens)
         chars = max(sum(len(i.text) for i in batch), 1)
         self._seconds_per_text = 0.8 * self._seconds_per_text + 0.2 * elapsed / len(batch)
         self._seconds_per_char = 0.8 * self._seconds_per_char + 0.2 * elapsed / chars
-        for item, vector in zip(batch, vectors, strict=True):
+        for item, vector in zip(batch, encoded.vectors, strict=True):
             if not item.future.done():
                 item.future.set_result(vector)
 
-    def _encode_sync(self, texts: list[str], threads: int | None) -> tuple[np.ndarray, int]:
+    def _encode_sync(self, texts: list[str], threads: int | None) -> Encoded:
         if threads is not None:
             self.backend.intra_op_threads(threads)
-        return self.backend.encode(texts), self.backend.count_tokens(texts)
+        return self.backend.encode(texts)
 
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
 
-import numpy as np
+from .backend import Encoded
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +51,8 @@ def _serve(conn: Connection, model_path: str, device: str, sub_batch: int,
             return
         try:
             backend.intra_op_threads(threads)
-            conn.send(("ok", backend.encode(texts), backend.count_tokens(texts)))
+            encoded = backend.encode(texts)
+            conn.send(("ok", encoded.vectors, encoded.tokens))
         except Exception as exc:  # reported to the batch's callers; the worker lives on
             conn.send(("error", f"{type(exc).__name__}: {exc}", 0))
 
@@ -61,7 +62,6 @@ class _Worker:
     process: Any
     conn: Connection
     threads: int = 0  # intra-op threads for the next encode (0: the worker's default)
-    tokens: int = 0  # tokens of the last encode
 
     def close(self) -> None:
         self.conn.close()
@@ -112,7 +112,7 @@ class ProcessBackend:
             worker = self._local.worker = self._spawn()
         return worker
 
-    def encode(self, texts: list[str]) -> np.ndarray:
+    def encode(self, texts: list[str]) -> Encoded:
         worker = self._worker()
         try:
             worker.conn.send((texts, worker.threads))
@@ -124,15 +124,11 @@ class ProcessBackend:
                                    "retry the request") from None
         if status != "ok":
             raise RuntimeError(f"the model failed to encode the batch: {result}")
-        worker.tokens = tokens
-        return result
+        return Encoded(result, tokens)
 
     def intra_op_threads(self, n: int) -> None:
         """Applied by this thread's worker with its next encode."""
         self._worker().threads = n
-
-    def count_tokens(self, texts: list[str]) -> int:
-        return self._worker().tokens  # counted by the worker for the last batch
 
     @property
     def pids(self) -> list[int]:
