@@ -34,6 +34,11 @@ class CortexServiceStub:
         Args:
             channel: A grpc.Channel.
         """
+        self.KnowledgeBriefing = channel.unary_unary(
+                '/engram.v1.CortexService/KnowledgeBriefing',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.KnowledgeBriefingRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.KnowledgeBriefingResponse.FromString,
+                _registered_method=True)
         self.NearDuplicates = channel.unary_unary(
                 '/engram.v1.CortexService/NearDuplicates',
                 request_serializer=engram_dot_v1_dot_cortex__pb2.NearDuplicatesRequest.SerializeToString,
@@ -183,6 +188,12 @@ class CortexServiceStub:
 
 class CortexServiceServicer:
     """Missing associated documentation comment in .proto file."""
+
+    def KnowledgeBriefing(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
 
     def NearDuplicates(self, request, context):
         """Missing associated documentation comment in .proto file."""
@@ -361,6 +372,11 @@ class CortexServiceServicer:
 
 def add_CortexServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
+            'KnowledgeBriefing': grpc.unary_unary_rpc_method_handler(
+                    servicer.KnowledgeBriefing,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.KnowledgeBriefingRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.KnowledgeBriefingResponse.SerializeToString,
+            ),
             'NearDuplicates': grpc.unary_unary_rpc_method_handler(
                     servicer.NearDuplicates,
                     request_deserializer=engram_dot_v1_dot_cortex__pb2.NearDuplicatesRequest.FromString,
@@ -516,6 +532,33 @@ def add_CortexServiceServicer_to_server(servicer, server):
  # This class is part of an EXPERIMENTAL API.
 class CortexService:
     """Missing associated documentation comment in .proto file."""
+
+    @staticmethod
+    def KnowledgeBriefing(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexService/KnowledgeBriefing',
+            engram_dot_v1_dot_cortex__pb2.KnowledgeBriefingRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.KnowledgeBriefingResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
 
     @staticmethod
     def NearDuplicates(request,

@@ -17,7 +17,7 @@ from engram_kit.errors import InvalidArgument
 
 from . import events, repo
 from .normalise import value_form
-from .search_sql import check_query, ranked
+from .search_sql import briefing_limit, check_query, ranked
 from .settings import CortexSettings
 
 OUTCOMES = ("success", "failure", "correction")
@@ -148,8 +148,27 @@ class Lessons:
         async with tenant_tx(self._pool, ns) as conn:
             rows = await ranked(conn, "live_lessons", "task || ' ' || text", query, vector,
                                 top_k, self._s.search_min_cosine)
-            flags = {r["id"]: await conn.fetchval(
-                """SELECT EXISTS (SELECT 1 FROM facts WHERE id = ANY($1::uuid[])
-                     AND (verdict <> 'active' OR retired_at > $2 OR recorded_at > $2))""",
-                r["subject_fact_ids"], r["updated_at"]) for r in rows}
-        return [dict(r) | {"re_verify": flags[r["id"]]} for r in rows]
+            return await _flagged(conn, rows)
+
+    async def briefing(self, ctx: CallerContext, limit: int) -> tuple[list[dict], int]:
+        """The lessons with the most signals behind them, for the session-start
+        briefing, and how many live lessons there are."""
+        ns = ctx.require_namespace()
+        limit = briefing_limit(limit, 5, "lessons")
+        async with tenant_tx(self._pool, ns) as conn:
+            rows = await conn.fetch(
+                """SELECT * FROM live_lessons
+                   ORDER BY signals DESC, confidence DESC, updated_at DESC, id LIMIT $1""",
+                limit)
+            total = await conn.fetchval("SELECT count(*) FROM live_lessons")
+            return await _flagged(conn, rows), total
+
+
+async def _flagged(conn: asyncpg.Connection, rows: list[asyncpg.Record]) -> list[dict]:
+    """Each lesson with `re_verify`: a fact it rests on was retired,
+    superseded or contested since the lesson was last drawn."""
+    flags = {r["id"]: await conn.fetchval(
+        """SELECT EXISTS (SELECT 1 FROM facts WHERE id = ANY($1::uuid[])
+             AND (verdict <> 'active' OR retired_at > $2 OR recorded_at > $2))""",
+        r["subject_fact_ids"], r["updated_at"]) for r in rows}
+    return [dict(r) | {"re_verify": flags[r["id"]]} for r in rows]

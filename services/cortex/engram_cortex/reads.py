@@ -16,9 +16,11 @@ from engram_kit.embedder_client import EmbedderClient
 from . import repo
 from . import repo_conflicts as conflicts
 from .normalise import attribute_name, entity_name
-from .search_sql import check_query, ranked
+from .search_sql import briefing_limit, check_query, ranked
 from .settings import CortexSettings
 
+# What the session-start briefing shows of the facts, in this order.
+BRIEFING_KINDS = ["RULE", "DECISION", "PREFERENCE"]
 # The text the facts' full-text index covers (migration 0002).
 FACT_TEXT = "entity || ' ' || replace(attribute, '_', ' ') || ' ' || value"
 
@@ -86,3 +88,12 @@ class FactReader:
             rows = await ranked(conn, "live_facts", FACT_TEXT, query, vector, top_k,
                                 self._s.search_min_cosine)
             return await self._served(conn, rows)
+
+    async def briefing(self, ctx: CallerContext, limit: int) -> tuple[Served, int]:
+        """Live rules, decisions and preferences for the session-start
+        briefing (rules first, newest first), and how many there are."""
+        ns = ctx.require_namespace()
+        limit = briefing_limit(limit, 10, "rules")
+        async with tenant_tx(self._pool, ns) as conn:
+            rows, total = await repo.live_of_kinds(conn, BRIEFING_KINDS, limit)
+            return await self._served(conn, rows), total

@@ -185,3 +185,16 @@ async def forget_journal_images(conn: asyncpg.Connection, fact_ids: list[str]) -
                 OR coalesce(post_image, pre_image)->>'fact_b' = ANY($1::text[])))
             OR (tbl = 'tombstones' AND (post_image->>'fact_id' = ANY($1::text[])
                 OR pre_image->>'fact_id' = ANY($1::text[])))""", fact_ids)
+
+
+async def live_of_kinds(conn: asyncpg.Connection, kinds: list[str],
+                        limit: int) -> tuple[list[asyncpg.Record], int]:
+    """Live facts of `kinds`, in the kinds' order, newest first; and how many
+    there are in all."""
+    rows = await conn.fetch(
+        """SELECT * FROM live_facts WHERE kind = ANY($1::text[])
+           ORDER BY array_position($1::text[], kind), recorded_at DESC, id LIMIT $2""",
+        kinds, limit)
+    total = await conn.fetchval(
+        "SELECT count(*) FROM live_facts WHERE kind = ANY($1::text[])", kinds)
+    return rows, total

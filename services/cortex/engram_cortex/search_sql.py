@@ -21,6 +21,16 @@ def check_query(query: str, top_k: int, s: CortexSettings) -> tuple[str, int]:
     return query, top_k
 
 
+BRIEFING_MAX = 50
+
+
+def briefing_limit(value: int, default: int, field: str) -> int:
+    """A briefing section's size: 0 means `default`, at most BRIEFING_MAX."""
+    if not 0 <= value <= BRIEFING_MAX:
+        raise InvalidArgument(f"{field} is 0-{BRIEFING_MAX} (0: {default})", field=field)
+    return value or default
+
+
 async def ranked(conn: asyncpg.Connection, view: str, text_sql: str, query: str,
                  vector: np.ndarray | None, top_k: int,
                  min_cosine: float) -> list[asyncpg.Record]:

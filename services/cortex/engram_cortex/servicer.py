@@ -25,7 +25,7 @@ from .recall import Recall
 from .review import ConflictView, Review
 from .review_queue import ReviewQueue
 from .servicer_graph import GraphHandlers
-from .servicer_knowledge import KnowledgeHandlers
+from .servicer_knowledge import KnowledgeHandlers, lesson_message
 from .servicer_merge import MergeHandlers
 from .slots import SlotEditor
 from .tags import TagRegistry
@@ -173,6 +173,14 @@ class CortexServicer(GraphHandlers, KnowledgeHandlers, MergeHandlers,
                                           request.winner_id, request.both_stand,
                                           request.reasoning)
         return pb.ResolveConflictResponse(conflict=conflict_message(view))
+
+    async def KnowledgeBriefing(self, request: pb.KnowledgeBriefingRequest,
+                                context: Any) -> pb.KnowledgeBriefingResponse:
+        rules, rules_total = await self._reader.briefing(current_caller(), request.rules)
+        lessons, lessons_total = await self._lessons.briefing(current_caller(), request.lessons)
+        return pb.KnowledgeBriefingResponse(
+            rules=served(rules), rules_total=rules_total,
+            lessons=[lesson_message(r) for r in lessons], lessons_total=lessons_total)
 
     async def SearchFacts(self, request: pb.SearchFactsRequest,
                           context: Any) -> pb.SearchFactsResponse:

@@ -17,7 +17,8 @@ _IDEMPOTENT = frozenset({"Search", "Get", "Recent", "Briefing", "DocumentSearch"
                          "ListAgents", "ListLeases", "ReceiveMessages", "GetFact",
                          "FactHistory", "ListConflicts", "SearchFacts", "Neighbors",
                          "Recall", "ListRelations", "WorldSearch", "LessonSearch",
-                         "ReviewList", "Status", "Runs", "ListProposals"})
+                         "ReviewList", "Status", "Runs", "ListProposals",
+                         "KnowledgeBriefing"})
 
 
 class Backends:

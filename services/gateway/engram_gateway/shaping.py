@@ -151,17 +151,9 @@ def document_items(hits: Any) -> list[dict[str, Any]]:
              "label": "document (verbatim source)"} for d in hits]
 
 
-# Briefing sections owned by services that do not serve them yet.
-UNBUILT_SECTIONS = {
-    "rules_and_constraints": "cortex fact layer not built (#4)",
-    "open_conflicts": "cortex fact layer not built (#4)",
-    "lessons": "lessons not built (#4, #6)",
-    "board_mail": "coordination board not built (#7)",
-}
-
-
 def briefing_reply(resp: memory_pb2.BriefingResponse) -> dict[str, Any]:
-    reply: dict[str, Any] = {
+    """The episode recap of the briefing (briefing.py adds the other sections)."""
+    return {
         "episodes": [{
             "id": e.id, "title": e.title, "parent": e.parent_id or None,
             "started": e.started_at.ToDatetime(tzinfo=UTC).isoformat(timespec="minutes"),
@@ -169,10 +161,7 @@ def briefing_reply(resp: memory_pb2.BriefingResponse) -> dict[str, Any]:
             if e.HasField("ended_at") else None,
             "memories": e.entries, "latest": list(e.latest)} for e in resp.episodes],
         "truncated": resp.truncated,
-        "unavailable": UNBUILT_SECTIONS,
     }
-    reply["tokens"] = approx_tokens(reply)
-    return reply
 
 
 def rescue_reply(r: memory_pb2.RescueResponse) -> dict[str, Any]:

@@ -11,9 +11,9 @@ from pydantic import Field
 from engram.v1 import memory_pb2
 
 from .auth import caller_for
+from .briefing import build_briefing as gather_briefing
 from .clients import Backends
 from .errors import tool_errors
-from .shaping import briefing_reply
 from .tools import Namespace, session_id
 
 Title = Annotated[str, Field(description="A short title (max 200 chars).")]
@@ -50,9 +50,7 @@ def register_episode_tools(mcp: MCPServer, backends: Backends) -> None:
                              token_budget: int) -> dict[str, Any]:
         caller = caller_for(namespace, session_id(ctx), "briefing")
         with tool_errors("briefing", caller.request_id):
-            reply = await backends.memory("Briefing", caller,
-                                          memory_pb2.BriefingRequest(token_budget=token_budget))
-            return briefing_reply(reply)
+            return await gather_briefing(backends, caller, token_budget)
 
     @mcp.tool(annotations=ToolAnnotations(read_only_hint=True, idempotent_hint=True))
     async def briefing(
@@ -61,9 +59,11 @@ def register_episode_tools(mcp: MCPServer, backends: Backends) -> None:
                                            description="Size limit in tokens.")] = 800,
         namespace: Namespace = None,
     ) -> dict[str, Any]:
-        """What to know at session start: a recap of recent episodes (title, when, how many
-        memories, the latest ones), within a token budget. Sections not available yet are
-        listed under `unavailable` with the reason."""
+        """What to know at session start, within a token budget: live rules, decisions and
+        preferences; open fact conflicts; the lessons with most signals; your unread board
+        mail (not acknowledged); a recap of recent episodes (title, when, how many memories,
+        the latest ones). A section whose service is down is listed under `unavailable`
+        with the reason."""
         return await build_briefing(ctx, namespace, token_budget)
 
     @mcp.prompt(name="briefing", description="Session-start briefing from engram memory.")
