@@ -104,6 +104,27 @@ async def test_lease_bad_input(stack: Stack, agent_token: str):
         assert "action" in err
 
 
+async def test_a_write_right_after_a_restart_is_not_lost(stack: Stack, agent_token: str):
+    """A failed call while the board is down leaves the gateway's channel in
+    its reconnect backoff, where gRPC fails calls before sending them. A
+    write made the moment the board is back must wait that out, not fail
+    (it did, now and then: writes were never retried)."""
+    async with AsyncExitStack() as es:
+        [agent] = await agents(stack, agent_token, 1, es)
+        for round_ in range(3):
+            stack.stop_service("coordination")
+            try:
+                err = await call_error(agent, "board_agents", {"action": "update",
+                                                               "status": "down"})
+                assert "retry" in err.lower() or "unavailable" in err.lower()
+            finally:
+                stack.start_service("coordination")
+                stack.wait_ready(["coordination"], 60)
+            done = await call(agent, "board_agents", {"action": "update",
+                                                      "status": f"back {round_}"})
+            assert done["agent"]["status"] == f"back {round_}"
+
+
 async def test_leases_survive_a_coordination_restart(stack: Stack, agent_token: str):
     lease = f"restart:{uuid.uuid4().hex[:6]}"
     async with AsyncExitStack() as es:

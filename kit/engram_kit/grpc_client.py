@@ -33,6 +33,12 @@ def open_channel(address: str) -> grpc.aio.Channel:
     return grpc.aio.insecure_channel(address, options=_CHANNEL_OPTIONS)
 
 
+def never_sent(err: grpc.aio.AioRpcError) -> bool:
+    """The call failed at connection time: gRPC's load balancer found no
+    reachable address and failed it before anything was sent."""
+    return "failed to connect to all addresses" in (err.details() or "")
+
+
 class Caller:
     """Binds an internal credential to outgoing calls."""
 
@@ -48,18 +54,23 @@ class Caller:
         *,
         timeout_s: float | None = None,
         idempotent: bool = False,
-        attempts: int = 4,
+        attempts: int = 5,
     ) -> T:
+        """Reads retry on UNAVAILABLE. Writes retry only when gRPC failed the
+        call before sending it (no connection to the peer): right after a
+        peer restarts, the channel is still in its reconnect backoff and
+        fails calls fast, and a write there would be lost for nothing."""
         metadata = caller.to_metadata(self._token)
         timeout = timeout_s if timeout_s is not None else self.default_timeout_s
-        tries = attempts if idempotent else 1
-        for attempt in range(tries):
+        for attempt in range(attempts):
             try:
                 return await method(request, metadata=metadata, timeout=timeout)
             except grpc.aio.AioRpcError as err:
-                retry = err.code() == grpc.StatusCode.UNAVAILABLE and attempt + 1 < tries
+                retry = err.code() == grpc.StatusCode.UNAVAILABLE and attempt + 1 < attempts \
+                    and (idempotent or never_sent(err))
                 if not retry:
                     raise from_rpc_error(err) from None
-                # 0.1 + 0.2 + 0.4 s: outlasts one reconnect backoff (max 0.5 s).
+                # 0.1 + 0.2 + 0.4 + 0.8 s: outlasts a reconnect backoff (at most
+                # 0.5 s, jittered) twice.
                 await asyncio.sleep(0.1 * 2**attempt)
         raise AssertionError("unreachable")

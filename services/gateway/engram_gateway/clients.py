@@ -58,18 +58,18 @@ class Backends:
         return checks
 
     async def memory(self, method: str, ctx: CallerContext, request: Any) -> Any:
-        """Call MemoryService.<method>. Reads retry on UNAVAILABLE; writes do
-        not (a retry could apply a write twice)."""
+        """Call MemoryService.<method>. Reads retry on UNAVAILABLE; writes only
+        when gRPC never sent them (a retry after sending could apply one twice)."""
         return await self._caller.call(getattr(self._memory, method), request, ctx,
                                        idempotent=method in _IDEMPOTENT)
 
     async def coordination(self, method: str, ctx: CallerContext, request: Any) -> Any:
-        """Call CoordinationService.<method> (reads retry, writes do not)."""
+        """Call CoordinationService.<method> (reads retry, writes when unsent)."""
         return await self._caller.call(getattr(self._coordination, method), request, ctx,
                                        idempotent=method in _IDEMPOTENT)
 
     async def cortex(self, method: str, ctx: CallerContext, request: Any) -> Any:
-        """Call CortexService.<method> (reads retry, writes do not)."""
+        """Call CortexService.<method> (reads retry, writes when unsent)."""
         return await self._caller.call(getattr(self._cortex, method), request, ctx,
                                        idempotent=method in _IDEMPOTENT)
 
