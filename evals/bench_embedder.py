@@ -29,6 +29,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -67,8 +68,15 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+@dataclass(frozen=True)
+class EmbedderProcess:
+    grpc_port: int
+    http_port: int
+    pid: int
+
+
 @contextmanager
-def embedder(token: str, **overrides: str) -> Iterator[int]:
+def embedder_process(token: str, **overrides: str) -> Iterator[EmbedderProcess]:
     """A real embedder process; its log is kept (and its tail printed) when
     the run fails, so a failed request can be traced to its cause."""
     grpc_port, http_port = free_port(), free_port()
@@ -90,7 +98,7 @@ def embedder(token: str, **overrides: str) -> Iterator[int]:
             time.sleep(0.2)
         else:
             raise RuntimeError("embedder did not become ready")
-        yield grpc_port
+        yield EmbedderProcess(grpc_port, http_port, proc.pid)
         failed = False
     finally:
         proc.terminate()
@@ -100,6 +108,13 @@ def embedder(token: str, **overrides: str) -> Iterator[int]:
             sys.stderr.write(f"embedder log ({log.name}), last lines:\n{tail}\n")
         else:
             os.unlink(log.name)
+
+
+@contextmanager
+def embedder(token: str, **overrides: str) -> Iterator[int]:
+    """An embedder process; yields its gRPC port."""
+    with embedder_process(token, **overrides) as process:
+        yield process.grpc_port
 
 
 def raw_encoder(args: argparse.Namespace) -> tuple[Callable[[list[str]], object], str]:

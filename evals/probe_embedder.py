@@ -95,19 +95,6 @@ def _thread_cpu(pid: int) -> dict[str, float]:
     return out
 
 
-def _child_embedder() -> int:
-    """The embedder process this probe started (its child)."""
-    for entry in (e for e in Path("/proc").iterdir() if e.name.isdigit()):
-        try:
-            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            command = (entry / "cmdline").read_bytes()
-        except (OSError, ValueError, IndexError):
-            continue
-        if ppid == os.getpid() and b"engram_embedder" in command:
-            return int(entry.name)
-    raise RuntimeError("the embedder process was not found")
-
-
 def _encode_seconds(http_port: int) -> float:
     text = httpx.get(f"http://127.0.0.1:{http_port}/metrics").text
     return float(re.search(r"^engram_embedder_encode_seconds_sum (\S+)", text, re.M).group(1))
@@ -116,25 +103,14 @@ def _encode_seconds(http_port: int) -> float:
 def lanes(settings: dict[str, str], n: int) -> dict:
     token = secrets.token_urlsafe(16)
     md = CallerContext(principal="probe", namespace="probe").to_metadata(token)
-    ports: list[int] = []
-    free_port = bench.free_port
-
-    def recording_port() -> int:
-        ports.append(free_port())
-        return ports[-1]
-
-    bench.free_port = recording_port
-    try:
-        with bench.embedder(token, **settings) as port:
-            pid = _child_embedder()
-            asyncio.run(bench.load(port, md, bench.texts("short", 512, 1), 32))  # warm
-            cpu0, enc0, own0 = _thread_cpu(pid), _encode_seconds(ports[1]), \
-                resource.getrusage(resource.RUSAGE_SELF)
-            result = asyncio.run(bench.load(port, md, bench.texts("short", n, 1), 32))
-            cpu1, enc1, own1 = _thread_cpu(pid), _encode_seconds(ports[1]), \
-                resource.getrusage(resource.RUSAGE_SELF)
-    finally:
-        bench.free_port = free_port
+    with bench.embedder_process(token, **settings) as process:
+        port = process.grpc_port
+        asyncio.run(bench.load(port, md, bench.texts("short", 512, 1), 32))  # warm
+        cpu0, enc0, own0 = _thread_cpu(process.pid), _encode_seconds(process.http_port), \
+            resource.getrusage(resource.RUSAGE_SELF)
+        result = asyncio.run(bench.load(port, md, bench.texts("short", n, 1), 32))
+        cpu1, enc1, own1 = _thread_cpu(process.pid), _encode_seconds(process.http_port), \
+            resource.getrusage(resource.RUSAGE_SELF)
     wall = n / result["sentences_per_s"]
     threads = sorted((cpu1[t] - cpu0.get(t, 0.0)) / wall for t in cpu1)[::-1]
     lane_count = 1 + int(settings.get("side_lanes", "1"))
