@@ -4,6 +4,7 @@ collide with a stack a developer has running."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,7 +13,10 @@ import pytest
 from engram_cli.settings import CliSettings
 from engram_cli.stack import Stack
 
-TEST_PORT_OFFSET = 100
+# ENGRAM_TEST_PORT_SHIFT moves every test stack (this one and the extra ones
+# some tests start) so that two test runs can share a machine.
+PORT_SHIFT = int(os.environ.get("ENGRAM_TEST_PORT_SHIFT", "0"))
+TEST_PORT_OFFSET = 100 + PORT_SHIFT
 
 
 @pytest.fixture(scope="session")

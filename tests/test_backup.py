@@ -12,9 +12,10 @@ from pathlib import Path
 from engram_cli.settings import CliSettings
 from engram_cli.stack import Stack
 
+from .conftest import PORT_SHIFT
 from .helpers import call, call_error, mcp_client
 
-OFFSET = 250
+OFFSET = 250 + PORT_SHIFT
 
 
 def engram(data_dir: Path, *args: str) -> subprocess.CompletedProcess:

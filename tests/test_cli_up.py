@@ -12,7 +12,9 @@ from pathlib import Path
 
 from engram_cli.infra import port_open
 
-OFFSET = 200
+from .conftest import PORT_SHIFT
+
+OFFSET = 200 + PORT_SHIFT
 
 
 def test_engram_up_prints_ready_and_stops_cleanly_on_ctrl_c(tmp_path: Path):

@@ -17,10 +17,11 @@ from typing import Any
 from engram_cli.settings import CliSettings
 from engram_cli.stack import Stack
 
+from .conftest import PORT_SHIFT
 from .helpers import call, mcp_client
 from .test_documents import tiny_pdf
 
-OFFSET = 280
+OFFSET = 280 + PORT_SHIFT
 
 
 def engram(*args: str) -> subprocess.CompletedProcess:

@@ -12,9 +12,10 @@ from pathlib import Path
 from engram_cli.settings import CliSettings
 from engram_cli.stack import Stack
 
+from .conftest import PORT_SHIFT
 from .helpers import call, mcp_client
 
-OFFSET = 150
+OFFSET = 150 + PORT_SHIFT
 
 
 async def test_fresh_then_existing_data_directory(tmp_path: Path):
