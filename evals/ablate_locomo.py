@@ -171,6 +171,10 @@ def main() -> None:
 
     encoder = SentenceTransformerBackend(args.model, "cpu")
     tag = Path(encoder.model).name
+
+    def encode(texts: list[str]) -> np.ndarray:
+        return encoder.encode(texts).vectors
+
     convs = load_conversations(args.data, args.audit if args.audit.exists() else None,
                                args.conversations)
     rankings: dict[str, dict[str, list[list[str]]]] = {}
@@ -178,9 +182,9 @@ def main() -> None:
         texts = [t.text for t in c.turns]
         ctx = [texts[i] if i == 0 or c.turns[i - 1].session != c.turns[i].session
                else f"{texts[i - 1]}\n{texts[i]}" for i in range(len(texts))]
-        vecs = {"plain": embed_cached(encoder.encode, texts, args.cache, tag),
-                "ctx": embed_cached(encoder.encode, ctx, args.cache, tag + "-ctx")}
-        qvecs = embed_cached(encoder.encode, [q.question for q in c.questions], args.cache,
+        vecs = {"plain": embed_cached(encode, texts, args.cache, tag),
+                "ctx": embed_cached(encode, ctx, args.cache, tag + "-ctx")}
+        qvecs = embed_cached(encode, [q.question for q in c.questions], args.cache,
                              tag + "-q")
         for name, ranks in variants(c, vecs, qvecs, args.depth).items():
             rankings.setdefault(name, {}).update(ranks)

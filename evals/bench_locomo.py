@@ -278,8 +278,8 @@ def baselines(convs: list[Conversation], encoder: SentenceTransformerBackend
         texts = [t.text for t in c.turns]
         ids = [t.dia_id for t in c.turns]
         bm25, bm25_stem = BM25(texts), BM25(texts, stem=True)
-        doc_vecs = encoder.encode(texts)
-        q_vecs = encoder.encode([q.question for q in c.questions])
+        doc_vecs = encoder.encode(texts).vectors
+        q_vecs = encoder.encode([q.question for q in c.questions]).vectors
         for q, qv in zip(c.questions, q_vecs, strict=True):
             lex = rank(bm25.scores(q.question))
             lex_stem = rank(bm25_stem.scores(q.question))
