@@ -3,8 +3,14 @@ from thin memories, de-duplication and bad input."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
+import os
+import re
+import time
 import uuid
+import zlib
+from pathlib import Path
 
 from engram_cli.stack import Stack
 
@@ -168,3 +174,91 @@ async def test_pdf_ingest_keeps_the_file_and_indexes_its_text(stack: Stack, agen
     count = await admin_fetchval(admin_dsn, "SELECT count(*) FROM memory.documents"
                                  " WHERE source IN ('x.pdf', 'scan.pdf', 'broken.pdf')")
     assert count == 0
+
+
+def shared_stream_pdf(pages: int, body: bytes) -> bytes:
+    """`pages` pages whose /Contents all name one compressed content stream:
+    small on the wire, parsed again for every page."""
+    packed = zlib.compress(body, 9)
+    stream, font = 3 + pages, 4 + pages
+    kids = " ".join(f"{3 + i} 0 R" for i in range(pages))
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>",
+               f"<< /Type /Pages /Kids [{kids}] /Count {pages} >>".encode()]
+    objects += [(f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources "
+                 f"<< /Font << /F1 {font} 0 R >> >> /Contents {stream} 0 R >>").encode()] * pages
+    objects.append(f"<< /Length {len(packed)} /Filter /FlateDecode >>\nstream\n".encode()
+                   + packed + b"\nendstream")
+    objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+    out, offsets = bytearray(b"%PDF-1.4\n"), []
+    for n, obj in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += f"{n} 0 obj\n".encode() + obj + b"\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += "".join(f"{o:010d} 00000 n \n" for o in offsets).encode()
+    out += (f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\n"
+            f"startxref\n{xref}\n%%EOF\n").encode()
+    return bytes(out)
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time used so far by a process and every live descendant of it."""
+    tick = os.sysconf("SC_CLK_TCK")
+    stats: dict[int, tuple[int, float]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            stats[int(entry.name)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / tick)
+    family, total = {pid}, 0.0
+    for _ in range(4):  # a few generations deep is enough for a worker pool
+        family |= {p for p, (ppid, _) in stats.items() if ppid in family}
+    for p in family:
+        total += stats.get(p, (0, 0.0))[1]
+    return total
+
+
+async def test_expensive_pdf_is_refused_in_time_and_its_work_stops(stack: Stack,
+                                                                    agent_token: str):
+    """1000 pages sharing one content stream of 20k operators (~0.5 s of pure
+    Python per page): refused within the call's deadline, the service answers
+    other calls meanwhile, and no extraction keeps running afterwards."""
+    heavy = b"BT /F1 12 Tf 72 720 Td " + b"1 0 0 1 0 0 Tm\n" * 20_000 + b"(x) Tj ET"
+    encoded = base64.b64encode(shared_stream_pdf(1000, heavy)).decode()
+    memory_pid = stack.procs["memory"].pid
+    async with mcp_client(stack.mcp_url, agent_token) as client:
+        started = time.monotonic()
+        ingest = asyncio.create_task(call_error(client, "document_ingest", {
+            "content": encoded, "format": "pdf", "source": "bomb.pdf"}))
+        await asyncio.sleep(1.0)
+        asked = time.monotonic()
+        other = await call(client, "document_search", {"query": "anything at all"})
+        answered = time.monotonic() - asked
+        refused = await ingest
+        took = time.monotonic() - started
+        before = cpu_seconds(memory_pid)
+        await asyncio.sleep(3.0)
+        spent = cpu_seconds(memory_pid) - before
+    assert spent < 0.6, f"the memory service used {spent:.2f} s of CPU after the call ended"
+    assert "documents" in other and answered < 5.0, f"another call took {answered:.1f} s"
+    assert "too expensive to extract" in refused and "Traceback" not in refused
+    assert took < 12.0, f"refused after {took:.1f} s"
+
+
+async def test_pdf_character_limit_applies_while_extracting(stack: Stack, agent_token: str):
+    """1000 pages of ~21k characters each (21M in all): extraction stops at
+    the page that passes the 2M limit instead of extracting all of them."""
+    line = b"(abcdefghij klmnopqrst uvwxyz0123 456789abcd) Tj\n"
+    encoded = base64.b64encode(shared_stream_pdf(
+        1000, b"BT /F1 12 Tf 72 720 Td " + line * 500 + b" ET")).decode()
+    async with mcp_client(stack.mcp_url, agent_token) as client:
+        started = time.monotonic()
+        refused = await call_error(client, "document_ingest", {
+            "content": encoded, "format": "pdf", "source": "long.pdf"})
+        took = time.monotonic() - started
+    stopped = re.search(r"at page (\d+) of 1000", refused)
+    assert stopped and int(stopped.group(1)) < 200, refused
+    assert "2000000 characters" in refused
+    assert took < 9.0, f"refused after {took:.1f} s"

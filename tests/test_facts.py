@@ -249,3 +249,26 @@ async def test_thin_fact_layer_falls_through_to_entries(stack: Stack, agent_toke
                                         "value": "weekly"})
         got = await call(client, "fact_get", {"entity": e, "attribute": "pager rotation"})
         assert got["layer"] == "facts" and "fallback" not in got
+
+
+async def test_fact_set_is_no_oracle_for_host_paths(stack: Stack, agent_token: str):
+    """A value naming a path on the cortex host decides nothing: an existing
+    host path and a missing one get the same lane and the same reply shape."""
+    existing = "/etc/passwd"  # on the host the stack runs on (the test's own)
+    missing = f"/etc/no-such-file-{uuid.uuid4().hex}"
+    replies = []
+    async with mcp_client(stack.mcp_url, agent_token) as client:
+        for new in (existing, missing):
+            e = entity()
+            await call(client, "fact_set", {"entity": e, "attribute": "config_path",
+                                            "value": f"/tmp/gone-{uuid.uuid4().hex}",
+                                            "kind": "REFERENCE"})
+            replies.append(await call(client, "fact_set", {
+                "entity": e, "attribute": "config_path", "value": new, "kind": "REFERENCE"}))
+    hit, miss = replies
+    assert (hit["action"], hit["lane"]) == (miss["action"], miss["lane"]) == \
+        ("contest", "contested")
+    assert sorted(hit) == sorted(miss)
+    assert hit["note"] == miss["note"]
+    assert sorted(hit["fact"]) == sorted(miss["fact"])
+    assert hit["fact"]["verdict"] == miss["fact"]["verdict"]

@@ -3,7 +3,10 @@ a superseded fact or a retired edge never shows up as current on a walk."""
 
 from __future__ import annotations
 
+import time
 import uuid
+
+import asyncpg
 
 from engram_cli.stack import Stack
 
@@ -81,3 +84,62 @@ async def test_recall_says_when_it_is_unsure(stack: Stack, agent_token: str):
         assert got["low_confidence"] is True
         err = await call_error(client, "graph_neighbors", {"entity": "x", "depth": 4})
         assert "depth" in err
+
+
+async def dense_graph(admin_dsn: str, ns: str, prefix: str, nodes: int) -> list[str]:
+    """Every pair of `nodes` entities joined by depends_on (transitive): n²/2
+    edges, written as admin straight into the tables."""
+    names = [f"{prefix}-{i:03d}" for i in range(nodes)]
+    conn = await asyncpg.connect(admin_dsn)
+    try:
+        await conn.executemany("INSERT INTO cortex.entities (namespace, name) VALUES ($1, $2)",
+                               [(ns, n) for n in names])
+        await conn.executemany(
+            "INSERT INTO cortex.edges (namespace, id, src, relation, dst, provenance,"
+            " writer_principal) VALUES ($1, $2, $3, 'depends_on', $4, 'asserted', 'test')",
+            [(ns, uuid.uuid4(), a, b) for i, a in enumerate(names) for b in names[i + 1:]])
+    finally:
+        await conn.close()
+    return names
+
+
+async def test_walk_of_a_dense_graph_is_bounded(stack: Stack, admin_dsn: str):
+    """A walk over ~11k edges answers in time with capped counts and says it
+    was truncated (the old walk was quadratic in the edges it met)."""
+    t = uuid.uuid4().hex[:6]
+    ns = f"dense-{t}"
+    token = stack.principals.create(f"p-{ns}", "agent", [ns])
+    names = await dense_graph(admin_dsn, ns, f"n{t}", 150)
+    async with mcp_client(stack.mcp_url, token) as client:
+        started = time.monotonic()
+        walk = await call(client, "graph_neighbors", {"entity": names[0], "depth": 3,
+                                                      "namespace": ns})
+        took = time.monotonic() - started
+        recalled = await call(client, "memory_recall", {"query": f"{names[0]} {names[1]}",
+                                                        "hops": 3, "namespace": ns})
+    assert took < 8.0, f"the walk took {took:.1f} s"
+    assert walk["truncated"] is True and recalled["truncated"] is True
+    stored = [e for e in walk["edges"] if not e.get("derived")]
+    derived = [e for e in walk["edges"] if e.get("derived")]
+    assert 0 < len(stored) <= 500 and len(derived) <= 500
+    assert len(walk["nodes"]) <= 200
+    assert len([e for e in recalled["edges"] if not e.get("derived")]) <= 500
+
+
+async def test_recall_caps_its_seeds(stack: Stack, admin_dsn: str):
+    t = uuid.uuid4().hex[:6]
+    ns = f"seeds-{t}"
+    token = stack.principals.create(f"p-{ns}", "agent", [ns])
+    names = [f"s{t}-{i:03d}" for i in range(150)]
+    conn = await asyncpg.connect(admin_dsn)
+    try:
+        await conn.executemany("INSERT INTO cortex.entities (namespace, name) VALUES ($1, $2)",
+                               [(ns, n) for n in names])
+    finally:
+        await conn.close()
+    async with mcp_client(stack.mcp_url, token) as client:
+        recalled = await call(client, "memory_recall", {"query": " ".join(names), "hops": 1,
+                                                        "namespace": ns})
+    assert 0 < len(recalled["seeds"]) <= 20
+    assert set(recalled["seeds"]) <= set(names)
+    assert recalled["truncated"] is True

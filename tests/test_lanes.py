@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engram_cortex.lanes import Existing, Incoming, decide, ground_truth, same_value
+from engram_cortex.lanes import Existing, Incoming, decide, same_value
 from engram_cortex.normalise import attribute_name, entity_name, numbers, value_form
 
 OLD = [Existing("f1", "MySQL 8", "active", "agent")]
@@ -57,15 +57,14 @@ def test_lanes_in_order():
     assert reworded_change.action == "supersede", "a stated change is never a paraphrase"
 
 
-def test_ground_truth_lane(tmp_path: Path):
+def test_paths_are_values_not_host_lookups(tmp_path: Path):
+    """Whether a path exists on the cortex host decides nothing."""
     real = tmp_path / "config.yaml"
     real.write_text("x")
     missing = str(tmp_path / "old.yaml")
-    assert ground_truth(str(real), missing) is True
-    assert ground_truth(missing, str(real)) is False
-    assert ground_truth("https://a", "https://b") is None
-    won = decide(incoming(str(real)), [Existing("f1", missing, "active", "agent")], {}, 0.86)
-    assert (won.action, won.lane) == ("supersede", "ground_truth")
+    for new, old in ((str(real), missing), (missing, str(real))):
+        got = decide(incoming(new), [Existing("f1", old, "active", "agent")], {}, 0.86)
+        assert (got.action, got.lane) == ("contest", "contested")
 
 
 def test_weekdays_are_values():

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextvars
+import math
 import re
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -74,3 +76,20 @@ caller_var: contextvars.ContextVar[CallerContext | None] = contextvars.ContextVa
 
 def current_caller() -> CallerContext:
     return caller_var.get() or _ANONYMOUS
+
+
+# When the current call's caller stops waiting (time.monotonic()); None: no
+# deadline. Set per call by the server interceptor from the gRPC deadline, so
+# long work can stop once nobody is waiting for its answer.
+deadline_var: contextvars.ContextVar[float | None] = contextvars.ContextVar(
+    "deadline", default=None
+)
+
+
+def time_left(cap: float = math.inf) -> float:
+    """Seconds the current call may still spend: `cap`, or less when the
+    caller's deadline is nearer (at most 0 once it has passed)."""
+    deadline = deadline_var.get()
+    if deadline is None:
+        return cap
+    return min(cap, deadline - time.monotonic())

@@ -17,7 +17,7 @@ from google.protobuf.message import Message
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
 
-from .context import MD_INTERNAL_TOKEN, CallerContext, caller_var
+from .context import MD_INTERNAL_TOKEN, CallerContext, caller_var, deadline_var
 from .errors import DomainError, InvalidArgument, NotImplementedYet
 from .health import Readiness
 from .logging import request_id_var
@@ -101,6 +101,8 @@ class ServiceInterceptor(grpc.aio.ServerInterceptor):
         caller = CallerContext.from_metadata(metadata)
         caller_var.set(caller)
         request_id_var.set(caller.request_id)
+        remaining = context.time_remaining()
+        deadline_var.set(None if remaining is None else time.monotonic() + remaining)
         try:
             if not self._authenticated(metadata):
                 code = grpc.StatusCode.UNAUTHENTICATED

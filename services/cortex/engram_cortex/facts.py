@@ -228,5 +228,4 @@ class FactStore:
                                "contender, the current value stands",
                 "tombstone": "this value was retired before: parked, not reinstated "
                              "(a user-origin write may reinstate it)",
-                "ground_truth": "its path does not exist while the current one does: parked",
             }[decision.lane]

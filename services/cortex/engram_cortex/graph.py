@@ -6,7 +6,6 @@ transitive consequences are computed on read and marked `derived`."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime
 
 import asyncpg
@@ -18,34 +17,15 @@ from engram_kit.errors import Conflict, InvalidArgument, NotFound, PermissionDen
 from . import repo, repo_graph
 from .normalise import entity_name
 from .vocabulary import NAME_RE, Relation, Vocabulary
+from .walk import Walk, WalkLimits, walk
 
 PROVENANCE = ("asserted", "extracted", "inferred")
-FAN_OUT = 50          # edges read per walked entity
-MAX_NODES = 200
-FACTS_PER_NODE = 5
-
-
-@dataclass(frozen=True)
-class DerivedEdge:
-    src: str
-    relation: str
-    dst: str
-    via: str            # "inverse" or "transitive"
-
-
-@dataclass
-class Walk:
-    depth_of: dict[str, int]
-    edges: list[asyncpg.Record]
-    derived: list[DerivedEdge] = field(default_factory=list)
-    parent: dict[str, tuple[str, asyncpg.Record]] = field(default_factory=dict)
-    truncated: bool = False
-    facts: list[asyncpg.Record] = field(default_factory=list)
 
 
 class Graph:
-    def __init__(self, pool: asyncpg.Pool) -> None:
+    def __init__(self, pool: asyncpg.Pool, limits: WalkLimits) -> None:
         self._pool = pool
+        self.limits = limits
 
     async def _entity(self, conn: asyncpg.Connection, raw: str, name: str) -> str:
         return await repo.resolve_entity(conn, entity_name(raw, name))
@@ -92,33 +72,7 @@ class Graph:
             return row
 
     async def walk(self, conn: asyncpg.Connection, seeds: list[str], depth: int) -> Walk:
-        """Breadth-first over live edges in both directions, capped."""
-        walk = Walk({s: 0 for s in seeds}, [])
-        seen_edges: set = set()
-        frontier = list(seeds)
-        for level in range(1, depth + 1):
-            if not frontier:
-                break
-            rows = await repo_graph.edges_touching(conn, frontier, FAN_OUT * len(frontier))
-            walk.truncated |= len(rows) >= FAN_OUT * len(frontier)
-            nxt = []
-            for e in rows:
-                if e["id"] in seen_edges:
-                    continue
-                seen_edges.add(e["id"])
-                walk.edges.append(e)
-                for here, there in ((e["src"], e["dst"]), (e["dst"], e["src"])):
-                    if here in frontier and there not in walk.depth_of:
-                        if len(walk.depth_of) >= MAX_NODES:
-                            walk.truncated = True
-                            continue
-                        walk.depth_of[there] = level
-                        walk.parent[there] = (here, e)
-                        nxt.append(there)
-            frontier = nxt
-        walk.derived = derive(walk.edges, await Vocabulary.load(conn))
-        walk.facts = await repo_graph.facts_of(conn, list(walk.depth_of), FACTS_PER_NODE)
-        return walk
+        return await walk(conn, seeds, depth, self.limits)
 
     async def neighbors(self, ctx: CallerContext, entity: str, depth: int,
                         to: str) -> tuple[Walk, list[str], list[asyncpg.Record]]:
@@ -165,29 +119,4 @@ class Graph:
             await repo.audit(conn, ns, ctx.principal, "relation.add", rel.name,
                              {"inverse": inverse, "transitive": rel.transitive})
             return (await Vocabulary.load(conn)).all()
-
-
-def derive(edges: list[asyncpg.Record], vocab: Vocabulary) -> list[DerivedEdge]:
-    """Inverse views of stored edges and one-step transitive closures."""
-    out: list[DerivedEdge] = []
-    stored = {(e["src"], e["relation"], e["dst"]) for e in edges}
-    for e in edges:
-        rel = vocab.by_name.get(e["relation"])
-        if rel is None:
-            continue
-        if not rel.symmetric:
-            out.append(DerivedEdge(e["dst"], rel.inverse, e["src"], "inverse"))
-        if rel.transitive:
-            for f in edges:
-                if f["relation"] == rel.name and f["src"] == e["dst"] and f["dst"] != e["src"]:
-                    key = (e["src"], rel.name, f["dst"])
-                    if key not in stored:
-                        stored.add(key)
-                        out.append(DerivedEdge(e["src"], rel.name, f["dst"], "transitive"))
-    return out
-
-
-def bfs_order(depth_of: dict[str, int]) -> list[str]:
-    return [n for n, _ in sorted(depth_of.items(), key=lambda kv: (kv[1], kv[0]))]
-
 

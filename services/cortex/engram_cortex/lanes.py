@@ -4,14 +4,15 @@ Given a new value and the live facts already in its slot, decide exactly one
 outcome: confirm (a restatement or a paraphrase of the same value), or, for a
 changed value, one lane in this order: RULE (never auto-resolves), origin
 tier (a weaker writer parks as a contender), explicit supersession (the write
-says it replaces), ground truth (both values are local paths and exactly one
-exists), otherwise contested."""
+says it replaces), otherwise contested.
+
+No lane looks at the cortex host: a value that names a path is text like any
+other. Checking it against the host's disk told any tenant which files exist
+there, and the host's disk is not the tenant's world anyway."""
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from .normalise import identifier_like, negated, numbers, value_form, value_tokens
@@ -26,7 +27,6 @@ CHANGE_CUES = re.compile(
     r"took over|taken over|taking over|retired|deprecated in favou?r|"
     r"new (?:default|owner|value))\b",
     re.IGNORECASE)
-_LOCAL_PATH = re.compile(r"^(?:/|~/)[^\s]*$")
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,6 @@ class Decision:
     action: str          # insert | confirm | supersede | contest | park
     lane: str
     related: tuple[str, ...] = ()
-    winner_is_new: bool = True
 
 
 def same_value(a: str, b: str, cosine: float | None, threshold: float) -> str | None:
@@ -73,17 +72,6 @@ def same_value(a: str, b: str, cosine: float | None, threshold: float) -> str | 
 
 def says_it_replaces(new: Incoming) -> bool:
     return new.replaces or bool(new.supersedes) or bool(CHANGE_CUES.search(new.quote))
-
-
-def ground_truth(new_value: str, old_value: str,
-                 exists: Callable[[str], bool] = os.path.exists) -> bool | None:
-    """True: the new value's path exists and the old one's does not; False:
-    the reverse; None: not mechanically decidable."""
-    if not (_LOCAL_PATH.match(new_value.strip()) and _LOCAL_PATH.match(old_value.strip())):
-        return None
-    new_ok = exists(os.path.expanduser(new_value.strip()))
-    old_ok = exists(os.path.expanduser(old_value.strip()))
-    return new_ok if new_ok != old_ok else None
 
 
 def decide(new: Incoming, live: list[Existing], cosines: dict[str, float],
@@ -110,10 +98,4 @@ def decide(new: Incoming, live: list[Existing], cosines: dict[str, float],
         return Decision("park", "origin_tier", related)
     if replacing:
         return Decision("supersede", "explicit", related)
-    if new.kind in ("STATE", "REFERENCE") and len(live) == 1:
-        verdict = ground_truth(new.value, live[0].value)
-        if verdict is True:
-            return Decision("supersede", "ground_truth", related)
-        if verdict is False:
-            return Decision("park", "ground_truth", related, winner_is_new=False)
     return Decision("contest", "contested", related)

@@ -26,6 +26,7 @@ from .servicer import CortexServicer
 from .settings import CortexSettings
 from .slots import SlotEditor
 from .tags import TagRegistry
+from .walk import WalkLimits
 from .world import World
 
 SCHEMA = "cortex"
@@ -49,12 +50,13 @@ async def amain(stop: asyncio.Event) -> None:
         # outbox holds their events); /health reports it.
         relay = OutboxRelay(pool, link, SCHEMA, s.service_name)
         readiness.info["nats_connected"] = lambda: link.connected
-        reader, graph, review = FactReader(pool, embedder, s), Graph(pool), Review(pool)
+        reader, review = FactReader(pool, embedder, s), Review(pool)
+        graph = Graph(pool, WalkLimits.of(s))
         knowledge = (World(pool, embedder, s), Lessons(pool, embedder, s, relay.notify),
                      TagRegistry(pool), ReviewQueue(pool, review))
         servicer = CortexServicer(FactStore(pool, embedder, s, relay.notify), reader,
                                   SlotEditor(pool, embedder, s), review, graph,
-                                  Recall(pool, reader, graph), knowledge,
+                                  Recall(pool, reader, graph, s.recall_max_seeds), knowledge,
                                   (Merging(pool), LessonMerger(pool, s)))
         readiness.info["embedding_space"] = lambda: embedder.state
         return (lambda server: cortex_pb2_grpc.add_CortexServiceServicer_to_server(

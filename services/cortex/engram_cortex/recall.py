@@ -15,8 +15,9 @@ from engram_kit.errors import InvalidArgument
 
 from . import repo_conflicts as conflicts
 from . import repo_graph
-from .graph import Graph, Walk
+from .graph import Graph
 from .reads import FactReader, Served
+from .walk import Walk
 
 STRONG_SCORE = 0.5  # a dense match at least this close counts as a confident seed
 
@@ -38,10 +39,12 @@ def names_in(query: str) -> list[str]:
 
 
 class Recall:
-    def __init__(self, pool: asyncpg.Pool, reader: FactReader, graph: Graph) -> None:
+    def __init__(self, pool: asyncpg.Pool, reader: FactReader, graph: Graph,
+                 max_seeds: int) -> None:
         self._pool = pool
         self._reader = reader
         self._graph = graph
+        self._max_seeds = max_seeds
 
     async def recall(self, ctx: CallerContext, query: str, hops: int, top_k: int) -> Recalled:
         ns = ctx.require_namespace()
@@ -50,9 +53,14 @@ class Recall:
         top_k = top_k or 5
         found = await self._reader.search(ctx, query, top_k)
         async with tenant_tx(self._pool, ns) as conn:
-            named = await repo_graph.entities_named(conn, names_in(query))
+            named = await repo_graph.entities_named(conn, names_in(query),
+                                                   self._max_seeds + 1)
+            # Named entities first: the query says them outright.
             seeds = list(dict.fromkeys(named + [r["entity"] for r in found.rows]))
+            capped = len(seeds) > self._max_seeds
+            seeds = seeds[:self._max_seeds]
             walk = await self._graph.walk(conn, seeds, hops)
+            walk.truncated |= capped
             rows = list(found.rows)
             have = {r["id"] for r in rows}
             by_depth = sorted(walk.facts, key=lambda r: walk.depth_of.get(r["entity"], 9))

@@ -47,10 +47,12 @@ async def retire_edge(conn: asyncpg.Connection, edge_id: uuid.UUID) -> asyncpg.R
 
 
 async def edges_touching(conn: asyncpg.Connection, entities: list[str],
-                         limit: int) -> list[asyncpg.Record]:
+                         seen: list[uuid.UUID], limit: int) -> list[asyncpg.Record]:
+    """Newest first, leaving out the edges a walk has already taken."""
     return await conn.fetch(
-        """SELECT * FROM live_edges WHERE src = ANY($1::text[]) OR dst = ANY($1::text[])
-           ORDER BY recorded_at DESC LIMIT $2""", entities, limit)
+        """SELECT * FROM live_edges
+           WHERE (src = ANY($1::text[]) OR dst = ANY($1::text[])) AND id <> ALL($2::uuid[])
+           ORDER BY recorded_at DESC LIMIT $3""", entities, seen, limit)
 
 
 async def facts_of(conn: asyncpg.Connection, entities: list[str],
@@ -65,8 +67,10 @@ async def facts_of(conn: asyncpg.Connection, entities: list[str],
            WHERE n <= $2 ORDER BY entity, recorded_at DESC""", entities, per_entity)
 
 
-async def entities_named(conn: asyncpg.Connection, names: list[str]) -> list[str]:
+async def entities_named(conn: asyncpg.Connection, names: list[str],
+                         limit: int) -> list[str]:
     rows = await conn.fetch(
         """SELECT name FROM entities WHERE name = ANY($1::text[])
-           UNION SELECT entity FROM aliases WHERE alias = ANY($1::text[])""", names)
+           UNION SELECT entity FROM aliases WHERE alias = ANY($1::text[]) LIMIT $2""",
+        names, limit)
     return [r[0] for r in rows]

@@ -10,9 +10,10 @@ from engram.v1 import cortex_pb2 as pb
 from engram_kit.context import current_caller
 from engram_kit.timestamps import optional_datetime, to_timestamp
 
-from .graph import DerivedEdge, Graph, Walk, bfs_order
+from .graph import Graph
 from .recall import Recall
 from .vocabulary import Relation
+from .walk import DerivedEdge, Walk, bfs_order
 
 
 def edge_message(e: asyncpg.Record) -> pb.Edge:

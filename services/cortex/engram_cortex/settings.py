@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from pydantic import Field
+
 from engram_kit.settings import DatabaseSettings, NatsSettings, ServiceSettings
 
 
@@ -26,3 +28,13 @@ class CortexSettings(ServiceSettings, DatabaseSettings, NatsSettings):
     # Two lessons of one polarity at least this similar say the same thing:
     # a dream pass merges them.
     lesson_merge_cosine: float = 0.9
+    # One graph walk (graph_neighbors, memory_recall) reads at most fan_out
+    # edges per entity and stops at any of these caps, or at the timeout (the
+    # caller's deadline when nearer), reporting truncated=true.
+    graph_fan_out: int = Field(50, ge=1)
+    graph_max_nodes: int = Field(200, ge=1)
+    graph_max_edges: int = Field(500, ge=1)
+    graph_max_derived: int = Field(500, ge=0)
+    graph_walk_timeout_s: float = Field(3.0, gt=0)
+    # memory_recall walks from at most this many seed entities.
+    recall_max_seeds: int = Field(20, ge=1)

@@ -1,3 +1,5 @@
 from .main import main
 
-main()
+# Guarded: PDF worker processes (pdf_worker.py) import the main module again.
+if __name__ == "__main__":
+    main()

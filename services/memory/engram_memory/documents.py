@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import uuid
 from dataclasses import dataclass
@@ -20,7 +19,7 @@ from . import documents_repo as repo
 from . import vector_queue
 from .chunking import chunk, plain_text
 from .fusion import reciprocal_rank_fusion
-from .pdf import pdf_text
+from .pdf_worker import PdfExtractor
 from .repo import TermLimits
 from .settings import MemorySettings
 from .validation import clean_source, clean_text, clean_top_k
@@ -51,8 +50,9 @@ def chunk_term_limits(max_df: float, match_budget: int) -> TermLimits:
 
 class Documents:
     def __init__(self, pool: asyncpg.Pool, embedder: EmbedderClient,
-                 settings: MemorySettings) -> None:
+                 settings: MemorySettings, pdf: PdfExtractor) -> None:
         self.pool = pool
+        self.pdf = pdf
         self.embedder = embedder
         self.s = settings
         self.terms = chunk_term_limits(settings.lexical_max_df, settings.lexical_match_budget)
@@ -100,7 +100,7 @@ class Documents:
         if len(data) > self.s.max_pdf_bytes:
             raise InvalidArgument(f"the PDF is {len(data)} bytes; the limit is "
                                   f"{self.s.max_pdf_bytes}", field="content")
-        text = await asyncio.to_thread(pdf_text, data, self.s.max_pdf_pages)
+        text = await self.pdf.text(data)
         return clean_text(text, self.s.max_document_chars, "content"), data
 
     async def _embed(self, texts: list[str], ctx: CallerContext) -> list[np.ndarray] | None:

@@ -21,6 +21,7 @@ from .decay import Decay, UseMarks
 from .documents import Documents
 from .episodes import Episodes
 from .lifecycle import Lifecycle
+from .pdf_worker import PdfExtractor
 from .reembed import ReembedSweep
 from .search import Searcher
 from .service import MemoryService
@@ -50,7 +51,9 @@ async def amain(stop: asyncio.Event) -> None:
     link = NatsLink(s, name=s.service_name)
     relay = OutboxRelay(pool, link, SCHEMA, s.service_name)
     service = MemoryService(pool, embedder, s, on_outbox_write=relay.notify)
-    documents = Documents(pool, embedder, s)
+    pdf = PdfExtractor(s)
+    await pdf.warm()
+    documents = Documents(pool, embedder, s, pdf)
     uses = UseMarks(pool)
     searcher = Searcher(pool, embedder, s, documents, uses)
     sweep = ReembedSweep(pool, embedder, s.reembed_interval_s)

@@ -32,6 +32,14 @@ class MemorySettings(ServiceSettings, DatabaseSettings, NatsSettings):
     max_document_chars: int = 2_000_000
     max_pdf_bytes: int = 16_000_000
     max_pdf_pages: int = 1_000
+    # PDF text extraction runs in worker processes (pdf_worker.py): at most
+    # this many at once, each under a wall-clock limit (the caller's gRPC
+    # deadline when nearer; the gateway's is 10 s), a CPU-time and an
+    # address-space limit.
+    pdf_workers: int = Field(2, ge=1, le=16)
+    pdf_extract_timeout_s: float = Field(8.0, gt=0)
+    pdf_extract_cpu_s: int = Field(20, ge=1)
+    pdf_extract_memory_mb: int = Field(1024, ge=256)
     # Ranking (fusion.py; chosen by evals/ablate_locomo.py, measured by
     # evals/bench_locomo.py). Terms in more than lexical_max_df of a
     # namespace's rows (entries; chunks for document search) are too common
