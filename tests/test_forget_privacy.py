@@ -69,6 +69,9 @@ async def test_forgotten_entry_leaves_no_words_or_plain_hash(stack: Stack, admin
     needles = {marker, *plain_hashes(text)}
     async with mcp_client(stack.mcp_url, token) as client:
         first = await call(client, "memory_store", {"text": text, "namespace": ns})
+        # Reads put the words in replies, never in the logs.
+        await call(client, "memory_search", {"query": marker, "namespace": ns})
+        await call(client, "memory_get", {"id": first["id"], "namespace": ns})
         await call(client, "memory_forget", {"entry_id": first["id"], "reason": "private",
                                              "namespace": ns})
         again = await call(client, "memory_store", {"text": text, "namespace": ns})
