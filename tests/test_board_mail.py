@@ -156,10 +156,10 @@ async def test_operator_redacts_and_audit_keeps_the_hash(stack: Stack, agent_tok
         assert m["redacted"] and "internal hostname" not in m["text"]
         dsn = stack.postgres.admin_dsn
         send_hash = await admin_fetchval(
-            dsn, "SELECT detail->>'body_sha256' FROM coordination.audit "
+            dsn, "SELECT detail->>'body_hmac' FROM coordination.audit "
             "WHERE action = 'message.send' AND subject = $1", message_id)
         redact_hash = await admin_fetchval(
-            dsn, "SELECT detail->>'body_sha256' FROM coordination.audit "
+            dsn, "SELECT detail->>'body_hmac' FROM coordination.audit "
             "WHERE action = 'message.redact' AND subject = $1", message_id)
         assert send_hash and send_hash == redact_hash
         assert await admin_fetchval(

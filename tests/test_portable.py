@@ -24,9 +24,13 @@ from .test_documents import tiny_pdf
 OFFSET = 280 + PORT_SHIFT
 
 
-def engram(*args: str) -> subprocess.CompletedProcess:
+def engram(*args: str, audit_key: str = "") -> subprocess.CompletedProcess:
+    """The CLI against an explicit --database-url: the audit key comes from the env."""
+    env = {k: v for k, v in os.environ.items() if k != "ENGRAM_AUDIT_HMAC_KEY"}
+    if audit_key:
+        env["ENGRAM_AUDIT_HMAC_KEY"] = audit_key
     return subprocess.run([sys.executable, "-m", "engram_cli", *args], capture_output=True,
-                          text=True, timeout=120, env={**os.environ})
+                          text=True, timeout=120, env=env)
 
 
 async def write_namespace(stack: Stack, ns: str, token: str) -> dict[str, Any]:
@@ -86,30 +90,45 @@ async def test_export_import_round_trip(stack: Stack, admin_dsn: str, tmp_path: 
     ids = await write_namespace(stack, ns, token)
     before = await read_namespace(stack, ns, token, ids)
     out = tmp_path / "ns.jsonl"
-    done = engram("export", "--namespace", ns, "--out", str(out), "--database-url", admin_dsn)
+    key = stack.secrets["ENGRAM_AUDIT_HMAC_KEY"]
+    keyless = engram("export", "--namespace", ns, "--out", str(out), "--database-url", admin_dsn)
+    assert keyless.returncode == 2 and "ENGRAM_AUDIT_HMAC_KEY" in keyless.stderr
+    done = engram("export", "--namespace", ns, "--out", str(out), "--database-url", admin_dsn,
+                  audit_key=key)
     assert done.returncode == 0, done.stderr
     lines = out.read_text().splitlines()
     assert json.loads(lines[0])["namespaces"] == [ns]
+    assert json.loads(lines[0])["audit_key"] == key
     tables = {(json.loads(ln)["schema"], json.loads(ln)["table"]) for ln in lines[1:]}
     assert {("memory", "entries"), ("memory", "entry_versions"), ("memory", "documents"),
             ("memory", "audit"), ("cortex", "facts")} <= tables
     assert all(json.loads(ln)["row"]["namespace"] == ns for ln in lines[1:])
 
+    # The new stack takes the file's audit key before its first start, so
+    # digests of forgotten content still match there.
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "secrets.json").write_text(json.dumps({"ENGRAM_AUDIT_HMAC_KEY": key}))
     other = Stack(CliSettings(data_dir=tmp_path / "other", port_offset=OFFSET))
     other.start()
     try:
         target = other.postgres.admin_dsn
         damaged = tmp_path / "damaged.jsonl"
         damaged.write_text("\n".join(lines[:3] + ["{not json"] + lines[3:]) + "\n")
-        refused = engram("import", str(damaged), "--database-url", target)
+        refused = engram("import", str(damaged), "--database-url", target, audit_key=key)
         assert refused.returncode == 2 and "nothing changed" in refused.stderr
-        loaded = engram("import", str(out), "--database-url", target)
+        rekeyed = tmp_path / "rekeyed.jsonl"
+        rekeyed.write_text("\n".join([json.dumps({**json.loads(lines[0]),
+                                                  "audit_key": "another-key-0123456789"}),
+                                      *lines[1:]]) + "\n")
+        refused = engram("import", str(rekeyed), "--database-url", target, audit_key=key)
+        assert refused.returncode == 2 and "another audit key" in refused.stderr
+        loaded = engram("import", str(out), "--database-url", target, audit_key=key)
         assert loaded.returncode == 0, loaded.stderr
-        again = engram("import", str(out), "--database-url", target)
+        again = engram("import", str(out), "--database-url", target, audit_key=key)
         assert again.returncode == 2 and "already has rows here" in again.stderr
         other_token = other.principals.create(f"p-{ns}", "agent", [ns])
         after = await read_namespace(other, ns, other_token, ids)
-        verified = engram("audit", "verify", "--database-url", target)
+        verified = engram("audit", "verify", "--database-url", target, audit_key=key)
     finally:
         other.stop()
     assert after == before

@@ -6,7 +6,8 @@ and vectors; cortex facts with their history, evidence, conflicts, graph,
 world facts, outcomes and lessons; the board; the dreamer's runs and
 proposals; and each schema's hash-chained audit rows), one JSON object per
 line, after a header line that names the format, the namespaces and each
-schema's migration ledger. Transport state (outboxes) is not exported.
+schema's migration ledger and the stack's audit key. Transport state
+(outboxes) is not exported. The file is as sensitive as the bank itself.
 
 An import goes into a stack whose migrations match the header, into
 namespaces that hold no rows there yet, in one transaction: it either lands
@@ -18,6 +19,7 @@ as the BM25 term statistics come from the file, not from a recount."""
 from __future__ import annotations
 
 import asyncio
+import hmac
 import json
 import sys
 from collections.abc import Iterator
@@ -27,6 +29,7 @@ from pathlib import Path
 import asyncpg
 
 from .audit_cmd import admin_dsn
+from .audit_key import AuditKeyMissing, stack_audit_key
 from .settings import CliSettings
 
 FORMAT = "engram-export/1"
@@ -60,7 +63,8 @@ async def _ledger(conn: asyncpg.Connection) -> dict[str, list[str]]:
     return out
 
 
-async def export(dsn: str, namespaces: list[str], path: Path) -> dict[str, int]:
+async def export(dsn: str, namespaces: list[str], path: Path,
+                 audit_key: str) -> dict[str, int]:
     conn = await asyncpg.connect(dsn)
     counts: dict[str, int] = {}
     try:
@@ -73,7 +77,8 @@ async def export(dsn: str, namespaces: list[str], path: Path) -> dict[str, int]:
                         f'SELECT DISTINCT namespace FROM "{schema}"."{table}"'))
                 namespaces = sorted(found)
             header = {"format": FORMAT, "exported_at": datetime.now(UTC).isoformat(),
-                      "namespaces": namespaces, "migrations": await _ledger(conn)}
+                      "namespaces": namespaces, "migrations": await _ledger(conn),
+                      "audit_key": audit_key}
             with path.open("w", encoding="utf-8") as out:
                 out.write(json.dumps(header) + "\n")
                 for schema, table, cols in tables:
@@ -101,11 +106,24 @@ def _lines(path: Path) -> Iterator[dict]:
                     raise ImportRefused(f"line {n} is not JSON") from None
 
 
-async def import_(dsn: str, path: Path) -> dict[str, int]:
+def _check_audit_key(header: dict, audit_key: str) -> None:
+    """Digests of content (tombstones, audit rows, mail) cannot be re-keyed:
+    the content behind most of them is gone. Under another key they would
+    silently match nothing, so such a file is refused."""
+    if not hmac.compare_digest(str(header.get("audit_key", "")).encode(), audit_key.encode()):
+        raise ImportRefused(
+            "the export was made under another audit key than this stack's; its digests "
+            "(tombstones, audit rows, mail) cannot be re-keyed. Import it into a stack "
+            "whose ENGRAM_AUDIT_HMAC_KEY is the file's audit_key (set it in the new "
+            "stack's .env or data-dir secrets.json before its first start)")
+
+
+async def import_(dsn: str, path: Path, audit_key: str) -> dict[str, int]:
     lines = _lines(path)
     header = next(lines, None)
     if not header or header.get("format") != FORMAT:
         raise ImportRefused(f"not an engram export (expected a {FORMAT} header line)")
+    _check_audit_key(header, audit_key)
     conn = await asyncpg.connect(dsn)
     try:
         if await _ledger(conn) != header["migrations"]:
@@ -170,7 +188,12 @@ def run_export(settings: CliSettings, database_url: str, namespaces: list[str],
                out: str) -> int:
     path = Path(out)
     try:
-        counts = asyncio.run(export(admin_dsn(settings, database_url), namespaces, path))
+        dsn = admin_dsn(settings, database_url)
+        key = stack_audit_key(settings, database_url)
+        counts = asyncio.run(export(dsn, namespaces, path, key))
+    except AuditKeyMissing as exc:
+        sys.stderr.write(f"error: export needs the stack's audit key: {exc}\n")
+        return 2
     except (OSError, asyncpg.PostgresError) as exc:
         sys.stderr.write(f"error: export failed: {exc}\n")
         return 2
@@ -185,7 +208,11 @@ def run_import(settings: CliSettings, database_url: str, source: str) -> int:
         sys.stderr.write(f"error: no export file at {path}\n")
         return 2
     try:
-        counts = asyncio.run(import_(admin_dsn(settings, database_url), path))
+        dsn = admin_dsn(settings, database_url)
+        counts = asyncio.run(import_(dsn, path, stack_audit_key(settings, database_url)))
+    except AuditKeyMissing as exc:
+        sys.stderr.write(f"error: import needs the stack's audit key: {exc}\n")
+        return 2
     except ImportRefused as exc:
         sys.stderr.write(f"error: import refused, nothing changed: {exc}\n")
         return 2

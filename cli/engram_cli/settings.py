@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pydantic import SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -14,3 +15,6 @@ class CliSettings(BaseSettings):
     port_offset: int = 0
     compose_file: Path = REPO_ROOT / "docker-compose.yml"
     start_timeout_s: float = 180.0
+    # The stack's audit key, for export/import against an explicit
+    # --database-url (a compose stack: the value in its .env).
+    audit_hmac_key: SecretStr | None = None

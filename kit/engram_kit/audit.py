@@ -4,11 +4,19 @@ Each row carries the previous row's hash and its own: sha256 over the
 previous hash and the row's content. Altering a row breaks its hash;
 deleting one breaks the next row's link. Rows are written in the same
 transaction as the change they describe (the caller's), under a
-per-namespace lock so the chain has one order."""
+per-namespace lock so the chain has one order.
+
+Content (a value, a quote, a message) enters a row only as a keyed digest:
+HMAC-SHA256 under the stack's audit key (ENGRAM_AUDIT_HMAC_KEY). A plain
+hash of a short secret gives it back to a dictionary; a keyed one does not
+without the key. The chain hashes themselves stay plain SHA-256: they cover
+only what the row holds, so rows written before content was keyed verify
+exactly as they did."""
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -19,10 +27,26 @@ import asyncpg
 GENESIS = "0" * 64
 
 
-def content_sha256(text: str) -> str:
-    """What an audit row records of content (a value, a quote, a message):
-    its hash, so forgotten content does not outlive its row in the audit."""
-    return hashlib.sha256(text.encode()).hexdigest()
+# Set once at service start (use_key); a digest without it fails closed.
+_KEY: dict[str, bytes] = {}
+
+
+def use_key(key: str) -> None:
+    """The per-stack key every content digest of this process is made with."""
+    if len(key) < 16:
+        raise ValueError("the audit key must have at least 16 characters")
+    _KEY["audit"] = key.encode()
+
+
+def content_digest(content: str | bytes) -> str:
+    """What an audit row, tombstone or message keeps of content: its keyed
+    digest, enough to recognise the same content again, never to recover it."""
+    key = _KEY.get("audit")
+    if key is None:
+        raise RuntimeError("no audit key: the service must call audit.use_key at start "
+                           "(ENGRAM_AUDIT_HMAC_KEY)")
+    data = content.encode() if isinstance(content, str) else content
+    return hmac.new(key, data, hashlib.sha256).hexdigest()
 
 
 def canonical(value: Any) -> Any:

@@ -6,7 +6,7 @@ settings object.
 
 from __future__ import annotations
 
-from pydantic import SecretStr
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 # Every settings class (and mixin) carries the same config: pydantic merges
@@ -45,3 +45,12 @@ class NatsSettings(BaseSettings):
     events_stream: str = "ENGRAM_EVENTS"
     events_subjects: str = "engram.events.>"
     events_duplicate_window_s: float = 120.0
+
+
+class AuditSettings(BaseSettings):
+    """Mixin for services that keep digests of content (audit rows,
+    tombstones, mail): the per-stack key they are made with."""
+
+    model_config = ENGRAM_ENV
+    # Changing it makes earlier digests unmatchable: keep it with the data.
+    audit_hmac_key: SecretStr = Field(min_length=16)

@@ -145,7 +145,7 @@ class Mail:
             if request_id:
                 earlier = await repo_mail.by_request(conn, actor.agent_id, request_id)
                 if earlier:
-                    if any(r["body_sha256"] != digest or r["addressed_to"] != to
+                    if any(r["body_hmac"] != digest or r["addressed_to"] != to
                            for r in earlier):
                         raise Conflict(f"request_id {request_id!r} was used for a different "
                                        "message; use a new request_id")
@@ -160,7 +160,7 @@ class Mail:
                 receipts.append((str(message_id), recipient))
                 await repo.audit(conn, actor.namespace, actor.principal, actor.agent_id,
                                  "message.send", str(message_id),
-                                 {"to": to, "recipient": recipient, "body_sha256": digest,
+                                 {"to": to, "recipient": recipient, "body_hmac": digest,
                                   "bytes": len(text.encode()), "request_id": request_id})
                 hints.add(self._hints.mail(actor.namespace, recipient),
                           {"message_id": str(message_id), "from": actor.agent_id,
@@ -209,5 +209,5 @@ class Mail:
             for row in done:  # the audit keeps the hash of what was removed
                 await repo.audit(conn, actor.namespace, actor.principal, actor.agent_id,
                                  "message.redact", str(row["id"]),
-                                 {"body_sha256": row["body_sha256"]})
+                                 {"body_hmac": row["body_hmac"]})
         return len(done)

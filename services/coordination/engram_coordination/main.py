@@ -7,6 +7,7 @@ import logging
 from pathlib import Path
 
 from engram.v1 import coordination_pb2_grpc as rpc
+from engram_kit import audit
 from engram_kit.events import NatsLink
 from engram_kit.runtime import run_until_signal, sleep_or_stop
 from engram_kit.service import run_database_service
@@ -25,6 +26,7 @@ log = logging.getLogger(__name__)
 
 async def amain(stop: asyncio.Event) -> None:
     settings = CoordinationSettings()
+    audit.use_key(settings.audit_hmac_key.get_secret_value())
     link = NatsLink(settings, name=settings.service_name)
     hints = HintPublisher(link, settings.hint_subject_prefix)
 

@@ -20,26 +20,26 @@ class NewMessage:
     request_id: str
     kind: str
     body: str
-    body_sha256: str
+    body_hmac: str
 
 
 async def insert(conn: asyncpg.Connection, m: NewMessage) -> uuid.UUID | None:
     """The new message's id; None when (sender, request_id, recipient) exists."""
     return await conn.fetchval(
         """INSERT INTO messages (namespace, id, batch_id, sender, sender_principal, recipient,
-                                 addressed_to, request_id, kind, body, body_sha256)
+                                 addressed_to, request_id, kind, body, body_hmac)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
            ON CONFLICT (namespace, sender, request_id, recipient) WHERE request_id <> ''
            DO NOTHING RETURNING id""",
         m.namespace, uuid.uuid4(), m.batch_id, m.sender, m.sender_principal, m.recipient,
-        m.addressed_to, m.request_id, m.kind, m.body, m.body_sha256,
+        m.addressed_to, m.request_id, m.kind, m.body, m.body_hmac,
     )
 
 
 async def by_request(conn: asyncpg.Connection, sender: str,
                      request_id: str) -> list[asyncpg.Record]:
     return await conn.fetch(
-        """SELECT id, recipient, body_sha256, addressed_to FROM messages
+        """SELECT id, recipient, body_hmac, addressed_to FROM messages
            WHERE sender = $1 AND request_id = $2 ORDER BY recipient""",
         sender, request_id)
 
@@ -97,5 +97,5 @@ async def redact(conn: asyncpg.Connection, ids: list[uuid.UUID],
     return await conn.fetch(
         """UPDATE messages SET body = NULL, redacted_at = now(), redacted_by = $2
            WHERE id = ANY($1::uuid[]) AND body IS NOT NULL
-           RETURNING id, body_sha256""",
+           RETURNING id, body_hmac""",
         ids, by)

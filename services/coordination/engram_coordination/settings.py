@@ -1,9 +1,14 @@
 from __future__ import annotations
 
-from engram_kit.settings import DatabaseSettings, NatsSettings, ServiceSettings
+from engram_kit.settings import (
+    AuditSettings,
+    DatabaseSettings,
+    NatsSettings,
+    ServiceSettings,
+)
 
 
-class CoordinationSettings(ServiceSettings, DatabaseSettings, NatsSettings):
+class CoordinationSettings(ServiceSettings, DatabaseSettings, NatsSettings, AuditSettings):
     """Board limits. Every one is enforced with an error that names it."""
 
     service_name: str = "coordination"

@@ -15,7 +15,7 @@ from typing import Any
 import asyncpg
 import numpy as np
 
-from engram_kit.audit import content_sha256
+from engram_kit.audit import content_digest
 from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.embedder_client import EmbedderClient
@@ -168,8 +168,8 @@ class FactStore:
         if decision.action == "confirm":
             row = await repo.confirm(conn, related[0])
             await repo.audit(conn, ctx.namespace, ctx.principal, "fact.confirm", str(row["id"]),
-                             {"lane": decision.lane, "value_sha256": content_sha256(f.value),
-                              "quote_sha256": content_sha256(f.evidence.quote)})
+                             {"lane": decision.lane, "value_hmac": content_digest(f.value),
+                              "quote_hmac": content_digest(f.evidence.quote)})
             return SetOutcome("confirm", row, decision.lane, str(row["id"]),
                               note=f"already known ({decision.lane}); nothing new written")
         verdict = {"insert": "active", "supersede": "active", "contest": "contested",
@@ -184,7 +184,7 @@ class FactStore:
         await repo.audit(conn, ctx.namespace, ctx.principal, f"fact.{decision.action}",
                          str(row["id"]), {"lane": decision.lane, "related": decision.related,
                                           "slot": f"{f.entity}.{f.attribute}",
-                                          "value_sha256": content_sha256(f.value),
+                                          "value_hmac": content_digest(f.value),
                                           "origin": f.origin})
         return outcome
 

@@ -6,6 +6,7 @@ import asyncio
 from pathlib import Path
 
 from engram.v1 import cortex_pb2_grpc
+from engram_kit import audit
 from engram_kit.embedder_client import EmbedderClient, EmbeddingSpaceMismatch
 from engram_kit.events import NatsLink
 from engram_kit.grpc_client import Caller
@@ -35,6 +36,7 @@ MIGRATIONS = Path(__file__).parent / "migrations"
 
 async def amain(stop: asyncio.Event) -> None:
     s = CortexSettings()
+    audit.use_key(s.audit_hmac_key.get_secret_value())
     caller = Caller(s.internal_token.get_secret_value())
     embedder = EmbedderClient(s.embedder_addr, caller, s.embed_timeout_s, s.embedding_model,
                               s.embedding_dimension, service="cortex")

@@ -2,10 +2,15 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from engram_kit.settings import DatabaseSettings, NatsSettings, ServiceSettings
+from engram_kit.settings import (
+    AuditSettings,
+    DatabaseSettings,
+    NatsSettings,
+    ServiceSettings,
+)
 
 
-class CortexSettings(ServiceSettings, DatabaseSettings, NatsSettings):
+class CortexSettings(ServiceSettings, DatabaseSettings, NatsSettings, AuditSettings):
     """Cortex limits and thresholds; every limit is named in its error."""
 
     service_name: str = "cortex"

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import asyncpg
 
-from engram_kit.audit import content_sha256
+from engram_kit.audit import content_digest
 from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.embedder_client import EmbedderClient
@@ -66,7 +66,7 @@ class SlotEditor:
                                                   f"retracted: {reason}")
                 await repo.audit(conn, ns, ctx.principal, "fact.retract", str(row["id"]),
                                  {"reason": reason,
-                                  "value_sha256": content_sha256(row["value"])})
+                                  "value_hmac": content_digest(row["value"])})
             return done
 
     async def add(self, ctx: CallerContext, entity: str, attribute: str, member: str,
@@ -103,7 +103,7 @@ class SlotEditor:
                                "AND attribute = $2", entity, attribute)
             await repo.audit(conn, ns, ctx.principal, "set.add", str(row["id"]),
                              {"slot": f"{entity}.{attribute}",
-                              "member_sha256": content_sha256(member), "parked": parked})
+                              "member_hmac": content_digest(member), "parked": parked})
             return MemberOutcome("park" if parked else "insert", row,
                                  len(members) + (0 if parked else 1),
                                  str(tomb) if tomb else "")
@@ -124,5 +124,5 @@ class SlotEditor:
             await repo.tombstone(conn, row, f"removed: {reason}")
             await repo.audit(conn, ns, ctx.principal, "set.remove", str(row["id"]),
                              {"slot": f"{entity}.{attribute}",
-                              "member_sha256": content_sha256(member), "reason": reason})
+                              "member_hmac": content_digest(member), "reason": reason})
             return MemberOutcome("remove", row, len(members) - 1)

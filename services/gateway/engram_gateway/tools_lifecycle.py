@@ -76,8 +76,9 @@ def register_lifecycle_tools(mcp: MCPServer, backends: Backends) -> None:
         namespace: Namespace = None,
     ) -> dict[str, Any]:
         """Delete memories for good (rows, vectors, full-text data) by id or by filter (at
-        least one). A tombstone keeps who, why, when and a content hash, so storing the same
-        content later is reported as `reasserts_forgotten`. Returns {forgotten, tombstones}."""
+        least one). A tombstone keeps who, why, when and a keyed digest (no words), so
+        storing the same content later is reported as `reasserts_forgotten`.
+        Returns {forgotten, tombstones}."""
         caller = caller_for(namespace, session_id(ctx), "memory_forget")
         with tool_errors("memory_forget", caller.request_id):
             request = memory_pb2.ForgetRequest(

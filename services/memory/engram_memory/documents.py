@@ -65,7 +65,8 @@ class Documents:
         if fmt not in FORMATS:
             raise InvalidArgument(f"format must be one of {', '.join(FORMATS)}", field="format")
         text, original = await self._source_text(content, fmt, data)
-        digest = hashlib.sha256(original or text.encode()).hexdigest()
+        body = original or text.encode()
+        digest = hashlib.sha256(body).hexdigest()  # finds a duplicate; sits beside the text
         async with tenant_tx(self.pool, namespace) as conn:
             known = await repo.find_by_hash(conn, digest)
         if known is not None:
@@ -83,7 +84,8 @@ class Documents:
             if vectors is None:  # the re-embed sweep fills them in when it is back
                 await vector_queue.enqueue(conn, vector_queue.CHUNKS, namespace, chunk_ids)
             await audit.append(conn, namespace, ctx.principal, "document.ingest", str(doc_id),
-                               {"content_sha256": digest, "chunks": len(pieces),
+                               {"content_hmac": audit.content_digest(body),
+                                "chunks": len(pieces),
                                 "source": source, "format": fmt})
         return IngestResult(doc_id, len(pieces), vectors is not None, duplicate=False)
 

@@ -17,7 +17,7 @@ from engram_kit.outbox import enqueue
 from . import repo
 from .decay import UseMarks
 from .events import entries_forgotten_event
-from .service import MemoryService, StoreInput, StoreResult
+from .service import MemoryService, StoreInput, StoreResult, forgotten_digest
 from .validation import clean_source, clean_tags, clean_text, clean_top_k
 
 
@@ -76,8 +76,9 @@ class Lifecycle:
                         f"the filter matches more than {self.s.max_forget_batch} entries; "
                         "narrow it", field="tags")
             ids = [r["id"] for r in rows]
-            stones = [await repo.add_tombstone(conn, namespace, r["id"], r["text_hash"],
-                                               r["text"][:60], reason, ctx.principal)
+            stones = [await repo.add_tombstone(conn, namespace, r["id"],
+                                               forgotten_digest(r["text"]), reason,
+                                               ctx.principal)
                       for r in rows]
             if ids:
                 await repo.delete_entries(conn, ids)

@@ -6,6 +6,7 @@ import asyncio
 from pathlib import Path
 
 from engram.v1 import memory_pb2_grpc
+from engram_kit import audit
 from engram_kit.db import add_database_checks, open_service_database
 from engram_kit.embedder_client import EmbedderClient, EmbeddingSpaceMismatch
 from engram_kit.events import NatsLink
@@ -34,6 +35,7 @@ MIGRATIONS = Path(__file__).parent / "migrations"
 
 async def amain(stop: asyncio.Event) -> None:
     s = MemorySettings()
+    audit.use_key(s.audit_hmac_key.get_secret_value())
     configure_logging(s.service_name, s.log_level)
     pool = await open_service_database(s, SCHEMA, MIGRATIONS, session_settings=repo.VECTOR_SCAN)
     caller = Caller(s.internal_token.get_secret_value())

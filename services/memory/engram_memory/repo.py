@@ -329,18 +329,19 @@ async def delete_entries(conn: asyncpg.Connection, ids: list[UUID]) -> None:
 
 
 async def add_tombstone(conn: asyncpg.Connection, namespace: str, entry_id: UUID,
-                        content_hash: str, excerpt: str, reason: str, by: str) -> UUID:
+                        digest: str, reason: str, by: str) -> UUID:
+    """Who, why, when and a keyed digest: no words of what was forgotten."""
     return await conn.fetchval(
-        "INSERT INTO tombstones (id, namespace, entry_id, content_hash, excerpt, reason,"
-        " forgotten_by) VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6) RETURNING id",
-        namespace, entry_id, content_hash, excerpt, reason, by,
+        "INSERT INTO tombstones (id, namespace, entry_id, content_hmac, reason,"
+        " forgotten_by) VALUES (gen_random_uuid(), $1, $2, $3, $4, $5) RETURNING id",
+        namespace, entry_id, digest, reason, by,
     )
 
 
-async def tombstone_for_hash(conn: asyncpg.Connection, content_hash: str) -> asyncpg.Record | None:
+async def tombstone_for_digest(conn: asyncpg.Connection, digest: str) -> asyncpg.Record | None:
     return await conn.fetchrow(
-        "SELECT id, reason, forgotten_at, forgotten_by FROM tombstones WHERE content_hash = $1"
-        " ORDER BY forgotten_at DESC LIMIT 1", content_hash,
+        "SELECT id, reason, forgotten_at, forgotten_by FROM tombstones WHERE content_hmac = $1"
+        " ORDER BY forgotten_at DESC LIMIT 1", digest,
     )
 
 

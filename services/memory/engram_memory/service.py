@@ -33,8 +33,19 @@ from .validation import (
 _SPACE = re.compile(r"\s+")
 
 
+def normalised(text: str) -> str:
+    return _SPACE.sub(" ", text.strip().lower())
+
+
 def normalised_hash(text: str) -> str:
-    return hashlib.sha256(_SPACE.sub(" ", text.strip().lower()).encode()).hexdigest()
+    """Finds a live restatement; it sits beside the text it hashes."""
+    return hashlib.sha256(normalised(text).encode()).hexdigest()
+
+
+def forgotten_digest(text: str) -> str:
+    """What outlives an entry (its tombstone, its audit rows): a keyed digest,
+    so the words cannot be recovered from it by guessing."""
+    return audit.content_digest(normalised(text))
 
 
 @dataclass
@@ -76,7 +87,7 @@ class MemoryService:
         source = clean_source(data.source, self.s)
         origin = clean_origin(data.origin)
         vector = await self.embedder.embed_one(text, ctx, query=False)
-        text_hash = normalised_hash(text)
+        text_hash, digest = normalised_hash(text), forgotten_digest(text)
         async with tenant_tx(self.pool, namespace) as conn:
             if data.supersedes is not None:
                 await self._lock_live_target(conn, data.supersedes)
@@ -84,7 +95,7 @@ class MemoryService:
             if same is not None and data.supersedes is None:
                 await repo.confirm(conn, same["id"])
                 await audit.append(conn, namespace, ctx.principal, "entry.confirm",
-                                   str(same["id"]), {"text_sha256": text_hash})
+                                   str(same["id"]), {"text_hmac": digest})
                 return StoreResult(same["id"], "restatement", same, embedded=same["embedded"])
             typed = await self._type(conn, text, vector, data.supersedes)
             episode = data.episode or await current_episode(conn, ctx)
@@ -97,7 +108,7 @@ class MemoryService:
             )
             row = await repo.insert_entry(conn, entry)
             await self._apply(conn, ctx, entry.id, typed, data.reason)
-            forgotten = await repo.tombstone_for_hash(conn, text_hash)
+            forgotten = await repo.tombstone_for_digest(conn, digest)
             event_id, subject, payload = entry_stored_event(
                 ctx, entry.id, typed.finding, embedded=vector is not None,
                 superseded=typed.supersedes,
@@ -106,7 +117,7 @@ class MemoryService:
             if vector is None:
                 await vector_queue.enqueue(conn, vector_queue.ENTRIES, namespace, [entry.id])
             await audit.append(conn, namespace, ctx.principal, "entry.store", str(entry.id), {
-                "finding": typed.finding, "text_sha256": text_hash,
+                "finding": typed.finding, "text_hmac": digest,
                 "superseded": [str(i) for i in typed.supersedes], "source": source})
         self._on_outbox_write()
         return StoreResult(entry.id, typed.finding, row, related=typed.related,

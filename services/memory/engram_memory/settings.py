@@ -2,10 +2,15 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from engram_kit.settings import DatabaseSettings, NatsSettings, ServiceSettings
+from engram_kit.settings import (
+    AuditSettings,
+    DatabaseSettings,
+    NatsSettings,
+    ServiceSettings,
+)
 
 
-class MemorySettings(ServiceSettings, DatabaseSettings, NatsSettings):
+class MemorySettings(ServiceSettings, DatabaseSettings, NatsSettings, AuditSettings):
     service_name: str = "memory"
     grpc_port: int = 8751
     http_port: int = 8761
