@@ -5,6 +5,7 @@ collide with a stack a developer has running."""
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,6 +20,14 @@ PORT_SHIFT = int(os.environ.get("ENGRAM_TEST_PORT_SHIFT", "0"))
 TEST_PORT_OFFSET = 100 + PORT_SHIFT
 
 
+def discard_database(s: Stack) -> None:
+    """Run as root, a stack keeps its database outside the data dir (in a
+    directory of the Postgres OS user); a test stack's goes with the test."""
+    home = getattr(s.postgres, "home", None)
+    if home is not None and not str(home).startswith(str(s.data_dir)):
+        shutil.rmtree(home, ignore_errors=True)
+
+
 @pytest.fixture(scope="session")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     data_dir: Path = tmp_path_factory.mktemp("engram-data")
@@ -28,6 +37,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         yield s
     finally:
         s.stop()
+        discard_database(s)
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,132 @@
+"""Files and privileges of an embedded stack started the way `engram up`
+starts it (these tests run as root here, so the Postgres OS user is a
+different user): no parent directory of the data dir is loosened, what the
+stack writes is owner-only, service logs do not follow planted symlinks,
+and no service process holds the Postgres superuser's credentials."""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+import asyncpg
+import pytest
+
+from engram_cli.backup import run_backup
+from engram_cli.portable import run_export
+from engram_cli.settings import CliSettings
+from engram_cli.stack import Stack
+
+from .conftest import PORT_SHIFT, discard_database
+
+OFFSET = 170 + PORT_SHIFT
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(path.lstat().st_mode)
+
+
+@pytest.fixture(scope="module")
+def private_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Stack, dict]]:
+    """A stack whose data dir sits under a 0700 parent (as ~/.engram under
+    /root does), with the mode and owner of every parent recorded first."""
+    parent = tmp_path_factory.mktemp("private")
+    parent.chmod(0o700)
+    chain = [parent, *parent.parents]
+    before = {p: (mode(p), p.lstat().st_uid) for p in chain}
+    s = Stack(CliSettings(data_dir=parent / "data", port_offset=OFFSET))
+    s.start()
+    try:
+        yield s, before
+    finally:
+        s.stop()
+        discard_database(s)
+
+
+def test_no_parent_of_the_data_dir_changes_mode(private_stack: tuple[Stack, dict]):
+    _, before = private_stack
+    after = {p: (mode(p), p.lstat().st_uid) for p in before}
+    assert after == before
+
+
+def test_data_dir_and_logs_are_owner_only(private_stack: tuple[Stack, dict]):
+    stack, _ = private_stack
+    data = stack.data_dir
+    assert mode(data) == 0o700
+    for name in ("secrets.json", "principals.json", "agent-token"):
+        assert mode(data / name) == 0o600, name
+    logs = data / "logs"
+    # The Postgres OS user can neither write here nor plant links for root to follow.
+    assert (mode(logs), logs.lstat().st_uid) == (0o700, os.geteuid())
+    assert not (logs / "postgres.log").exists()
+    for log in logs.iterdir():
+        assert log.lstat().st_uid == os.geteuid() and mode(log) == 0o600, log
+
+
+def test_backups_and_exports_are_owner_only(private_stack: tuple[Stack, dict],
+                                            tmp_path: Path):
+    stack, _ = private_stack
+    assert run_backup(stack.settings, "", 2) == 0
+    backups = stack.data_dir / "backups"
+    assert mode(backups) == 0o700
+    dumps = list(backups.glob("engram-*.dump"))
+    assert dumps and all(mode(d) == 0o600 for d in dumps)
+    elsewhere = tmp_path / "offsite" / "dumps"
+    assert run_backup(stack.settings, str(elsewhere), 2) == 0
+    assert mode(elsewhere) == 0o700
+    assert all(mode(d) == 0o600 for d in elsewhere.iterdir())
+    out = tmp_path / "all.jsonl"
+    assert run_export(stack.settings, "", [], str(out)) == 0
+    assert mode(out) == 0o600
+
+
+def test_a_symlink_planted_in_the_log_dir_is_not_followed(private_stack: tuple[Stack, dict],
+                                                         tmp_path: Path):
+    stack, _ = private_stack
+    target = tmp_path / "elsewhere.txt"
+    target.write_text("")
+    log = stack.data_dir / "logs" / "gateway.log"
+    stack.stop_service("gateway")
+    log.unlink()
+    log.symlink_to(target)
+    try:
+        with pytest.raises(RuntimeError, match="symlink"):
+            stack.start_service("gateway")
+    finally:
+        log.unlink()
+        stack.start_service("gateway")
+        stack.wait_ready(["gateway"], 120)
+    assert target.read_text() == ""
+
+
+async def test_services_hold_no_superuser_credentials(private_stack: tuple[Stack, dict]):
+    stack, _ = private_stack
+    password = stack.secrets["POSTGRES_PASSWORD"].encode()
+    for name, proc in stack.procs.items():
+        environ = Path(f"/proc/{proc.pid}/environ").read_bytes()
+        assert password not in environ, f"{name} holds the superuser password"
+        assert b"ENGRAM_ADMIN_DATABASE_URL" not in environ, name
+    conn = await asyncpg.connect(stack.postgres.admin_dsn)
+    try:
+        rows = await conn.fetch(
+            "SELECT a.application_name, r.rolsuper, r.rolbypassrls FROM pg_stat_activity a"
+            " JOIN pg_roles r ON r.rolname = a.usename"
+            " WHERE a.application_name = ANY($1::text[])",
+            ["memory", "cortex", "dreamer", "coordination"])
+    finally:
+        await conn.close()
+    assert {r["application_name"] for r in rows} == {"memory", "cortex", "dreamer",
+                                                      "coordination"}
+    assert not any(r["rolsuper"] or r["rolbypassrls"] for r in rows)
+
+
+def test_the_database_lives_in_a_directory_of_its_own(private_stack: tuple[Stack, dict]):
+    stack, _ = private_stack
+    if os.geteuid() != 0:
+        pytest.skip("only root runs Postgres as a separate OS user")
+    home = stack.postgres.home
+    assert home.lstat().st_uid != 0 and mode(home) == 0o700
+    base = home.parent
+    assert (base.lstat().st_uid, mode(base)) == (0, 0o711)
