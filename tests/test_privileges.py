@@ -19,7 +19,7 @@ from engram_cli.portable import run_export
 from engram_cli.settings import CliSettings
 from engram_cli.stack import Stack
 
-from .conftest import PORT_SHIFT, discard_database
+from .conftest import PORT_SHIFT
 
 OFFSET = 170 + PORT_SHIFT
 
@@ -42,7 +42,6 @@ def private_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[St
         yield s, before
     finally:
         s.stop()
-        discard_database(s)
 
 
 def test_no_parent_of_the_data_dir_changes_mode(private_stack: tuple[Stack, dict]):
@@ -128,5 +127,17 @@ def test_the_database_lives_in_a_directory_of_its_own(private_stack: tuple[Stack
         pytest.skip("only root runs Postgres as a separate OS user")
     home = stack.postgres.home
     assert home.lstat().st_uid != 0 and mode(home) == 0o700
-    base = home.parent
-    assert (base.lstat().st_uid, mode(base)) == (0, 0o711)
+    for base in (home.parent, home.parent.parent):
+        assert (base.lstat().st_uid, mode(base)) == (0, 0o711)
+
+
+def test_a_base_the_database_user_cannot_reach_is_refused_not_opened(tmp_path: Path):
+    if os.geteuid() != 0:
+        pytest.skip("only root runs Postgres as a separate OS user")
+    closed = Path(os.environ["ENGRAM_POSTGRES_BASE"]) / "closed"
+    closed.mkdir(mode=0o700)
+    settings = CliSettings(data_dir=tmp_path / "data", port_offset=OFFSET,
+                           postgres_base=closed / "base")
+    with pytest.raises(RuntimeError, match=f"{closed} .*closed to other users"):
+        Stack(settings).start()
+    assert mode(closed) == 0o700 and not (closed / "base").exists()

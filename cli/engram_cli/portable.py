@@ -27,6 +27,7 @@ from pathlib import Path
 import asyncpg
 
 from .audit_cmd import admin_dsn
+from .files import open_private
 from .settings import CliSettings
 
 FORMAT = "engram-export/1"
@@ -74,7 +75,7 @@ async def export(dsn: str, namespaces: list[str], path: Path) -> dict[str, int]:
                 namespaces = sorted(found)
             header = {"format": FORMAT, "exported_at": datetime.now(UTC).isoformat(),
                       "namespaces": namespaces, "migrations": await _ledger(conn)}
-            with path.open("w", encoding="utf-8") as out:
+            with open_private(path) as out:
                 out.write(json.dumps(header) + "\n")
                 for schema, table, cols in tables:
                     select = ", ".join(f'"{c}"' for c in cols)

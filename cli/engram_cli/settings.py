@@ -14,3 +14,5 @@ class CliSettings(BaseSettings):
     port_offset: int = 0
     compose_file: Path = REPO_ROOT / "docker-compose.yml"
     start_timeout_s: float = 180.0
+    # Run as root only: where the Postgres OS user gets its own directory.
+    postgres_base: Path = Path("/var/lib/engram-pg")
