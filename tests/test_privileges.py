@@ -7,6 +7,7 @@ and no service process holds the Postgres superuser's credentials."""
 from __future__ import annotations
 
 import os
+import pwd
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,11 +16,13 @@ import asyncpg
 import pytest
 
 from engram_cli.backup import run_backup
+from engram_cli.pgdirs import PG_OS_USER
 from engram_cli.portable import run_export
 from engram_cli.settings import CliSettings
 from engram_cli.stack import Stack
 
 from .conftest import PORT_SHIFT
+from .helpers import call, mcp_client
 
 OFFSET = 170 + PORT_SHIFT
 
@@ -141,3 +144,36 @@ def test_a_base_the_database_user_cannot_reach_is_refused_not_opened(tmp_path: P
     with pytest.raises(RuntimeError, match=f"{closed} .*closed to other users"):
         Stack(settings).start()
     assert mode(closed) == 0o700 and not (closed / "base").exists()
+
+
+async def test_a_data_dir_laid_out_by_an_older_version_is_taken_over(tmp_path: Path):
+    """Earlier versions kept the cluster in <data dir>/postgres and lent the
+    logs dir to the Postgres OS user: the next start moves the cluster into
+    the database user's own directory and takes the logs dir back."""
+    if os.geteuid() != 0:
+        pytest.skip("only root runs Postgres as a separate OS user")
+    settings = CliSettings(data_dir=tmp_path / "data", port_offset=190 + PORT_SHIFT)
+    first = Stack(settings)
+    first.start()
+    try:
+        async with mcp_client(first.mcp_url, first.first_token) as client:
+            stored = await call(client, "memory_store",
+                                {"text": "Upgrade check: the staging database is on host db-7."})
+    finally:
+        first.stop()
+    pg_user = pwd.getpwnam(PG_OS_USER)
+    logs = first.data_dir / "logs"
+    first.postgres.pgdata.rename(first.data_dir / "postgres")
+    os.chown(logs, pg_user.pw_uid, pg_user.pw_gid)
+
+    second = Stack(settings)
+    second.start()
+    try:
+        async with mcp_client(second.mcp_url, first.first_token) as client:
+            found = await call(client, "memory_search", {"query": "where is the staging db?"})
+        assert found["entries"][0]["id"] == stored["id"]
+        assert not (second.data_dir / "postgres").exists()
+        assert (second.postgres.pgdata / "PG_VERSION").exists()
+        assert (mode(logs), logs.lstat().st_uid) == (0o700, 0)
+    finally:
+        second.stop()

@@ -28,7 +28,11 @@ def _settings(args: argparse.Namespace) -> CliSettings:
 
 def cmd_up(args: argparse.Namespace) -> int:
     settings = _settings(args)
-    stack = Stack(settings)
+    try:
+        stack = Stack(settings)
+    except (RuntimeError, OSError) as exc:  # e.g. a data dir that is not ours
+        sys.stderr.write(f"engram up failed: {exc}\n")
+        return 1
     stopping = False
 
     def on_signal(signum: int, _frame: object) -> None:
