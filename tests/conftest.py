@@ -5,11 +5,13 @@ collide with a stack a developer has running."""
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from engram_cli.pgdirs import DEFAULT_BASE, ensure_base
 from engram_cli.settings import CliSettings
 from engram_cli.stack import Stack
 
@@ -17,6 +19,29 @@ from engram_cli.stack import Stack
 # some tests start) so that two test runs can share a machine.
 PORT_SHIFT = int(os.environ.get("ENGRAM_TEST_PORT_SHIFT", "0"))
 TEST_PORT_OFFSET = 100 + PORT_SHIFT
+
+
+# Run as root, a stack keeps its database in a directory of the Postgres OS
+# user under ENGRAM_POSTGRES_BASE, outside the data dir: the test stacks of
+# this run (and the `engram` commands they start) share a base of their own,
+# which goes with the run.
+_OWN_PG_BASE = os.geteuid() == 0 and "ENGRAM_POSTGRES_BASE" not in os.environ
+if _OWN_PG_BASE:
+    os.environ["ENGRAM_POSTGRES_BASE"] = str(DEFAULT_BASE / f"tests-{os.getpid()}")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def postgres_base() -> Iterator[None]:
+    if not _OWN_PG_BASE:
+        yield
+        return
+    base = Path(os.environ["ENGRAM_POSTGRES_BASE"])
+    ensure_base(base.parent)
+    ensure_base(base)
+    try:
+        yield
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

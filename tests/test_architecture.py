@@ -59,3 +59,7 @@ def test_topology_is_derived_from_compose(tmp_path: Path):
     order = start_order(topo.services)
     assert order.index("embedder") < order.index("memory") < order.index("gateway")
     assert "vllm-embed" not in topo.services  # profile-only services are not embedded
+    # Migrations run once as the admin, in a one-shot job; no service holds the admin URL.
+    assert list(topo.jobs) == ["migrate"]
+    assert "ENGRAM_ADMIN_DATABASE_URL" in topo.jobs["migrate"].env
+    assert not any("ENGRAM_ADMIN_DATABASE_URL" in s.env for s in topo.services.values())

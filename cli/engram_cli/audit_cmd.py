@@ -26,7 +26,8 @@ def admin_dsn(settings: CliSettings, explicit: str) -> str:
     names = required_variables(settings.compose_file.read_text())
     secrets = load_or_mint(data_dir / "secrets.json", names)
     topo = load_topology(settings.compose_file, settings.port_offset, data_dir, secrets)
-    return next(s.env["ENGRAM_ADMIN_DATABASE_URL"] for s in topo.services.values()
+    # Only the one-shot migrations job holds the admin URL.
+    return next(s.env["ENGRAM_ADMIN_DATABASE_URL"] for s in topo.jobs.values()
                 if "ENGRAM_ADMIN_DATABASE_URL" in s.env)
 
 

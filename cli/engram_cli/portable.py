@@ -30,6 +30,7 @@ import asyncpg
 
 from .audit_cmd import admin_dsn
 from .audit_key import AuditKeyMissing, stack_audit_key
+from .files import open_private
 from .settings import CliSettings
 
 FORMAT = "engram-export/1"
@@ -79,7 +80,7 @@ async def export(dsn: str, namespaces: list[str], path: Path,
             header = {"format": FORMAT, "exported_at": datetime.now(UTC).isoformat(),
                       "namespaces": namespaces, "migrations": await _ledger(conn),
                       "audit_key": audit_key}
-            with path.open("w", encoding="utf-8") as out:
+            with open_private(path) as out:
                 out.write(json.dumps(header) + "\n")
                 for schema, table, cols in tables:
                     select = ", ".join(f'"{c}"' for c in cols)

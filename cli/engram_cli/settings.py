@@ -18,3 +18,5 @@ class CliSettings(BaseSettings):
     # The stack's audit key, for export/import against an explicit
     # --database-url (a compose stack: the value in its .env).
     audit_hmac_key: SecretStr | None = None
+    # Run as root only: where the Postgres OS user gets its own directory.
+    postgres_base: Path = Path("/var/lib/engram-pg")

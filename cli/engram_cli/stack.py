@@ -9,13 +9,15 @@ import os
 import subprocess
 import time
 import urllib.request
+from pathlib import Path
 
 from engram_gateway.principals import PrincipalStore
 
+from .files import open_log, private_dir
 from .infra import EmbeddedNats, EmbeddedPostgres
 from .secrets_store import load_or_mint, write_private
 from .settings import CliSettings
-from .topology import Topology, load_topology, required_variables, start_order
+from .topology import ServiceSpec, Topology, load_topology, required_variables, start_order
 
 TOKENS_FILE = "principals.json"
 AGENT_TOKEN_FILE = "agent-token"
@@ -34,12 +36,13 @@ class Stack:
         self.settings = settings
         self.data_dir = settings.data_dir.resolve()
         names = required_variables(settings.compose_file.read_text())
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        private_dir(self.data_dir)
         self.secrets = load_or_mint(self.data_dir / "secrets.json", names)
         self.topology: Topology = load_topology(settings.compose_file, settings.port_offset,
                                                 self.data_dir, self.secrets)
         self.postgres = EmbeddedPostgres(self.data_dir, self.topology.infra_ports["postgres"],
-                                         self.secrets["POSTGRES_PASSWORD"])
+                                         self.secrets["POSTGRES_PASSWORD"],
+                                         settings.postgres_base)
         self.nats = EmbeddedNats(self.data_dir, self.topology.infra_ports["nats"])
         self.procs: dict[str, subprocess.Popen] = {}
         self.first_token: str | None = None
@@ -55,13 +58,27 @@ class Stack:
     def service_dsn(self, name: str) -> str:
         return self.topology.services[name].env["ENGRAM_DATABASE_URL"]
 
+    @property
+    def logs(self) -> Path:
+        return self.data_dir / "logs"
+
+    def _prepare_logs(self) -> None:
+        """Root's service logs: a 0700 directory nobody else can write, so no
+        one can plant a link there for root to follow."""
+        if os.geteuid() == 0 and self.logs.is_dir() and not self.logs.is_symlink():
+            os.chown(self.logs, 0, 0, follow_symlinks=False)  # older versions lent it out
+        private_dir(self.logs)
+
     def start(self) -> None:
+        self._prepare_logs()
         if not (self.data_dir / TOKENS_FILE).exists():
             self.first_token = self.principals.create("agent", "agent", ["default"])
             write_private(self.data_dir / AGENT_TOKEN_FILE, self.first_token + "\n")
         self.postgres.start()
         try:
             self.nats.start()
+            for name in self.topology.jobs:
+                self.run_job(name)
             for name in start_order(self.topology.services):
                 self.start_service(name)
             self.wait_ready(list(self.topology.services), self.settings.start_timeout_s)
@@ -69,14 +86,35 @@ class Stack:
             self.stop()
             raise
 
+    @staticmethod
+    def _env(spec: ServiceSpec) -> dict[str, str]:
+        return {**os.environ, **spec.env, "PYTHONUNBUFFERED": "1", "HF_HUB_OFFLINE": "1"}
+
+    def run_job(self, name: str) -> None:
+        """A one-shot compose service (restart: "no"), e.g. the migrations:
+        it must finish, and succeed, before the services start."""
+        spec, log = self.topology.jobs[name], self.logs / f"{name}.log"
+        fd = open_log(log)
+        try:
+            code = subprocess.run(spec.command, env=self._env(spec), stdout=fd,
+                                  stderr=subprocess.STDOUT, umask=0o077,
+                                  timeout=self.settings.start_timeout_s).returncode
+        except subprocess.TimeoutExpired:
+            raise RuntimeError(f"{name} did not finish within "
+                               f"{self.settings.start_timeout_s:.0f}s; see {log}") from None
+        finally:
+            os.close(fd)
+        if code != 0:
+            raise RuntimeError(f"{name} failed with code {code}; see {log}")
+
     def start_service(self, name: str) -> None:
         spec = self.topology.services[name]
-        env = {**os.environ, **spec.env, "PYTHONUNBUFFERED": "1", "HF_HUB_OFFLINE": "1"}
-        log_path = self.data_dir / "logs" / f"{name}.log"
-        log_path.parent.mkdir(parents=True, exist_ok=True)
-        with open(log_path, "ab") as log:
-            self.procs[name] = subprocess.Popen(spec.command, env=env, stdout=log,
-                                                stderr=subprocess.STDOUT)
+        fd = open_log(self.logs / f"{name}.log")
+        try:
+            self.procs[name] = subprocess.Popen(spec.command, env=self._env(spec), stdout=fd,
+                                                stderr=subprocess.STDOUT, umask=0o077)
+        finally:
+            os.close(fd)
 
     def stop_service(self, name: str, grace_s: float = 15.0) -> None:
         proc = self.procs.pop(name, None)
@@ -96,7 +134,7 @@ class Stack:
             for name in list(pending):
                 proc = self.procs.get(name)
                 if proc is not None and proc.poll() is not None:
-                    log = self.data_dir / "logs" / f"{name}.log"
+                    log = self.logs / f"{name}.log"
                     raise RuntimeError(f"{name} exited with code {proc.returncode}; see {log}")
                 if ready(self.topology.services[name].ready_url):
                     pending.remove(name)

@@ -37,6 +37,9 @@ class Topology:
     services: dict[str, ServiceSpec]
     infra_ports: dict[str, int]  # "postgres"/"nats" -> host port (offset applied)
     required_vars: list[str]
+    # One-shot services (compose `restart: "no"`, e.g. the migrations): run
+    # to completion, in file order, before the services start.
+    jobs: dict[str, ServiceSpec] = field(default_factory=dict)
 
     @property
     def gateway_port(self) -> int:
@@ -84,7 +87,7 @@ def load_topology(compose_file: Path, offset: int, data_dir: Path,
             value = str(own[int(value)])
         return value
 
-    services = {}
+    services, jobs = {}, {}
     for name, svc in raw.items():
         if name in INFRA:
             continue
@@ -94,10 +97,10 @@ def load_topology(compose_file: Path, offset: int, data_dir: Path,
         test = (svc.get("healthcheck") or {}).get("test", [])
         ready = _probe_url(str(test[-1]), own) if test and str(test[-1]).startswith(
             "http") else ""
-        services[name] = ServiceSpec(name, command, env, own,
-                                     list(svc.get("depends_on") or []), ready)
+        spec = ServiceSpec(name, command, env, own, list(svc.get("depends_on") or []), ready)
+        (jobs if svc.get("restart") in ("no", False) else services)[name] = spec
     infra = {"postgres": ports["postgres"][5432], "nats": ports["nats"][4222]}
-    return Topology(services, infra, required_variables(text))
+    return Topology(services, infra, required_variables(text), jobs)
 
 
 def _probe_url(url: str, own: dict[int, int]) -> str:

@@ -15,7 +15,7 @@ import asyncpg
 from pgvector.asyncpg import register_vector
 
 from .health import Readiness
-from .migrate import apply_migrations, migrations_current
+from .migrate import migrations_current
 from .settings import DatabaseSettings
 
 NAMESPACE_SETTING = "engram.namespace"
@@ -77,15 +77,12 @@ async def ping(pool: asyncpg.Pool) -> bool:
         return await conn.fetchval("SELECT 1") == 1
 
 
-async def open_service_database(s: DatabaseSettings, schema: str, migrations_dir: Path, *,
-                                vector: bool = True,
+async def open_service_database(s: DatabaseSettings, schema: str, *, vector: bool = True,
                                 session_settings: dict[str, str] | None = None) -> asyncpg.Pool:
-    """Apply the service's migrations (when given admin rights), then open
-    the pool as the service's own role."""
+    """The pool, as the service's own role only: migrations are applied
+    beforehand, as the admin, by the one-shot `migrate` job, so no service
+    ever holds the admin's credentials."""
     dsn = s.database_url.get_secret_value()
-    if s.admin_database_url is not None:
-        admin = s.admin_database_url.get_secret_value()
-        await apply_migrations(admin, dsn, schema, migrations_dir)
     return await create_pool(dsn, schema=schema, min_size=s.db_pool_min,
                              max_size=s.db_pool_max, vector=vector,
                              session_settings=session_settings)

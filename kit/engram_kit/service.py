@@ -28,7 +28,7 @@ async def run_database_service(settings: ServiceSettings, stop: asyncio.Event, s
     configure_logging(settings.service_name, settings.log_level)
     if not isinstance(settings, DatabaseSettings):
         raise TypeError(f"{type(settings).__name__} must include DatabaseSettings")
-    pool = await open_service_database(settings, schema, migrations_dir, vector=vector)
+    pool = await open_service_database(settings, schema, vector=vector)
     readiness = Readiness(settings.service_name)
     add_database_checks(readiness, pool, schema, migrations_dir)
     try:

@@ -33,8 +33,6 @@ class DatabaseSettings(BaseSettings):
     model_config = ENGRAM_ENV
 
     database_url: SecretStr  # the service's own non-superuser role
-    # Used only to apply this service's migrations (schema owner rights).
-    admin_database_url: SecretStr | None = None
     db_pool_min: int = 1
     db_pool_max: int = 10
 

@@ -37,7 +37,7 @@ async def amain(stop: asyncio.Event) -> None:
     s = MemorySettings()
     audit.use_key(s.audit_hmac_key.get_secret_value())
     configure_logging(s.service_name, s.log_level)
-    pool = await open_service_database(s, SCHEMA, MIGRATIONS, session_settings=repo.VECTOR_SCAN)
+    pool = await open_service_database(s, SCHEMA, session_settings=repo.VECTOR_SCAN)
     caller = Caller(s.internal_token.get_secret_value())
     embedder = EmbedderClient(s.embedder_addr, caller, s.embed_timeout_s, s.embedding_model,
                               s.embedding_dimension)
