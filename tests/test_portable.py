@@ -101,11 +101,11 @@ async def test_export_import_round_trip(stack: Stack, admin_dsn: str, tmp_path: 
         target = other.postgres.admin_dsn
         damaged = tmp_path / "damaged.jsonl"
         damaged.write_text("\n".join(lines[:3] + ["{not json"] + lines[3:]) + "\n")
-        refused = engram("import", str(damaged), "--database-url", target)
+        refused = engram("import", str(damaged), "--namespace", ns, "--database-url", target)
         assert refused.returncode == 2 and "nothing changed" in refused.stderr
-        loaded = engram("import", str(out), "--database-url", target)
+        loaded = engram("import", str(out), "--namespace", ns, "--database-url", target)
         assert loaded.returncode == 0, loaded.stderr
-        again = engram("import", str(out), "--database-url", target)
+        again = engram("import", str(out), "--namespace", ns, "--database-url", target)
         assert again.returncode == 2 and "already has rows here" in again.stderr
         other_token = other.principals.create(f"p-{ns}", "agent", [ns])
         after = await read_namespace(other, ns, other_token, ids)
