@@ -139,7 +139,7 @@ def targets(header: dict[str, Any], named: list[str]) -> set[str]:
                                 f"{', '.join(map(repr, sorted(listed)))}, not the namespaces "
                                 f"named ({', '.join(map(repr, sorted(named)))})"))
     if problems:
-        raise ImportRefused("import refused: the namespaces are wrong", problems)
+        raise ImportRefused("the namespaces are wrong", problems)
     return set(named)
 
 
@@ -158,7 +158,9 @@ class RowCheck:
         if not isinstance(item, dict) or not isinstance(item.get("row"), dict):
             self.problems.append(Problem(f"line {n}", "not a {schema, table, row} object"))
             return
-        table = self.tables.get((item.get("schema"), item.get("table")))  # type: ignore[arg-type]
+        schema, name = item.get("schema"), item.get("table")
+        table = self.tables.get((schema, name)) if isinstance(schema, str) and isinstance(
+            name, str) else None
         if table is None:
             self.problems.append(Problem(
                 f"line {n}", f"unknown table {item.get('schema')!r:.40}.{item.get('table')!r:.40}"))
@@ -166,7 +168,7 @@ class RowCheck:
         row, where = item["row"], f"line {n} {table.label}"
         for key in sorted(set(row) - set(table.columns)):
             self.problems.append(Problem(where, f"unknown column {key!r:.80}"))
-        if row.get("namespace") not in self.namespaces:
+        if not isinstance(row.get("namespace"), str) or row["namespace"] not in self.namespaces:
             self.problems.append(Problem(where, f"a row of namespace {row.get('namespace')!r:.80}"
                                                 ", which this import does not target"))
         for column in table.serial:
@@ -180,7 +182,8 @@ class RowCheck:
     def _journal(self, where: str, row: dict[str, Any]) -> None:
         """A revert restores these images into `tbl`: each must be an object of
         that table's real columns, of this row's namespace, under its key."""
-        target = self.tables.get(("cortex", row.get("tbl")))  # type: ignore[arg-type]
+        tbl = row.get("tbl")
+        target = self.tables.get(("cortex", tbl)) if isinstance(tbl, str) else None
         if target is None:
             self.problems.append(Problem(where, f"tbl {row.get('tbl')!r:.40} is not a table"))
             return

@@ -9,11 +9,13 @@ line, after a header line that names the format, the namespaces and each
 schema's migration ledger. Transport state (outboxes) is not exported.
 
 An import goes into a stack whose migrations match the header, into
-namespaces that hold no rows there yet, in one transaction: it either lands
-whole or not at all. Rows keep their ids and values (so audit chains verify
-after the move); generated columns (full-text vectors) are recomputed; the
-import runs with triggers off, as a restore does, so derived counters such
-as the BM25 term statistics come from the file, not from a recount."""
+exactly the namespaces the operator names (those the header lists, holding
+no rows there yet), in one transaction: it either lands whole or not at
+all. The file is checked first and the loaded rows again before the commit
+(import_check); serial ids are renumbered (import_load), other ids and
+values are kept; generated columns (full-text vectors) are recomputed; the
+load runs with triggers off, as a restore does, so derived counters such as
+the BM25 term statistics come from the file, not from a recount."""
 
 from __future__ import annotations
 
