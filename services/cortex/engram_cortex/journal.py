@@ -151,7 +151,8 @@ async def _checked(conn: asyncpg.Connection, batch: str, e: asyncpg.Record,
         raise _damaged(batch, f"a {table} row key is not {'/'.join(KEYS[table])}")
     key = dict(zip(KEYS[table], values, strict=True))
     try:
-        [_typed(k, v) for k, v in key.items()]
+        for k, v in key.items():
+            _typed(k, v)
     except ValueError:
         raise _damaged(batch, f"a {table} row key is not {'/'.join(KEYS[table])}") from None
     pre = None if e["pre_image"] is None else json.loads(e["pre_image"])
