@@ -112,19 +112,20 @@ async def test_export_import_round_trip(stack: Stack, admin_dsn: str, tmp_path: 
     other.start()
     try:
         target = other.postgres.admin_dsn
+        into = ("--namespace", ns, "--database-url", target)
         damaged = tmp_path / "damaged.jsonl"
         damaged.write_text("\n".join(lines[:3] + ["{not json"] + lines[3:]) + "\n")
-        refused = engram("import", str(damaged), "--database-url", target, audit_key=key)
+        refused = engram("import", str(damaged), *into, audit_key=key)
         assert refused.returncode == 2 and "nothing changed" in refused.stderr
         rekeyed = tmp_path / "rekeyed.jsonl"
         rekeyed.write_text("\n".join([json.dumps({**json.loads(lines[0]),
                                                   "audit_key": "another-key-0123456789"}),
                                       *lines[1:]]) + "\n")
-        refused = engram("import", str(rekeyed), "--database-url", target, audit_key=key)
+        refused = engram("import", str(rekeyed), *into, audit_key=key)
         assert refused.returncode == 2 and "another audit key" in refused.stderr
-        loaded = engram("import", str(out), "--database-url", target, audit_key=key)
+        loaded = engram("import", str(out), *into, audit_key=key)
         assert loaded.returncode == 0, loaded.stderr
-        again = engram("import", str(out), "--database-url", target, audit_key=key)
+        again = engram("import", str(out), *into, audit_key=key)
         assert again.returncode == 2 and "already has rows here" in again.stderr
         other_token = other.principals.create(f"p-{ns}", "agent", [ns])
         after = await read_namespace(other, ns, other_token, ids)

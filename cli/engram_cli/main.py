@@ -172,12 +172,15 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--out", required=True, help="the JSONL file to write")
     imp = sub.add_parser("import", help="load an export into empty namespaces of this stack")
     imp.add_argument("file")
+    imp.add_argument("--namespace", action="append", default=[],
+                     help="namespace to import (repeatable; exactly those the file holds)")
     for cmd in (exp, imp):
         cmd.add_argument("--data-dir")
         cmd.add_argument("--database-url", default="",
                          help="admin Postgres URL (default: the embedded stack's)")
     exp.set_defaults(func=lambda a: run_export(_settings(a), a.database_url, a.namespace, a.out))
-    imp.set_defaults(func=lambda a: run_import(_settings(a), a.database_url, a.file))
+    imp.set_defaults(func=lambda a: run_import(_settings(a), a.database_url, a.file,
+                                               a.namespace))
     doctor = sub.add_parser("doctor", help="check the installation and a running stack")
     doctor.add_argument("--data-dir")
     doctor.set_defaults(func=lambda a: run_doctor(_settings(a)))

@@ -10,11 +10,13 @@ schema's migration ledger and the stack's audit key. Transport state
 (outboxes) is not exported. The file is as sensitive as the bank itself.
 
 An import goes into a stack whose migrations match the header, into
-namespaces that hold no rows there yet, in one transaction: it either lands
-whole or not at all. Rows keep their ids and values (so audit chains verify
-after the move); generated columns (full-text vectors) are recomputed; the
-import runs with triggers off, as a restore does, so derived counters such
-as the BM25 term statistics come from the file, not from a recount."""
+exactly the namespaces the operator names (those the header lists, holding
+no rows there yet), in one transaction: it either lands whole or not at
+all. The file is checked first and the loaded rows again before the commit
+(import_check); serial ids are renumbered (import_load), other ids and
+values are kept; generated columns (full-text vectors) are recomputed; the
+load runs with triggers off, as a restore does, so derived counters such as
+the BM25 term statistics come from the file, not from a recount."""
 
 from __future__ import annotations
 
@@ -25,21 +27,20 @@ import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import asyncpg
 
+from . import import_check, import_load
 from .audit_cmd import admin_dsn
 from .audit_key import AuditKeyMissing, stack_audit_key
 from .files import open_private
+from .import_check import ImportRefused, Table
 from .settings import CliSettings
 
 FORMAT = "engram-export/1"
 SCHEMAS = ("memory", "cortex", "coordination", "dreamer")
 SKIP_TABLES = {"outbox", "schema_migrations"}
-
-
-class ImportRefused(Exception):
-    """The bank cannot take this export (format, ledgers, existing rows)."""
 
 
 async def _tables(conn: asyncpg.Connection) -> list[tuple[str, str, list[str]]]:
@@ -97,16 +98,6 @@ async def export(dsn: str, namespaces: list[str], path: Path,
     return counts
 
 
-def _lines(path: Path) -> Iterator[dict]:
-    with path.open(encoding="utf-8") as f:
-        for n, line in enumerate(f, start=1):
-            if line.strip():
-                try:
-                    yield json.loads(line)
-                except json.JSONDecodeError:
-                    raise ImportRefused(f"line {n} is not JSON") from None
-
-
 def _check_audit_key(header: dict, audit_key: str) -> None:
     """Digests of content (tombstones, audit rows, mail) cannot be re-keyed:
     the content behind most of them is gone. Under another key they would
@@ -119,70 +110,66 @@ def _check_audit_key(header: dict, audit_key: str) -> None:
             "stack's .env or data-dir secrets.json before its first start)")
 
 
-async def import_(dsn: str, path: Path, audit_key: str) -> dict[str, int]:
-    lines = _lines(path)
-    header = next(lines, None)
-    if not header or header.get("format") != FORMAT:
+async def import_(dsn: str, path: Path, named: list[str], audit_key: str) -> dict[str, int]:
+    header = next((item for _, item in import_check.read(path)), None)
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
         raise ImportRefused(f"not an engram export (expected a {FORMAT} header line)")
     _check_audit_key(header, audit_key)
     conn = await asyncpg.connect(dsn)
     try:
-        if await _ledger(conn) != header["migrations"]:
+        if await _ledger(conn) != header.get("migrations"):
             raise ImportRefused("the export was made by a stack with other migrations than "
                                 "this one; upgrade the older side first")
-        tables = {(s, t): cols for s, t, cols in await _tables(conn)}
+        namespaces = import_check.targets(header, named)
+        tables = await import_check.catalog(conn, SCHEMAS, SKIP_TABLES)
+        check = import_check.RowCheck(tables, namespaces)
+        for n, item in _rows(path):
+            check.line(n, item)
+        if check.problems:
+            raise ImportRefused("the file has problems", check.problems)
         async with conn.transaction():
-            await _refuse_occupied(conn, tables, header["namespaces"])
+            await _refuse_occupied(conn, tables, namespaces)
             # Triggers off for the load, as pg_restore does: rows arrive as they were.
+            # That turns FK checks off too: import_check.foreign_keys does them after.
             await conn.execute("SET LOCAL session_replication_role = replica")
-            counts = await _load(conn, tables, lines, set(header["namespaces"]))
-            await _advance_sequences(conn, list(tables))
+            counts = await import_load.load(
+                conn, tables, _rechecked(path, import_check.RowCheck(tables, namespaces)))
+            problems = (await import_check.foreign_keys(conn, tables, namespaces)
+                        + await import_check.audit_chains(
+                            conn, tables, namespaces,
+                            lambda label, col, ids: import_load.origins(conn, label, col, ids)))
+            if problems:
+                raise ImportRefused("the loaded rows do not hold together", problems)
     finally:
         await conn.close()
     return counts
 
 
-async def _refuse_occupied(conn: asyncpg.Connection, tables: dict, namespaces: list[str]) -> None:
-    for schema, table in tables:
+def _rows(path: Path) -> Iterator[tuple[int, Any]]:
+    """The lines after the header."""
+    lines = import_check.read(path)
+    next(lines, None)
+    return lines
+
+
+async def _refuse_occupied(conn: asyncpg.Connection, tables: dict[tuple[str, str], Table],
+                           namespaces: set[str]) -> None:
+    for table in tables.values():
         taken = await conn.fetchval(
-            f'SELECT namespace FROM "{schema}"."{table}" WHERE namespace = ANY($1::text[])'
-            " LIMIT 1", namespaces)
+            f"SELECT namespace FROM {table.qualified} WHERE namespace = ANY($1::text[])"
+            " LIMIT 1", sorted(namespaces))
         if taken is not None:
-            raise ImportRefused(f"namespace {taken!r} already has rows here ({schema}.{table}); "
+            raise ImportRefused(f"namespace {taken!r} already has rows here ({table.label}); "
                                 "import into namespaces that are empty on this stack")
 
 
-async def _load(conn: asyncpg.Connection, tables: dict, lines: Iterator[dict],
-                namespaces: set[str]) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for n, item in enumerate(lines, start=2):
-        key = (item.get("schema"), item.get("table"))
-        row = item.get("row")
-        if key not in tables or not isinstance(row, dict):
-            raise ImportRefused(f"line {n}: unknown table {key[0]}.{key[1]}")
-        if row.get("namespace") not in namespaces:
-            raise ImportRefused(f"line {n}: a row of namespace {row.get('namespace')!r}, "
-                                "which the header does not list")
-        cols = ", ".join(f'"{c}"' for c in tables[key])
-        await conn.execute(
-            f'INSERT INTO "{key[0]}"."{key[1]}" ({cols}) SELECT {cols}'
-            f' FROM jsonb_populate_record(NULL::"{key[0]}"."{key[1]}", $1::jsonb)',
-            json.dumps(row))
-        counts[f"{key[0]}.{key[1]}"] = counts.get(f"{key[0]}.{key[1]}", 0) + 1
-    return counts
-
-
-async def _advance_sequences(conn: asyncpg.Connection, tables: list[tuple[str, str]]) -> None:
-    """Serial ids came from the file: move each sequence past them."""
-    for schema, table in tables:
-        for r in await conn.fetch(
-                "SELECT a.attname, pg_get_serial_sequence($1, a.attname) AS seq"
-                " FROM pg_attribute a WHERE a.attrelid = $1::regclass AND a.attnum > 0"
-                " AND NOT a.attisdropped", f'"{schema}"."{table}"'):
-            if r["seq"]:
-                await conn.execute(
-                    f"SELECT setval($1, greatest((SELECT max(\"{r['attname']}\")"
-                    f' FROM "{schema}"."{table}"), 1))', r["seq"])
+def _rechecked(path: Path, check: import_check.RowCheck) -> Iterator[tuple[int, Any]]:
+    """The rows again, checked again as read: the file may have changed since."""
+    for n, item in _rows(path):
+        check.line(n, item)
+        if check.problems:
+            raise ImportRefused("the file changed while it was imported", check.problems)
+        yield n, item
 
 
 def run_export(settings: CliSettings, database_url: str, namespaces: list[str],
@@ -203,19 +190,21 @@ def run_export(settings: CliSettings, database_url: str, namespaces: list[str],
     return 0
 
 
-def run_import(settings: CliSettings, database_url: str, source: str) -> int:
+def run_import(settings: CliSettings, database_url: str, source: str,
+               namespaces: list[str]) -> int:
     path = Path(source)
     if not path.is_file():
         sys.stderr.write(f"error: no export file at {path}\n")
         return 2
     try:
         dsn = admin_dsn(settings, database_url)
-        counts = asyncio.run(import_(dsn, path, stack_audit_key(settings, database_url)))
+        counts = asyncio.run(import_(dsn, path, namespaces,
+                                     stack_audit_key(settings, database_url)))
     except AuditKeyMissing as exc:
         sys.stderr.write(f"error: import needs the stack's audit key: {exc}\n")
         return 2
     except ImportRefused as exc:
-        sys.stderr.write(f"error: import refused, nothing changed: {exc}\n")
+        sys.stderr.write(f"error: import refused, nothing changed: {exc.report()}\n")
         return 2
     except (OSError, asyncpg.PostgresError) as exc:
         sys.stderr.write(f"error: import failed, nothing changed: {exc}\n")

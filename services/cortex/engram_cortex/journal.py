@@ -87,9 +87,22 @@ class Reverted:
     rows: int
 
 
+def _ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+async def _columns(conn: asyncpg.Connection, table: str) -> set[str]:
+    """The table's real, writable columns, from the catalog: journal images
+    are data (an import may have written them), never identifiers."""
+    rows = await conn.fetch(
+        "SELECT attname FROM pg_attribute WHERE attrelid = to_regclass($1) AND attnum > 0"
+        " AND NOT attisdropped AND attgenerated = ''", _ident(table))
+    return {r["attname"] for r in rows}
+
+
 async def _current(conn: asyncpg.Connection, table: str, key: dict[str, Any]) -> Any:
-    where = " AND ".join(f"{k} = ${i + 1}" for i, k in enumerate(key))
-    image = await conn.fetchval(f"SELECT to_jsonb(t) FROM {table} t WHERE {where}",
+    where = " AND ".join(f"{_ident(k)} = ${i + 1}" for i, k in enumerate(key))
+    image = await conn.fetchval(f"SELECT to_jsonb(t) FROM {_ident(table)} t WHERE {where}",
                                 *[_typed(k, v) for k, v in key.items()])
     return None if image is None else json.loads(image)
 
@@ -100,11 +113,58 @@ def _typed(column: str, value: Any) -> Any:
 
 async def _restore(conn: asyncpg.Connection, table: str, key: dict[str, Any],
                    image: dict[str, Any]) -> None:
-    cols = [c for c in image if c not in key]
-    sets = ", ".join(f"{c} = r.{c}" for c in cols)
-    where = " AND ".join(f"t.{k} = r.{k}" for k in key)
-    await conn.execute(f"UPDATE {table} t SET {sets} FROM jsonb_populate_record("
-                       f"NULL::{table}, $1::jsonb) r WHERE {where}", json.dumps(image))
+    cols = sorted(c for c in image if c not in key)
+    if not cols:
+        return
+    sets = ", ".join(f"{_ident(c)} = r.{_ident(c)}" for c in cols)
+    where = " AND ".join(f"t.{_ident(k)} = r.{_ident(k)}" for k in key)
+    await conn.execute(f"UPDATE {_ident(table)} t SET {sets} FROM jsonb_populate_record("
+                       f"NULL::{_ident(table)}, $1::jsonb) r WHERE {where}", json.dumps(image))
+
+
+@dataclass(frozen=True)
+class _Entry:
+    table: str
+    key: dict[str, Any]
+    op: str
+    pre: dict[str, Any]  # empty for an insert
+    post: dict[str, Any]
+
+
+def _damaged(batch: str, what: str) -> Conflict:
+    return Conflict(f"the journal of batch {batch} is damaged ({what}); not reverted. "
+                    "Restore the namespace from a backup or export to undo this batch")
+
+
+async def _checked(conn: asyncpg.Connection, batch: str, e: asyncpg.Record,
+                   columns: dict[str, set[str]]) -> _Entry:
+    """A journal row as the revert may use it: its table one the journal
+    covers, its key that table's key, its images objects of real columns."""
+    table = e["tbl"]
+    if table not in KEYS:
+        raise _damaged(batch, f"a row of unknown table {table!r:.40}")
+    if table not in columns:
+        columns[table] = await _columns(conn, table)
+    values = json.loads(e["row_key"])
+    if (not isinstance(values, list) or len(values) != len(KEYS[table])
+            or not all(isinstance(v, str) for v in values)):
+        raise _damaged(batch, f"a {table} row key is not {'/'.join(KEYS[table])}")
+    key = dict(zip(KEYS[table], values, strict=True))
+    try:
+        for k, v in key.items():
+            _typed(k, v)
+    except ValueError:
+        raise _damaged(batch, f"a {table} row key is not {'/'.join(KEYS[table])}") from None
+    pre = None if e["pre_image"] is None else json.loads(e["pre_image"])
+    post = json.loads(e["post_image"])
+    for image in (post,) if pre is None and e["op"] == "insert" else (pre, post):
+        if not isinstance(image, dict):
+            raise _damaged(batch, f"a {table} row image is not an object")
+        unknown = sorted(set(image) - columns[table])
+        if unknown:
+            raise _damaged(batch, f"a {table} row image names a column {table} does not "
+                                  f"have: {unknown[0]!r:.60}")
+    return _Entry(table, key, e["op"], pre or {}, post)
 
 
 async def revert(pool: asyncpg.Pool, ctx: CallerContext, batch: str) -> Reverted:
@@ -118,29 +178,28 @@ async def revert(pool: asyncpg.Pool, ctx: CallerContext, batch: str) -> Reverted
         if state["status"] == "reverted":
             raise Conflict(f"batch {batch} was already reverted")
         entries = await conn.fetch("SELECT * FROM journal WHERE batch = $1 ORDER BY seq", batch)
-        final: dict[tuple[str, str], asyncpg.Record] = {}
-        first: dict[tuple[str, str], asyncpg.Record] = {}
+        columns: dict[str, set[str]] = {}
+        final: dict[tuple[str, str], _Entry] = {}
+        first: dict[tuple[str, str], _Entry] = {}
         for e in entries:
-            k = (e["tbl"], e["row_key"])
-            final[k] = e
-            first.setdefault(k, e)
+            entry = await _checked(conn, batch, e, columns)
+            final[(entry.table, e["row_key"])] = entry
+            first.setdefault((entry.table, e["row_key"]), entry)
         changed = []
-        for (table, key_json), e in final.items():
-            key = dict(zip(KEYS[table], json.loads(key_json), strict=True))
-            if await _current(conn, table, key) != json.loads(e["post_image"]):
-                changed.append(f"{table} {'/'.join(map(str, key.values()))}")
+        for entry in final.values():
+            if await _current(conn, entry.table, entry.key) != entry.post:
+                changed.append(f"{entry.table} {'/'.join(map(str, entry.key.values()))}")
         if changed:
             raise Conflict("later writes depend on this batch; not reverted. Changed since: "
                            + "; ".join(changed[:10]))
-        ordered = sorted(first.items(), key=lambda kv: DELETE_ORDER.index(kv[0][0]))
-        for (table, key_json), e in ordered:
-            key = dict(zip(KEYS[table], json.loads(key_json), strict=True))
-            if e["op"] == "insert":
-                where = " AND ".join(f"{k} = ${i + 1}" for i, k in enumerate(key))
-                await conn.execute(f"DELETE FROM {table} WHERE {where}",
-                                   *[_typed(k, v) for k, v in key.items()])
+        ordered = sorted(first.values(), key=lambda entry: DELETE_ORDER.index(entry.table))
+        for entry in ordered:
+            if entry.op == "insert":
+                where = " AND ".join(f"{_ident(k)} = ${i + 1}" for i, k in enumerate(entry.key))
+                await conn.execute(f"DELETE FROM {_ident(entry.table)} WHERE {where}",
+                                   *[_typed(k, v) for k, v in entry.key.items()])
             else:
-                await _restore(conn, table, key, json.loads(e["pre_image"]))
+                await _restore(conn, entry.table, entry.key, entry.pre)
         await conn.execute("UPDATE batches SET status = 'reverted', reverted_at = "
                            "clock_timestamp(), reverted_by = $2 WHERE batch = $1",
                            batch, ctx.principal)
