@@ -13,9 +13,16 @@ def load_or_mint(path: Path, names: list[str]) -> dict[str, str]:
     known: dict[str, str] = json.loads(path.read_text()) if path.exists() else {}
     missing = [n for n in names if not known.get(n)]
     if missing:
-        known.update({n: secrets.token_urlsafe(24) for n in missing})
+        known.update({n: mint(n) for n in missing})
         write_private(path, json.dumps(known, indent=2))
     return known
+
+
+def mint(name: str) -> str:
+    """A random secret. NATS passwords start with a letter: nats-server parses
+    them from its environment as config values, where `123-45` is a date."""
+    value = secrets.token_urlsafe(24)
+    return "n" + value if name.startswith("ENGRAM_NATS_") else value
 
 
 def write_private(path: Path, text: str) -> None:

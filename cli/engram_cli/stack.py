@@ -40,7 +40,8 @@ class Stack:
                                                 self.data_dir, self.secrets)
         self.postgres = EmbeddedPostgres(self.data_dir, self.topology.infra_ports["postgres"],
                                          self.secrets["POSTGRES_PASSWORD"])
-        self.nats = EmbeddedNats(self.data_dir, self.topology.infra_ports["nats"])
+        self.nats = EmbeddedNats(self.data_dir, self.topology.infra_ports["nats"],
+                                 self.topology.nats_config, self.topology.nats_env)
         self.procs: dict[str, subprocess.Popen] = {}
         self.first_token: str | None = None
 
@@ -62,6 +63,7 @@ class Stack:
         self.postgres.start()
         try:
             self.nats.start()
+            self.nats.apply_streams(self.secrets["ENGRAM_NATS_ADMIN_PASSWORD"])
             for name in start_order(self.topology.services):
                 self.start_service(name)
             self.wait_ready(list(self.topology.services), self.settings.start_timeout_s)
