@@ -59,3 +59,11 @@ def test_topology_is_derived_from_compose(tmp_path: Path):
     order = start_order(topo.services)
     assert order.index("embedder") < order.index("memory") < order.index("gateway")
     assert "vllm-embed" not in topo.services  # profile-only services are not embedded
+    # NATS: the compose service's mounted config and the users' passwords
+    assert topo.nats_config == REPO_ROOT / "deploy" / "nats" / "engram.conf"
+    assert topo.nats_env["ENGRAM_NATS_MEMORY_PASSWORD"] == "s3cret"
+    assert (memory.env["ENGRAM_NATS_USER"], memory.env["ENGRAM_NATS_PASSWORD"]) == (
+        "memory", "s3cret")
+    example = (REPO_ROOT / ".env.example").read_text()
+    # (VAR: the `${VAR:?}` example in the file's header comment)
+    assert [n for n in names if f"\n{n}=" not in example and n != "VAR"] == []
