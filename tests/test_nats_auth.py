@@ -159,12 +159,21 @@ async def test_the_dreamer_refuses_a_memory_event_on_a_cortex_subject(stack: Sta
 
 
 async def test_the_event_streams_have_limits(stack: Stack):
+    """engram up gives the stream its limits, also a stream made before them."""
     settings = NatsSettings()
     admin = await nats_client(stack, "admin")
     try:
-        events = (await admin.jetstream().stream_info(STREAM)).config
+        js = admin.jetstream()
+        events = (await js.stream_info(STREAM)).config
         assert (events.max_age, events.max_bytes) == (settings.events_max_age_s,
                                                       settings.events_max_bytes)
         assert events.max_age > 0 and events.max_bytes > 0
+        events.max_age, events.max_bytes = 0, -1  # as streams were made before the limits
+        await js.update_stream(events)
+        stack.nats.apply_streams(stack.secrets["ENGRAM_NATS_ADMIN_PASSWORD"])
+        events = (await js.stream_info(STREAM)).config
+        assert (events.max_age, events.max_bytes) == (settings.events_max_age_s,
+                                                      settings.events_max_bytes)
+        assert events.subjects == [settings.events_subjects]
     finally:
         await admin.close()
