@@ -7,12 +7,17 @@ import json
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import asyncpg
 import httpx2
+import nats
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from nats.aio.client import Client as NatsClient
+
+if TYPE_CHECKING:
+    from engram_cli.stack import Stack
 
 
 @asynccontextmanager
@@ -68,3 +73,20 @@ async def postings_out_of_step(dsn: str, postings: str, key: str, rows: str,
     return await admin_fetchval(
         dsn, f"SELECT count(*) FROM (({kept} FROM memory.{postings} EXCEPT {derived})"
              f" UNION ALL ({derived} EXCEPT {kept} FROM memory.{postings})) differ")
+
+
+async def nats_client(stack: Stack, user: str,
+                      errors: list[str] | None = None) -> NatsClient:
+    """A NATS connection as one of the stack's NATS users (admin, memory,
+    cortex, dreamer, coordination), with that user's own reply inbox; the
+    server's asynchronous errors (permission violations) land in `errors`."""
+    async def on_error(exc: Exception) -> None:
+        if errors is not None:
+            errors.append(str(exc))
+
+    return await nats.connect(f"nats://127.0.0.1:{stack.topology.infra_ports['nats']}",
+                              user=user, password=stack.secrets[
+                                  f"ENGRAM_NATS_{user.upper()}_PASSWORD"],
+                              inbox_prefix=f"_INBOX_{user}", connect_timeout=2,
+                              allow_reconnect=False, max_reconnect_attempts=0,
+                              error_cb=on_error)

@@ -63,3 +63,11 @@ def test_topology_is_derived_from_compose(tmp_path: Path):
     assert list(topo.jobs) == ["migrate"]
     assert "ENGRAM_ADMIN_DATABASE_URL" in topo.jobs["migrate"].env
     assert not any("ENGRAM_ADMIN_DATABASE_URL" in s.env for s in topo.services.values())
+    # NATS: the compose service's mounted config and the users' passwords
+    assert topo.nats_config == REPO_ROOT / "deploy" / "nats" / "engram.conf"
+    assert topo.nats_env["ENGRAM_NATS_MEMORY_PASSWORD"] == "s3cret"
+    assert (memory.env["ENGRAM_NATS_USER"], memory.env["ENGRAM_NATS_PASSWORD"]) == (
+        "memory", "s3cret")
+    example = (REPO_ROOT / ".env.example").read_text()
+    # (VAR: the `${VAR:?}` example in the file's header comment)
+    assert [n for n in names if f"\n{n}=" not in example and n != "VAR"] == []

@@ -8,11 +8,9 @@ import json
 import uuid
 from contextlib import AsyncExitStack
 
-import nats
-
 from engram_cli.stack import Stack
 
-from .helpers import admin_fetchval, call, call_error, mcp_client
+from .helpers import admin_fetchval, call, call_error, mcp_client, nats_client
 
 
 async def join(es: AsyncExitStack, stack: Stack, token: str, project: str = "") -> tuple:
@@ -169,7 +167,7 @@ async def test_operator_redacts_and_audit_keeps_the_hash(stack: Stack, agent_tok
 
 async def test_live_hint_over_nats_and_mail_stays_out_of_memory(stack: Stack,
                                                                  agent_token: str):
-    nc = await nats.connect(f"nats://127.0.0.1:{stack.topology.infra_ports['nats']}")
+    nc = await nats_client(stack, "admin")  # hints are for operators' tools
     try:
         async with AsyncExitStack() as es:
             a, a_id = await join(es, stack, agent_token)

@@ -12,14 +12,13 @@ import uuid
 from pathlib import Path
 
 import httpx
-import nats
 
 from engram.v1 import dreamer_pb2, dreamer_pb2_grpc, events_pb2
 from engram_cli.stack import Stack
 from engram_kit.context import CallerContext
 from engram_kit.grpc_client import Caller, open_channel
 
-from .helpers import admin_fetchval, call, call_error, eventually, mcp_client
+from .helpers import admin_fetchval, call, call_error, eventually, mcp_client, nats_client
 from .procs import free_port, service_process
 
 CORTEX_STATE = """SELECT coalesce(md5(string_agg(x, ',' ORDER BY x)), '') FROM (
@@ -94,7 +93,7 @@ async def test_redelivered_events_apply_once(stack: Stack, admin_dsn: str):
                                             namespace=ns, principal="replay")
         envelope.entry_stored.CopyFrom(events_pb2.EntryStored(entry_id=stored["id"],
                                                               finding="new"))
-        nc = await nats.connect(f"nats://127.0.0.1:{stack.topology.infra_ports['nats']}")
+        nc = await nats_client(stack, "memory")  # as memory would replay it
         try:  # a new Nats-Msg-Id: JetStream accepts it, the dreamer's ledger must not
             await nc.jetstream().publish("engram.events.memory.entry.stored",
                                          envelope.SerializeToString(),

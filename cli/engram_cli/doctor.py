@@ -47,12 +47,13 @@ def _outbox_lag(url: str) -> float | None:
     return None
 
 
-async def _nats_state(port: int) -> tuple[bool, str]:
+async def _nats_state(port: int, admin_password: str) -> tuple[bool, str]:
     import nats
 
     try:
         nc = await nats.connect(f"nats://127.0.0.1:{port}", connect_timeout=2,
-                                max_reconnect_attempts=0)
+                                max_reconnect_attempts=0, user="admin",
+                                password=admin_password)
     except Exception as exc:
         return False, f"NATS not reachable: {exc!r}"
     try:
@@ -129,6 +130,7 @@ def run_doctor(settings: CliSettings) -> int:
                    f"{name} outbox lag {lag if lag is not None else 'unknown'} s")
     report(len(versions) <= 1, f"service versions {', '.join(sorted(versions)) or 'unknown'}")
     if "nats" in topo.infra_ports:
-        report(*asyncio.run(_nats_state(topo.infra_ports["nats"])))
+        report(*asyncio.run(_nats_state(topo.infra_ports["nats"],
+                                        secrets["ENGRAM_NATS_ADMIN_PASSWORD"])))
     out.write("all good\n" if problems == 0 else f"{problems} problem(s)\n")
     return 0 if problems == 0 else 1

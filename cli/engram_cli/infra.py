@@ -130,10 +130,15 @@ class EmbeddedPostgres:
 
 
 class EmbeddedNats:
-    def __init__(self, data_dir: Path, port: int) -> None:
+    def __init__(self, data_dir: Path, port: int, config: Path | None = None,
+                 env: dict[str, str] | None = None) -> None:
         self.store = data_dir / "nats"
         self.log = data_dir / "logs" / "nats.log"
         self.port = port
+        # The compose service's config file (users and permissions) and the
+        # environment it reads the passwords from.
+        self.config = config
+        self.env = env or {}
         self.proc: subprocess.Popen | None = None
 
     @staticmethod
@@ -148,14 +153,46 @@ class EmbeddedNats:
         if port_open(self.port):
             raise RuntimeError(f"port {self.port} is already in use (NATS): set "
                                "ENGRAM_PORT_OFFSET to run a second stack")
-        self.store.mkdir(parents=True, exist_ok=True)
+        self.store.mkdir(mode=0o700, parents=True, exist_ok=True)
         self.log.parent.mkdir(parents=True, exist_ok=True)
+        config = ["-c", str(self.config)] if self.config else []
         with os.fdopen(open_log(self.log), "ab") as log:
             self.proc = subprocess.Popen(
-                [self.binary(), "-js", "-a", "127.0.0.1", "-p", str(self.port), "-sd",
+                [self.binary(), *config, "-js", "-a", "127.0.0.1", "-p", str(self.port), "-sd",
                  str(self.store)], stdout=log, stderr=subprocess.STDOUT,
+                env={**os.environ, **self.env},
             )
-        wait_port(self.port, 20, "NATS")
+        try:
+            wait_port(self.port, 20, "NATS")
+        except RuntimeError:
+            if self.proc.poll() is not None:  # a bad config or password: the log says which
+                raise RuntimeError(f"nats-server exited with code {self.proc.returncode}; "
+                                   f"see {self.log}") from None
+            raise
+
+    def apply_streams(self, admin_password: str) -> None:
+        """As the admin user, the only one allowed to: create the event streams
+        or bring their limits to the settings (ENGRAM_EVENTS_MAX_AGE_S, ...)."""
+        import asyncio
+        from concurrent.futures import ThreadPoolExecutor
+
+        import nats
+
+        from engram_kit.events import apply_streams
+        from engram_kit.settings import NatsSettings
+
+        async def apply() -> None:
+            nc = await nats.connect(f"nats://127.0.0.1:{self.port}", user="admin",
+                                    password=admin_password, connect_timeout=5,
+                                    max_reconnect_attempts=0)
+            try:
+                await apply_streams(nc.jetstream(timeout=10), NatsSettings())
+            finally:
+                await nc.close()
+
+        # A thread of its own: the caller may already run an event loop.
+        with ThreadPoolExecutor(1) as pool:
+            pool.submit(asyncio.run, apply()).result()
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:

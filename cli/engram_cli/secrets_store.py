@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import tempfile
 from pathlib import Path
 
 
@@ -13,14 +14,27 @@ def load_or_mint(path: Path, names: list[str]) -> dict[str, str]:
     known: dict[str, str] = json.loads(path.read_text()) if path.exists() else {}
     missing = [n for n in names if not known.get(n)]
     if missing:
-        known.update({n: secrets.token_urlsafe(24) for n in missing})
+        known.update({n: mint(n) for n in missing})
         write_private(path, json.dumps(known, indent=2))
     return known
 
 
+def mint(name: str) -> str:
+    """A random secret. NATS passwords start with a letter: nats-server parses
+    them from its environment as config values, where `123-45` is a date."""
+    value = secrets.token_urlsafe(24)
+    return "n" + value if name.startswith("ENGRAM_NATS_") else value
+
+
 def write_private(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as fh:
-        fh.write(text)
-    os.chmod(path, 0o600)
+    """Written 0600 from the start into a new file, then renamed over the old
+    one: never through a planted link, never readable half-written."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-")
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -43,7 +43,8 @@ class Stack:
         self.postgres = EmbeddedPostgres(self.data_dir, self.topology.infra_ports["postgres"],
                                          self.secrets["POSTGRES_PASSWORD"],
                                          settings.postgres_base)
-        self.nats = EmbeddedNats(self.data_dir, self.topology.infra_ports["nats"])
+        self.nats = EmbeddedNats(self.data_dir, self.topology.infra_ports["nats"],
+                                 self.topology.nats_config, self.topology.nats_env)
         self.procs: dict[str, subprocess.Popen] = {}
         self.first_token: str | None = None
 
@@ -77,6 +78,7 @@ class Stack:
         self.postgres.start()
         try:
             self.nats.start()
+            self.nats.apply_streams(self.secrets["ENGRAM_NATS_ADMIN_PASSWORD"])
             for name in self.topology.jobs:
                 self.run_job(name)
             for name in start_order(self.topology.services):

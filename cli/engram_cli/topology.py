@@ -40,6 +40,10 @@ class Topology:
     # One-shot services (compose `restart: "no"`, e.g. the migrations): run
     # to completion, in file order, before the services start.
     jobs: dict[str, ServiceSpec] = field(default_factory=dict)
+    # The nats service's config file (its users and their permissions) on
+    # this machine, and its environment (the users' passwords).
+    nats_config: Path | None = None
+    nats_env: dict[str, str] = field(default_factory=dict)
 
     @property
     def gateway_port(self) -> int:
@@ -100,7 +104,24 @@ def load_topology(compose_file: Path, offset: int, data_dir: Path,
         spec = ServiceSpec(name, command, env, own, list(svc.get("depends_on") or []), ready)
         (jobs if svc.get("restart") in ("no", False) else services)[name] = spec
     infra = {"postgres": ports["postgres"][5432], "nats": ports["nats"][4222]}
-    return Topology(services, infra, required_variables(text), jobs)
+    nats = raw["nats"]
+    nats_env = {k: interpolate(str(v), variables)
+                for k, v in (nats.get("environment") or {}).items()}
+    return Topology(services, infra, required_variables(text), jobs,
+                    _mounted_config(nats, compose_file.parent), nats_env)
+
+
+def _mounted_config(svc: dict, compose_dir: Path) -> Path | None:
+    """The host file behind a service's `-c <path>`, through its volumes."""
+    command = [str(c) for c in svc.get("command") or []]
+    if "-c" not in command:
+        return None
+    inside = command[command.index("-c") + 1]
+    for volume in svc.get("volumes") or []:
+        host, _, rest = str(volume).partition(":")
+        if rest.split(":")[0] == inside and host.startswith("."):
+            return (compose_dir / host).resolve()
+    raise ValueError(f"{inside} is not mounted from a file of this repository")
 
 
 def _probe_url(url: str, own: dict[int, int]) -> str:

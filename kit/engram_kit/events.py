@@ -47,6 +47,7 @@ class NatsLink:
                 self.nc = await nats.connect(
                     self.settings.nats_url, name=self.name, allow_reconnect=True,
                     max_reconnect_attempts=-1, reconnect_time_wait=0.5, connect_timeout=2,
+                    **connect_options(self.settings),
                 )
                 self.js = self.nc.jetstream(timeout=5)
                 log.info("nats connected")
@@ -61,17 +62,64 @@ class NatsLink:
         if self.js is None or not self.connected:
             raise ConnectionError("not connected to NATS")
         if not self._stream_ready:
-            try:
-                await self.js.stream_info(self.settings.events_stream)
-            except NotFoundError:
-                await self.js.add_stream(
-                    name=self.settings.events_stream,
-                    subjects=[self.settings.events_subjects],
-                    duplicate_window=self.settings.events_duplicate_window_s,
-                    storage=api.StorageType.FILE,
-                )
+            await ensure_stream(self.js, events_stream_config(self.settings))
             self._stream_ready = True
         return self.js
+
+
+def connect_options(settings: NatsSettings) -> dict[str, str]:
+    """The service's NATS user, with a reply inbox of its own: the server lets
+    each user subscribe to `_INBOX_<user>.>` only, so no client reads another's
+    JetStream replies or deliveries."""
+    if not settings.nats_user:
+        return {}
+    return {"user": settings.nats_user, "password": settings.nats_password.get_secret_value(),
+            "inbox_prefix": f"_INBOX_{settings.nats_user}"}
+
+
+def events_stream_config(settings: NatsSettings) -> api.StreamConfig:
+    return api.StreamConfig(
+        name=settings.events_stream, subjects=[settings.events_subjects],
+        duplicate_window=settings.events_duplicate_window_s, storage=api.StorageType.FILE,
+        max_age=settings.events_max_age_s, max_bytes=settings.events_max_bytes)
+
+
+def deadletter_stream_config(settings: NatsSettings) -> api.StreamConfig:
+    return api.StreamConfig(
+        name=DEAD_LETTER_STREAM, subjects=["engram.deadletter.>"], storage=api.StorageType.FILE,
+        max_age=settings.deadletter_max_age_s, max_bytes=settings.deadletter_max_bytes)
+
+
+def _limits_differ(have: api.StreamConfig, want: api.StreamConfig) -> bool:
+    return (abs((have.max_age or 0) - (want.max_age or 0)) > 1e-3
+            or (have.max_bytes or -1) != (want.max_bytes or -1))
+
+
+async def ensure_stream(js: JetStreamContext, config: api.StreamConfig) -> None:
+    """Create the stream when missing. A service may not update a stream (only
+    the admin user may, as `engram up` does), so changed limits are reported."""
+    try:
+        info = await js.stream_info(config.name)
+    except NotFoundError:
+        await js.add_stream(config)
+        return
+    if _limits_differ(info.config, config):
+        log.warning("stream limits differ from the settings; the admin user applies them",
+                    extra={"fields": {"stream": config.name}})
+
+
+async def apply_streams(js: JetStreamContext, settings: NatsSettings) -> None:
+    """As the admin user: create the streams, or bring their limits to the settings."""
+    for config in (events_stream_config(settings), deadletter_stream_config(settings)):
+        try:
+            info = await js.stream_info(config.name)
+        except NotFoundError:
+            await js.add_stream(config)
+            continue
+        if _limits_differ(info.config, config):
+            current = info.config
+            current.max_age, current.max_bytes = config.max_age, config.max_bytes
+            await js.update_stream(current)
 
 
 async def publish_event(js: JetStreamContext, subject: str, payload: bytes, event_id: str,
@@ -172,12 +220,7 @@ async def dead_letter(link: NatsLink, spec: ConsumerSpec, msg: Msg, reason: str)
     its redelivery."""
     if spec.dead_letter_subject and link.js is not None:
         try:
-            try:
-                await link.js.stream_info(DEAD_LETTER_STREAM)
-            except NotFoundError:
-                await link.js.add_stream(name=DEAD_LETTER_STREAM,
-                                         subjects=["engram.deadletter.>"],
-                                         storage=api.StorageType.FILE)
+            await ensure_stream(link.js, deadletter_stream_config(link.settings))
             await link.js.publish(spec.dead_letter_subject, msg.data, timeout=3, headers={
                 "Engram-Original-Subject": msg.subject, "Engram-Reason": reason[:500]})
         except Exception as exc:  # the log line below still records it

@@ -43,6 +43,16 @@ class NatsSettings(BaseSettings):
     events_stream: str = "ENGRAM_EVENTS"
     events_subjects: str = "engram.events.>"
     events_duplicate_window_s: float = 120.0
+    # This service's NATS user (deploy/nats/engram.conf grants each user its
+    # own subjects); empty connects anonymously, which the stack's server refuses.
+    nats_user: str = ""
+    nats_password: SecretStr = SecretStr("")
+    # Stream limits: the oldest events go first once either is reached, so a
+    # dreamer stopped for longer than events_max_age_s misses what expired.
+    events_max_age_s: float = 7 * 24 * 3600.0
+    events_max_bytes: int = 1024 ** 3
+    deadletter_max_age_s: float = 30 * 24 * 3600.0
+    deadletter_max_bytes: int = 256 * 1024 ** 2
 
 
 class AuditSettings(BaseSettings):

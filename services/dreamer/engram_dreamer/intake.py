@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import uuid
 from datetime import UTC
+from enum import StrEnum
 
 import asyncpg
 from nats.aio.msg import Msg
@@ -21,6 +22,24 @@ from .backends import Backends
 log = logging.getLogger(__name__)
 
 
+class Publisher(StrEnum):
+    MEMORY = "memory"
+    CORTEX = "cortex"
+
+
+# Who may announce each payload. The NATS server lets each service publish
+# only under engram.events.<service>. (deploy/nats/engram.conf), so the
+# subject proves the publisher; a payload on another's subject is refused.
+PUBLISHER_OF = {"entry_stored": Publisher.MEMORY, "entries_forgotten": Publisher.MEMORY,
+                "fact_written": Publisher.CORTEX, "outcome_recorded": Publisher.CORTEX}
+
+
+def publisher_of(subject: str, events_subjects: str) -> str:
+    """The service token of `engram.events.<service>.<name>` ("" if none)."""
+    prefix = events_subjects.removesuffix(">")
+    return subject[len(prefix):].split(".", 1)[0] if subject.startswith(prefix) else ""
+
+
 def _ids(values: list[str]) -> list[uuid.UUID]:
     try:
         return [uuid.UUID(v) for v in values]
@@ -30,8 +49,10 @@ def _ids(values: list[str]) -> list[uuid.UUID]:
 
 class EventIntake:
     def __init__(self, pool: asyncpg.Pool, consumer: str,
-                 backends: Backends | None = None) -> None:
+                 backends: Backends | None = None,
+                 events_subjects: str = "engram.events.>") -> None:
         self.pool = pool
+        self.events_subjects = events_subjects
         self.backends = backends
         self.consumer = consumer
         self.connected = False
@@ -48,10 +69,15 @@ class EventIntake:
             raise PoisonMessage(f"undecodable event on {msg.subject}") from exc
         if not NAMESPACE_RE.match(envelope.namespace):
             raise PoisonMessage(f"event {event_id} has an invalid namespace")
+        kind = envelope.WhichOneof("payload") or ""
+        expected = PUBLISHER_OF.get(kind)
+        if expected and publisher_of(msg.subject, self.events_subjects) != expected:
+            raise PoisonMessage(f"event {event_id}: {kind} comes from {expected} only, "
+                                f"not on {msg.subject}")
         subject_id = {"entry_stored": envelope.entry_stored.entry_id,
                       "fact_written": envelope.fact_written.fact_id,
                       "outcome_recorded": envelope.outcome_recorded.outcome_id,
-                      }.get(envelope.WhichOneof("payload") or "", "")
+                      }.get(kind, "")
         occurred = envelope.occurred_at.ToDatetime(tzinfo=UTC) if envelope.HasField(
             "occurred_at") else None
         async with tenant_tx(self.pool, envelope.namespace) as conn:

@@ -54,7 +54,7 @@ async def amain(stop: asyncio.Event) -> None:
     backends = Backends(s)
 
     def build(pool: asyncpg.Pool, readiness: Readiness) -> tuple:
-        intake = EventIntake(pool, s.consumer_durable, backends)
+        intake = EventIntake(pool, s.consumer_durable, backends, s.events_subjects)
         passes = DreamPasses(pool, s, extractor, backends, Proposals(pool, backends))
 
         async def consumer_bound() -> bool:
