@@ -10,6 +10,8 @@ import uuid
 from pathlib import Path
 
 import httpx
+import pytest
+from mcp import MCPError
 
 from engram_cli.stack import Stack
 
@@ -75,9 +77,11 @@ async def test_request_rate_is_limited_per_principal(stack: Stack, agent_token: 
                                             "ENGRAM_RATE_BURST": "3"}, tmp_path) as gw:
         url = f"http://127.0.0.1:{gw['http']}/mcp"
         async with mcp_client(url, agent_token) as client:
-            for _ in range(3):
-                await call(client, "memory_recent", {})
-            err = await call_error(client, "memory_recent", {})
+            # initialize and its notification took two of the three
+            await call(client, "memory_recent", {})
+            with pytest.raises(MCPError) as refused:
+                await client.call_tool("memory_recent", {})
+        err = str(refused.value)
         assert "rate limit" in err and "1 requests per second (burst 3)" in err
 
 

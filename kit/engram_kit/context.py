@@ -18,6 +18,7 @@ MD_CLIENT_ID = "x-engram-client-id"
 MD_SESSION_ID = "x-engram-session-id"
 MD_ROLE = "x-engram-role"
 MD_REQUEST_ID = "x-request-id"
+MD_READ_ONLY = "x-engram-read-only"
 
 NAMESPACE_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,62}$")
 
@@ -32,6 +33,9 @@ class CallerContext:
     # Set by the gateway from the authenticated principal; services trust it
     # only because the internal token proves the call came through the gateway.
     role: str = ""
+    # The caller holds a read grant only on the namespace: services write
+    # nothing on its behalf (no registration, heartbeat or use marks).
+    read_only: bool = False
 
     def to_metadata(self, internal_token: str) -> tuple[tuple[str, str], ...]:
         pairs = [
@@ -42,6 +46,7 @@ class CallerContext:
             (MD_SESSION_ID, self.session_id),
             (MD_REQUEST_ID, self.request_id),
             (MD_ROLE, self.role),
+            (MD_READ_ONLY, "1" if self.read_only else ""),
         ]
         return tuple((k, v) for k, v in pairs if v)
 
@@ -55,6 +60,7 @@ class CallerContext:
             session_id=md.get(MD_SESSION_ID, ""),
             request_id=md.get(MD_REQUEST_ID, ""),
             role=md.get(MD_ROLE, ""),
+            read_only=md.get(MD_READ_ONLY, "") == "1",
         )
 
     def require_namespace(self) -> str:

@@ -1,6 +1,7 @@
 """What every board call shares: who the acting agent is, one tenant
-transaction that also registers/heartbeats that agent, and live hints
-published over NATS core subjects after the transaction commits."""
+transaction that also registers/heartbeats that agent (a listing registers
+nobody), and live hints published over NATS core subjects after the
+transaction commits."""
 
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ class Actor:
     principal: str
     agent_id: str
     role: str
+    read_only: bool = False  # a read grant: the board writes nothing for it
 
 
 def actor_of(ctx: CallerContext) -> Actor:
@@ -46,7 +48,7 @@ def actor_of(ctx: CallerContext) -> Actor:
         agent_id = ctx.principal
     else:
         agent_id = f"{ctx.principal}-{hashlib.sha256(session.encode()).hexdigest()[:8]}"
-    return Actor(namespace, ctx.principal, agent_id, ctx.role)
+    return Actor(namespace, ctx.principal, agent_id, ctx.role, ctx.read_only)
 
 
 def subject_token(value: str) -> str:
@@ -94,4 +96,16 @@ async def board_tx(pool: asyncpg.Pool, actor: Actor) -> AsyncIterator[asyncpg.Co
         if await repo.touch_agent(conn, actor.namespace, actor.agent_id, actor.principal):
             await repo.audit(conn, actor.namespace, actor.principal, actor.agent_id,
                              "agent.register", actor.agent_id)
+        yield conn
+
+
+@asynccontextmanager
+async def board_read_tx(pool: asyncpg.Pool,
+                        actor: Actor) -> AsyncIterator[asyncpg.Connection]:
+    """A tenant transaction for a listing: it registers nobody and audits
+    nothing; it moves the heartbeat of an agent already on the board, unless
+    the caller holds a read grant only (then it writes nothing at all)."""
+    async with tenant_tx(pool, actor.namespace) as conn:
+        if not actor.read_only:
+            await repo.heartbeat(conn, actor.agent_id)
         yield conn

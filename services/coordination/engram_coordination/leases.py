@@ -18,7 +18,7 @@ from engram_kit.db import duty_tx, tenant_tx
 from engram_kit.errors import Conflict, InvalidArgument, PermissionDenied, ResourceExhausted
 
 from . import repo, repo_leases
-from .board import Actor, HintPublisher, Hints, board_tx
+from .board import Actor, HintPublisher, Hints, board_read_tx, board_tx
 from .notices import send_notice
 from .settings import CoordinationSettings
 
@@ -192,7 +192,7 @@ class Leases:
         return LeaseOutcome(state, note=note)
 
     async def list(self, actor: Actor, prefix: str) -> list[LeaseState]:
-        async with board_tx(self._pool, actor) as conn:
+        async with board_read_tx(self._pool, actor) as conn:
             rows = await repo_leases.list_leases(conn, prefix)
         window = timedelta(seconds=self._s.lease_handoff_s)
         return [LeaseState(r, list(r["waiting"]),

@@ -22,7 +22,7 @@ from engram_kit.errors import (
 )
 
 from . import repo, repo_mail
-from .board import Actor, HintPublisher, Hints, board_tx
+from .board import Actor, HintPublisher, Hints, board_read_tx, board_tx
 from .notices import body_hash
 from .secret_screen import secret_kind
 from .settings import CoordinationSettings
@@ -174,7 +174,7 @@ class Mail:
             raise InvalidArgument(f"limit is 1-{s.receive_page_max}", field="limit")
         limit = limit or s.receive_page_max
         after = decode_cursor(cursor) if cursor else None
-        async with board_tx(self._pool, actor) as conn:
+        async with board_read_tx(self._pool, actor) as conn:
             rows = await repo_mail.pending(conn, actor.agent_id, after, limit)
             total = await repo_mail.pending_count(conn, actor.agent_id)
         next_cursor = (encode_cursor(rows[-1]["sent_at"], rows[-1]["id"])

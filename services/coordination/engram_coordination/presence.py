@@ -12,7 +12,7 @@ import asyncpg
 from engram_kit.errors import InvalidArgument
 
 from . import repo
-from .board import Actor, board_tx
+from .board import Actor, board_read_tx, board_tx
 from .settings import CoordinationSettings
 
 PARK_REASONS = ("done", "blocked", "needs_approval", "needs_info", "needs_resource",
@@ -48,7 +48,7 @@ class AgentView:
 @dataclass(frozen=True)
 class AgentList:
     agents: list[AgentView]
-    self_view: AgentView
+    self_view: AgentView | None  # None: the caller is not on the board
     older: int
     truncated: int
 
@@ -143,14 +143,14 @@ class Presence:
         limit = limit or s.list_default
         now = datetime.now(UTC)
         since = now - timedelta(seconds=s.active_window_s)
-        async with board_tx(self._pool, actor) as conn:
+        async with board_read_tx(self._pool, actor) as conn:
             rows = await repo.active_agents(conn, since, actor.agent_id, limit)
             active, older = await repo.count_agents(conn, since, actor.agent_id)
             me = await repo.get_agent(conn, actor.agent_id)
             held = await repo.held_leases(conn, [r["id"] for r in rows] + [actor.agent_id])
         views = [AgentView(r, held.get(r["id"], []), now) for r in rows]
-        return AgentList(views, AgentView(me, held.get(actor.agent_id, []), now), older,
-                         max(0, active - len(rows)))
+        me_view = AgentView(me, held.get(actor.agent_id, []), now) if me else None
+        return AgentList(views, me_view, older, max(0, active - len(rows)))
 
 
 def _children_of(row: asyncpg.Record | None) -> list[dict[str, Any]]:

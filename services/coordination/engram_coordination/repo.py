@@ -30,6 +30,11 @@ async def touch_agent(conn: asyncpg.Connection, namespace: str, agent_id: str,
     )
 
 
+async def heartbeat(conn: asyncpg.Connection, agent_id: str) -> None:
+    """Move the heartbeat of a registered agent; registers nobody."""
+    await conn.execute("UPDATE agents SET last_seen = now() WHERE id = $1", agent_id)
+
+
 async def get_agent(conn: asyncpg.Connection, agent_id: str) -> asyncpg.Record | None:
     return await conn.fetchrow("SELECT * FROM agents WHERE id = $1", agent_id)
 

@@ -106,11 +106,15 @@ class CoordinationServicer(rpc.CoordinationServiceServicer):
 
     async def ListAgents(self, request: pb.ListAgentsRequest,
                          context: Any) -> pb.ListAgentsResponse:
-        board = await self._presence.list(actor_of(current_caller()), request.limit)
+        actor = actor_of(current_caller())
+        board = await self._presence.list(actor, request.limit)
+        # A caller not yet on the board (a listing registers nobody) is
+        # shown by its id alone.
+        me = (agent_message(board.self_view, self._s, is_self=True) if board.self_view
+              else pb.Agent(id=actor.agent_id, principal=actor.principal, is_self=True))
         return pb.ListAgentsResponse(
             agents=[agent_message(v, self._s) for v in board.agents],
-            older_count=board.older, truncated_count=board.truncated,
-            self=agent_message(board.self_view, self._s, is_self=True),
+            older_count=board.older, truncated_count=board.truncated, self=me,
             active_window_seconds=self._s.active_window_s)
 
     async def ClaimLease(self, request: pb.ClaimLeaseRequest, context: Any) -> pb.LeaseReply:

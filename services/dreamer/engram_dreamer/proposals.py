@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import re
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
 
 import asyncpg
 
@@ -60,7 +63,19 @@ def fact_merge_link(pair: cortex_pb2.FactPair) -> Link:
                 kind="merge_fact", entity=pair.entity, value=pair.value)
 
 
-def summary(r: asyncpg.Record) -> str:
+# The status a reader sees: an open proposal past its expiry is expired,
+# whether or not a pass has marked it yet.
+_STATUS_SQL = ("(CASE WHEN status = 'open' AND expires_at < now() THEN 'expired' "
+               "ELSE status END)")
+
+
+def _as_listed(r: Mapping[str, Any]) -> Mapping[str, Any]:
+    if r["status"] == "open" and r["expires_at"] < datetime.now(UTC):
+        return {**dict(r), "status": "expired"}
+    return r
+
+
+def summary(r: Mapping[str, Any]) -> str:
     if r["kind"] == "merge_entity":
         return f"merge {r['src']} into {r['dst']}"
     if r["kind"] == "merge_fact":
@@ -97,7 +112,11 @@ class Proposals:
 
     async def record(self, conn: asyncpg.Connection, ns: str, run_id: uuid.UUID,
                      links: list[Link]) -> dict[str, int]:
-        """Proposals made, by kind (a signature seen before is not made again)."""
+        """Proposals made, by kind (a signature seen before is not made again).
+        Open proposals past their expiry are marked expired here, in the pass's
+        write path, not by a listing."""
+        await conn.execute("UPDATE proposals SET status = 'expired' "
+                           "WHERE status = 'open' AND expires_at < now()")
         made: dict[str, int] = {}
         for link in links:
             inserted = await conn.fetchval(
@@ -111,19 +130,20 @@ class Proposals:
                 made[link.kind] = made.get(link.kind, 0) + 1
         return made
 
-    async def listing(self, ns: str, status: str, kind: str = "") -> list[asyncpg.Record]:
+    async def listing(self, ns: str, status: str, kind: str = "") -> list[Mapping[str, Any]]:
         status = status or "open"
         if status not in ("open", "approved", "rejected", "expired"):
             raise InvalidArgument("status is open, approved, rejected or expired",
                                   field="status")
         if kind not in ("", *KINDS):
             raise InvalidArgument(f"kind is one of {', '.join(KINDS)}", field="kind")
+        # A read writes nothing: an open proposal past its expiry is listed
+        # as expired here and marked so by the next pass (record).
         async with tenant_tx(self._pool, ns) as conn:
-            await conn.execute("UPDATE proposals SET status = 'expired' "
-                               "WHERE status = 'open' AND expires_at < now()")
-            return await conn.fetch("SELECT * FROM proposals WHERE status = $1 "
-                                    "AND ($2 = '' OR kind = $2) "
-                                    "ORDER BY created_at LIMIT 200", status, kind)
+            rows = await conn.fetch(
+                f"SELECT * FROM proposals WHERE {_STATUS_SQL} = $1 AND ($2 = '' OR kind = $2) "
+                "ORDER BY created_at LIMIT 200", status, kind)
+        return [_as_listed(r) for r in rows]
 
     async def decide(self, ctx: CallerContext, proposal_id: str, decision: str,
                      reasoning: str) -> asyncpg.Record:
@@ -144,8 +164,8 @@ class Proposals:
             row = await conn.fetchrow("SELECT * FROM proposals WHERE id = $1 FOR UPDATE", pid)
             if row is None:
                 raise NotFound(f"no proposal {pid}")
-            if row["status"] != "open":
-                raise Conflict(f"proposal {pid} is already {row['status']}")
+            if _as_listed(row)["status"] != "open":
+                raise Conflict(f"proposal {pid} is already {_as_listed(row)['status']}")
             if decision == "approve" and row["kind"] == "merge_entity":
                 await self._backends.merge_entities(ctx, row["src"], row["dst"], reasoning)
             elif decision == "approve" and row["kind"] == "merge_fact":

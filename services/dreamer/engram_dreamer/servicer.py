@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Mapping
 from typing import Any
 
 import asyncpg
@@ -35,7 +36,7 @@ def run_message(r: asyncpg.Record) -> dreamer_pb2.DreamRun:
         archived=int(counts.get("archived", 0)))
 
 
-def proposal_message(r: asyncpg.Record) -> dreamer_pb2.Proposal:
+def proposal_message(r: Mapping[str, Any]) -> dreamer_pb2.Proposal:
     return dreamer_pb2.Proposal(
         id=str(r["id"]), kind=r["kind"], status=r["status"],
         summary=summary(r), src=r["src"],

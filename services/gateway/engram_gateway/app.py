@@ -19,6 +19,7 @@ from engram_kit.health import engram_version
 from . import limits
 from .auth import PrincipalTokenVerifier
 from .clients import Backends
+from .mcp_guard import guard_mcp
 from .principals import PrincipalStore
 from .rest_board import build_board_router
 from .rest_memory import build_memory_router
@@ -124,5 +125,5 @@ def build_app(settings: GatewaySettings) -> FastAPI:
     app.state.principals = store
     app.include_router(build_board_router(backends))
     app.include_router(build_memory_router(backends))
-    app.mount("/", mcp_app)
+    app.mount("/", guard_mcp(mcp_app, mcp, store, settings.max_sessions_per_principal))
     return app

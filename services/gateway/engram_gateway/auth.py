@@ -12,7 +12,6 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from engram_kit.context import NAMESPACE_RE, CallerContext
 
-from . import limits
 from .principals import PrincipalStore
 
 
@@ -51,10 +50,8 @@ def caller_for(namespace: str | None, session_id: str = "",
     if token is None:  # the transport rejects unauthenticated calls first
         raise ToolError("not authenticated")
     claims = token.claims or {}
-    try:
-        limits.LIMITER.take(token.client_id)
-    except limits.RateLimited as exc:
-        raise ToolError(str(exc)) from None
+    # The request rate is taken per HTTP request to /mcp (mcp_guard), so
+    # initialize and every other JSON-RPC message count, a tool call once.
     try:
         return caller_context(token.client_id, (token.scopes or [""])[0],
                               list(claims.get("namespaces", [])), namespace, session_id,
@@ -102,5 +99,5 @@ def caller_context(principal: str, role: str, allowed: list[str], namespace: str
     return CallerContext(
         principal=principal, namespace=chosen, client_id=principal,
         session_id=session_id or f"principal:{principal}",
-        request_id=uuid.uuid4().hex[:16], role=role,
+        request_id=uuid.uuid4().hex[:16], role=role, read_only=chosen not in allowed,
     )

@@ -1,7 +1,8 @@
 """Per-principal request rates: a token bucket per principal, in memory.
 
-Every MCP tool call and REST request takes one token; an empty bucket is a
-clear error with the limit in it and the wait until the next token."""
+Every POST to /mcp (each JSON-RPC message) and every REST request takes one
+token; an empty bucket is a clear error with the limit in it and the wait
+until the next token."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ from dataclasses import dataclass
 
 
 class RateLimited(Exception):
-    pass
+    def __init__(self, message: str, retry_after_s: float) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
 
 
 @dataclass
@@ -39,7 +42,8 @@ class RateLimiter:
                 wait_ms = int((1.0 - b.tokens) / self.per_second * 1000) + 1
                 raise RateLimited(
                     f"rate limit: principal {principal!r} may make {self.per_second:g} "
-                    f"requests per second (burst {self.burst}); retry in {wait_ms} ms")
+                    f"requests per second (burst {self.burst}); retry in {wait_ms} ms",
+                    wait_ms / 1000)
             b.tokens -= 1.0
 
 

@@ -31,6 +31,8 @@ class GatewaySettings(BaseSettings):
     # Per-principal request rate (token bucket); 0 disables.
     rate_per_s: float = 300.0
     rate_burst: int = 600
+    # Open MCP sessions one principal may hold at a time; 0 disables.
+    max_sessions_per_principal: int = 32
     # minimal | core | full: the tools a principal sees until it calls toolset.
     default_toolset: str = "full"
 

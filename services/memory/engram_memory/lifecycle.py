@@ -100,14 +100,14 @@ class Lifecycle:
     async def get(self, ctx: CallerContext, entry_id: uuid.UUID,
                   peek: bool = False) -> EntryDetail:
         """An agent reading an entry is a use (it keeps it from decay); a
-        background reader peeks."""
+        background reader peeks, and a read-only grant marks nothing."""
         async with tenant_tx(self.pool, ctx.require_namespace()) as conn:
             row = await repo.get_entry(conn, entry_id)
             if row is None:
                 await self._explain_missing(conn, entry_id)
             detail = EntryDetail(row, await repo.versions(conn, entry_id),
                                  await repo.links_of(conn, entry_id))
-        if self.uses is not None and not peek:
+        if self.uses is not None and not peek and not ctx.read_only:
             self.uses.mark(ctx.namespace, [entry_id])
         return detail
 

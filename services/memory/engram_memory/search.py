@@ -135,7 +135,7 @@ class Searcher:
             trace = await self._trace(conn, query, data, ranked[top_k:], len(dense),
                                       len(lexical)) if data.explain else None
         hits = self._hits(served, rows, contested, dense, lexical, data.as_of)
-        if self.uses is not None:
+        if self.uses is not None and not ctx.read_only:  # a read grant writes nothing
             self.uses.mark(namespace, [h.entry["id"] for h in hits
                                        if h.entry["status"] == "live"])
         result = SearchResult(hits, "hybrid" if vector is not None else "lexical", trace=trace)
