@@ -23,6 +23,7 @@ from .principals import PrincipalStore
 from .rest_board import build_board_router
 from .rest_memory import build_memory_router
 from .settings import GatewaySettings
+from .strict_args import forbid_unknown_arguments
 from .tools import register_memory_tools
 from .tools_board import register_board_tools
 from .tools_documents import register_document_tools
@@ -64,6 +65,7 @@ def build_mcp(settings: GatewaySettings, store: PrincipalStore, backends: Backen
     register_knowledge_tools(mcp, backends)
     register_dream_tools(mcp, backends)
     register_toolset_tool(mcp, toolsets)
+    forbid_unknown_arguments(mcp)
     return mcp
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from engram.v1 import memory_pb2 as pb
 from engram_kit.timestamps import to_timestamp
@@ -23,9 +23,10 @@ from .shaping import (
     search_reply,
     store_reply,
 )
+from .strict_args import StrictBody
 
 
-class StoreBody(BaseModel):
+class StoreBody(StrictBody):
     text: str
     source: str = ""
     tags: list[str] = Field(default_factory=list)
@@ -35,16 +36,16 @@ class StoreBody(BaseModel):
     supersedes: str = ""
 
 
-class SupersedeBody(BaseModel):
+class SupersedeBody(StrictBody):
     new_text: str
     reason: str = ""
 
 
-class ForgetBody(BaseModel):
+class ForgetBody(StrictBody):
     reason: str
 
 
-class RescueBody(BaseModel):
+class RescueBody(StrictBody):
     reason: str = ""
 
 
