@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from pydantic import SecretStr
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings
 
 from engram_kit.settings import ENGRAM_ENV
@@ -31,6 +31,8 @@ class GatewaySettings(BaseSettings):
     # Per-principal request rate (token bucket); 0 disables.
     rate_per_s: float = 300.0
     rate_burst: int = 600
+    # Largest HTTP request body on any route (/mcp and /v1); over it: 413.
+    max_body_bytes: int = Field(4 * 1024 * 1024, gt=0)
     # minimal | core | full: the tools a principal sees until it calls toolset.
     default_toolset: str = "full"
 
