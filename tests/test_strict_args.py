@@ -132,3 +132,27 @@ async def test_every_rest_body_refuses_unknown_fields(stack: Stack, admin_dsn: s
             assert_refusal(reply.text, path, list(schema["properties"]))
             assert schema.get("additionalProperties") is False, path
     assert await namespaced_rows(admin_dsn, ns) == before
+
+
+async def test_every_rest_query_refuses_unknown_parameters(stack: Stack, admin_dsn: str):
+    ns = f"strictq-{uuid.uuid4().hex[:6]}"
+    token = stack.principals.create(f"p-{ns}", "operator", [ns])
+    auth = {"Authorization": f"Bearer {token}", "X-Engram-Namespace": ns}
+    base = stack.mcp_url.removesuffix("/mcp")
+    async with httpx.AsyncClient(timeout=30) as http:
+        openapi = (await http.get(f"{base}/v1/openapi.json")).json()
+        routes = [(path, op) for path, item in openapi["paths"].items()
+                  for method, op in item.items() if method == "get" and path.startswith("/v1/")]
+        assert len(routes) >= 6
+        for path, op in routes:
+            query = {p["name"]: "x" for p in op.get("parameters", [])
+                     if p["in"] == "query" and p.get("required")}
+            url = base + path.replace("{entry_id}", str(uuid.uuid4()))
+            reply = await http.get(url, params={**query, "tag": "infra"}, headers=auth)
+            assert reply.status_code == 422, f"{path}: {reply.status_code} {reply.text}"
+            accepted = [p["name"] for p in op.get("parameters", []) if p["in"] == "query"]
+            assert "'tag'" in reply.text and all(a in reply.text for a in accepted), reply.text
+        # A declared parameter still works.
+        ok = await http.get(f"{base}/v1/memories/search", params={"query": "x", "tags": "a"},
+                            headers=auth)
+    assert ok.status_code == 200, ok.text

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Depends, Query
 from pydantic import Field
 
 from engram.v1 import coordination_pb2 as pb
@@ -24,7 +24,7 @@ from .shaping_board import (
     lease_reply,
     send_reply,
 )
-from .strict_args import StrictBody
+from .strict_args import StrictBody, known_query_only
 
 
 class AgentUpdateBody(StrictBody):
@@ -59,7 +59,8 @@ class IdsBody(StrictBody):
 
 
 def build_board_router(backends: Backends) -> APIRouter:
-    router = APIRouter(prefix="/v1/board", tags=["board"])
+    router = APIRouter(prefix="/v1/board", tags=["board"],
+                       dependencies=[Depends(known_query_only)])
 
     async def call(method: str, caller: CallerContext, request: Any,
                    shape: Callable[[Any], dict[str, Any]]) -> Any:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Depends, Query
 from pydantic import Field
 
 from engram.v1 import memory_pb2 as pb
@@ -23,7 +23,7 @@ from .shaping import (
     search_reply,
     store_reply,
 )
-from .strict_args import StrictBody
+from .strict_args import StrictBody, known_query_only
 
 
 class StoreBody(StrictBody):
@@ -50,7 +50,8 @@ class RescueBody(StrictBody):
 
 
 def build_memory_router(backends: Backends) -> APIRouter:
-    router = APIRouter(prefix="/v1/memories", tags=["memories"])
+    router = APIRouter(prefix="/v1/memories", tags=["memories"],
+                       dependencies=[Depends(known_query_only)])
 
     @router.post("")
     async def store(body: StoreBody, caller: Caller) -> Any:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from fastapi import Request
+from fastapi.exceptions import RequestValidationError
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
 from pydantic import BaseModel, ConfigDict, model_validator
@@ -29,16 +31,19 @@ def refuse_unknown(model: type[BaseModel], what: str, data: Any) -> Any:
         return data
     accepted = accepted_names(model)
     unknown = [str(k) for k in data if k not in accepted]
-    if not unknown:
-        return data
+    if unknown:
+        raise PydanticCustomError("unknown_argument", "{message}",
+                                  {"message": unknown_message(unknown, accepted, what)})
+    return data
+
+
+def unknown_message(unknown: list[str], accepted: list[str], what: str) -> str:
     shown = ", ".join(repr(k[:_ECHO_CHARS]) for k in unknown[:_ECHO_NAMES])
     if len(unknown) > _ECHO_NAMES:
         shown += f" and {len(unknown) - _ECHO_NAMES} more"
-    raise PydanticCustomError(
-        "unknown_argument",
-        "unknown {noun} {unknown} (misspelt?); {what} accepts: {accepted}",
-        {"noun": "argument" if len(unknown) == 1 else "arguments", "unknown": shown,
-         "what": what, "accepted": ", ".join(accepted) or "no arguments"})
+    noun = "argument" if len(unknown) == 1 else "arguments"
+    return (f"unknown {noun} {shown} (misspelt?); {what} accepts: "
+            f"{', '.join(accepted) or 'no arguments'}")
 
 
 class StrictBody(BaseModel):
@@ -50,6 +55,21 @@ class StrictBody(BaseModel):
     @classmethod
     def _known_fields_only(cls, data: Any) -> Any:
         return refuse_unknown(cls, "this body", data)
+
+
+async def known_query_only(request: Request) -> None:
+    """REST route dependency: a query parameter the route does not declare
+    (`?tag=` for `?tags=`) is a 422, not an unfiltered answer. The accepted
+    names are the route's published OpenAPI parameters."""
+    route = request.scope.get("route")
+    path = request.app.openapi()["paths"].get(getattr(route, "path_format", ""), {})
+    accepted = [p["name"] for p in path.get(request.method.lower(), {}).get("parameters", [])
+                if p["in"] == "query"]
+    unknown = [k for k in request.query_params if k not in accepted]
+    if unknown:
+        raise RequestValidationError([{
+            "type": "unknown_argument", "loc": ("query", unknown[0]), "input": None,
+            "msg": unknown_message(unknown, accepted, "this route's query")}])
 
 
 def _strict_arguments(model: type[ArgModelBase], tool: str) -> type[ArgModelBase]:
