@@ -109,8 +109,9 @@ async def test_document_bad_input(stack: Stack, agent_token: str):
     assert "source must not be empty" in nosource
 
 
-def tiny_pdf(pages: list[str]) -> bytes:
-    """A minimal valid PDF: one line of Helvetica text per page."""
+def tiny_pdf(pages: list[str], padding: int = 0) -> bytes:
+    """A minimal valid PDF: one line of Helvetica text per page; `padding`
+    bytes of comment make it as large as a test needs."""
     objects = ["<< /Type /Catalog /Pages 2 0 R >>", ""]
     kids = []
     font = 3 + 2 * len(pages)
@@ -123,7 +124,8 @@ def tiny_pdf(pages: list[str]) -> bytes:
         objects.append(f"<< /Length {len(body)} >>\nstream\n{body}\nendstream")
     objects[1] = f"<< /Type /Pages /Kids [{' '.join(kids)}] /Count {len(pages)} >>"
     objects.append("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
-    out, offsets = bytearray(b"%PDF-1.4\n"), []
+    comment = b"%" + b"p" * padding + b"\n" if padding else b""
+    out, offsets = bytearray(b"%PDF-1.4\n" + comment), []
     for n, obj in enumerate(objects, start=1):
         offsets.append(len(out))
         out += f"{n} 0 obj\n{obj}\nendobj\n".encode()
@@ -133,6 +135,21 @@ def tiny_pdf(pages: list[str]) -> bytes:
     out += (f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\n"
             f"startxref\n{xref}\n%%EOF\n").encode()
     return bytes(out)
+
+
+async def test_a_large_pdf_reaches_memory_whole(stack: Stack, agent_token: str,
+                                                admin_dsn: str):
+    """Past gRPC's default 4 MiB message: a PDF within the documented 16 MB
+    travels base64-encoded through the gateway and whole to memory."""
+    pdf = tiny_pdf(["The large manual says the relief valve opens at 9 bar"],
+                   padding=15_000_000)
+    async with mcp_client(stack.mcp_url, agent_token) as client:
+        doc = await call(client, "document_ingest", {
+            "content": base64.b64encode(pdf).decode(), "format": "pdf",
+            "source": "manuals/large.pdf"})
+    stored = await admin_fetchval(admin_dsn, "SELECT length(original) FROM memory.documents"
+                                  " WHERE id = $1::uuid", doc["id"])
+    assert doc["chunks"] >= 1 and stored == len(pdf)
 
 
 async def test_pdf_ingest_keeps_the_file_and_indexes_its_text(stack: Stack, agent_token: str,

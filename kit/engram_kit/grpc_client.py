@@ -17,6 +17,10 @@ from .errors import from_rpc_error
 
 T = TypeVar("T")
 
+# The largest message between services (a 16 MB PDF travels whole to memory);
+# servers take the same size, gRPC's own default is 4 MiB.
+MAX_MESSAGE_BYTES = 32 * 1024 * 1024
+
 _CHANNEL_OPTIONS = [
     ("grpc.keepalive_time_ms", 30_000),
     # A peer that was down is retried within half a second once it is back,
@@ -24,8 +28,8 @@ _CHANNEL_OPTIONS = [
     ("grpc.initial_reconnect_backoff_ms", 100),
     ("grpc.min_reconnect_backoff_ms", 100),
     ("grpc.max_reconnect_backoff_ms", 500),
-    ("grpc.max_receive_message_length", 32 * 1024 * 1024),
-    ("grpc.max_send_message_length", 32 * 1024 * 1024),
+    ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+    ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
 ]
 
 

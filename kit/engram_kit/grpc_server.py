@@ -19,6 +19,7 @@ from grpc_health.v1.health import aio as health_aio
 
 from .context import MD_INTERNAL_TOKEN, CallerContext, caller_var, deadline_var
 from .errors import DomainError, InvalidArgument, NotImplementedYet
+from .grpc_client import MAX_MESSAGE_BYTES
 from .health import Readiness
 from .logging import request_id_var
 from .metrics import READY, RPC_LATENCY, RPC_REQUESTS
@@ -166,7 +167,10 @@ async def serve(
     token = settings.internal_token.get_secret_value()
     if not token:
         raise SystemExit("ENGRAM_INTERNAL_TOKEN is empty: refusing to serve unauthenticated gRPC")
-    server = grpc.aio.server(interceptors=[ServiceInterceptor(settings.service_name, token)])
+    server = grpc.aio.server(
+        interceptors=[ServiceInterceptor(settings.service_name, token)],
+        options=[("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+                 ("grpc.max_send_message_length", MAX_MESSAGE_BYTES)])
     register(server)
     health = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)

@@ -19,11 +19,13 @@ from engram_kit.health import engram_version
 from . import limits
 from .auth import PrincipalTokenVerifier
 from .clients import Backends
+from .http_guard import HttpGuard
 from .mcp_guard import guard_mcp
 from .principals import PrincipalStore
 from .rest_board import build_board_router
 from .rest_memory import build_memory_router
 from .settings import GatewaySettings
+from .strict_args import forbid_unknown_arguments
 from .tools import register_memory_tools
 from .tools_board import register_board_tools
 from .tools_documents import register_document_tools
@@ -65,6 +67,7 @@ def build_mcp(settings: GatewaySettings, store: PrincipalStore, backends: Backen
     register_knowledge_tools(mcp, backends)
     register_dream_tools(mcp, backends)
     register_toolset_tool(mcp, toolsets)
+    forbid_unknown_arguments(mcp)
     return mcp
 
 
@@ -83,9 +86,10 @@ def build_app(settings: GatewaySettings) -> FastAPI:
     limits.configure(limits.RateLimiter(settings.rate_per_s, settings.rate_burst))
     backends = Backends(settings)
     mcp = build_mcp(settings, store, backends)
+    security = _transport_security(settings)
     mcp_app = mcp.streamable_http_app(
-        streamable_http_path="/mcp", json_response=True,
-        transport_security=_transport_security(settings), host=settings.http_host,
+        streamable_http_path="/mcp", json_response=True, transport_security=security,
+        host=settings.http_host, max_request_body_size=settings.max_body_bytes,
     )
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -115,6 +119,8 @@ def build_app(settings: GatewaySettings) -> FastAPI:
     async def metrics() -> Response:
         return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
 
+    # Inside CORS, so that its refusals still carry the CORS headers.
+    app.add_middleware(HttpGuard, security=security, max_body_bytes=settings.max_body_bytes)
     if settings.cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=list(settings.cors_origins),
                            allow_methods=["GET", "POST", "DELETE"],

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
-from pydantic import BaseModel, Field
+from fastapi import APIRouter, Depends, Query
+from pydantic import Field
 
 from engram.v1 import coordination_pb2 as pb
 from engram_kit.context import CallerContext
@@ -24,9 +24,10 @@ from .shaping_board import (
     lease_reply,
     send_reply,
 )
+from .strict_args import StrictBody, known_query_only
 
 
-class AgentUpdateBody(BaseModel):
+class AgentUpdateBody(StrictBody):
     project: str | None = None
     task: str | None = None
     status: str | None = None
@@ -34,7 +35,7 @@ class AgentUpdateBody(BaseModel):
     children: list[str] | None = None
 
 
-class ParkBody(BaseModel):
+class ParkBody(StrictBody):
     reason: str
     needs: str = ""
     clear_by: str = ""
@@ -42,23 +43,24 @@ class ParkBody(BaseModel):
     expires_in_seconds: int = Field(0, ge=0, le=2**31)
 
 
-class ClaimBody(BaseModel):
+class ClaimBody(StrictBody):
     ttl_seconds: int = Field(0, ge=0, le=86400)
     queue: bool = True
 
 
-class SendBody(BaseModel):
+class SendBody(StrictBody):
     to: str
     text: str
     request_id: str = ""
 
 
-class IdsBody(BaseModel):
+class IdsBody(StrictBody):
     ids: list[str]
 
 
 def build_board_router(backends: Backends) -> APIRouter:
-    router = APIRouter(prefix="/v1/board", tags=["board"])
+    router = APIRouter(prefix="/v1/board", tags=["board"],
+                       dependencies=[Depends(known_query_only)])
 
     async def call(method: str, caller: CallerContext, request: Any,
                    shape: Callable[[Any], dict[str, Any]]) -> Any:

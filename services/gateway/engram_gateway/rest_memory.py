@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
-from pydantic import BaseModel, Field
+from fastapi import APIRouter, Depends, Query
+from pydantic import Field
 
 from engram.v1 import memory_pb2 as pb
 from engram_kit.timestamps import to_timestamp
@@ -23,9 +23,10 @@ from .shaping import (
     search_reply,
     store_reply,
 )
+from .strict_args import StrictBody, known_query_only
 
 
-class StoreBody(BaseModel):
+class StoreBody(StrictBody):
     text: str
     source: str = ""
     tags: list[str] = Field(default_factory=list)
@@ -35,21 +36,22 @@ class StoreBody(BaseModel):
     supersedes: str = ""
 
 
-class SupersedeBody(BaseModel):
+class SupersedeBody(StrictBody):
     new_text: str
     reason: str = ""
 
 
-class ForgetBody(BaseModel):
+class ForgetBody(StrictBody):
     reason: str
 
 
-class RescueBody(BaseModel):
+class RescueBody(StrictBody):
     reason: str = ""
 
 
 def build_memory_router(backends: Backends) -> APIRouter:
-    router = APIRouter(prefix="/v1/memories", tags=["memories"])
+    router = APIRouter(prefix="/v1/memories", tags=["memories"],
+                       dependencies=[Depends(known_query_only)])
 
     @router.post("")
     async def store(body: StoreBody, caller: Caller) -> Any:

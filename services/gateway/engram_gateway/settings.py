@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from pydantic import SecretStr
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings
 
 from engram_kit.settings import ENGRAM_ENV
@@ -33,6 +33,9 @@ class GatewaySettings(BaseSettings):
     rate_burst: int = 600
     # Open MCP sessions one principal may hold at a time; 0 disables.
     max_sessions_per_principal: int = 32
+    # Largest HTTP request body on any route (/mcp and /v1); over it: 413.
+    # Sized so the largest PDF document_ingest takes (16 MB) fits base64-encoded.
+    max_body_bytes: int = Field(24 * 1024 * 1024, gt=0)
     # minimal | core | full: the tools a principal sees until it calls toolset.
     default_toolset: str = "full"
 
