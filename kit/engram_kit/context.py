@@ -20,7 +20,7 @@ MD_ROLE = "x-engram-role"
 MD_REQUEST_ID = "x-request-id"
 MD_READ_ONLY = "x-engram-read-only"
 
-NAMESPACE_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,62}$")
+NAMESPACE_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,62}\Z")
 
 
 @dataclass(frozen=True)

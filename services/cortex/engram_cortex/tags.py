@@ -16,7 +16,7 @@ from engram_kit.errors import Conflict, InvalidArgument, NotFound
 
 from . import repo
 
-TAG_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*(?:\.[a-z0-9][a-z0-9_-]*)*$")
+TAG_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*(?:\.[a-z0-9][a-z0-9_-]*)*\Z")
 MAX_TAGS = 20
 
 

@@ -36,7 +36,7 @@ BASE = (
     Relation("documented_in", "documents"),
     Relation("related_to", "related_to", symmetric=True),
 )
-NAME_RE = re.compile(r"^[a-z][a-z0-9_]{1,39}$")
+NAME_RE = re.compile(r"^[a-z][a-z0-9_]{1,39}\Z")
 
 
 class Vocabulary:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 ROLES = ("agent", "reviewer", "operator")
 TOKEN_PREFIX = "eg_"
-NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,62}$")
+NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,62}\Z")
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from engram_kit.errors import InvalidArgument
 
 from .settings import MemorySettings
 
-TAG_RE = re.compile(r"^[a-z0-9][a-z0-9_.:/-]*$")
+TAG_RE = re.compile(r"^[a-z0-9][a-z0-9_.:/-]*\Z")
 ORIGINS = ("user", "agent", "assistant", "action", "import")
 
 
