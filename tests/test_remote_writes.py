@@ -1,0 +1,155 @@
+"""A write that crosses two services converges after a partial failure: the
+callee committed but its reply was lost (the connection cut right after it),
+or it was killed mid-call. The caller's mark is finalised exactly once and
+the callee's effect happens once."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from pathlib import Path
+
+from engram.v1 import cortex_pb2, cortex_pb2_grpc, dreamer_pb2, dreamer_pb2_grpc
+from engram_cli.stack import Stack
+from engram_kit.context import CallerContext
+from engram_kit.errors import Conflict, DomainError
+from engram_kit.grpc_client import Caller, open_channel
+
+from .helpers import admin_fetchval, call, mcp_client
+from .procs import free_port, service_process
+
+HEADERS = 0x1
+
+
+class ReplyCutter:
+    """A TCP proxy in front of a gRPC server. Armed, it forwards the request
+    and cuts the connection when the reply's HEADERS frame comes back, i.e.
+    after the server's handler finished (and committed)."""
+
+    def __init__(self, upstream_port: int) -> None:
+        self.upstream_port = upstream_port
+        self.port = free_port()
+        self.armed = False
+        self.cuts = 0
+        self._server: asyncio.AbstractServer | None = None
+
+    async def start(self) -> None:
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", self.port)
+
+    async def close(self) -> None:
+        if self._server is not None:
+            self._server.close()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            up_r, up_w = await asyncio.open_connection("127.0.0.1", self.upstream_port)
+        except OSError:
+            writer.close()
+            return
+        await asyncio.gather(self._pipe(reader, up_w), self._replies(up_r, writer),
+                             return_exceptions=True)
+        for w in (writer, up_w):
+            w.close()
+
+    @staticmethod
+    async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while data := await reader.read(65536):
+            writer.write(data)
+            await writer.drain()
+        writer.close()
+
+    async def _replies(self, reader: asyncio.StreamReader,
+                       writer: asyncio.StreamWriter) -> None:
+        """Server to client, frame by frame (after the 0-byte preface-free
+        server side: HTTP/2 frames only)."""
+        while True:
+            header = await reader.readexactly(9)
+            body = await reader.readexactly(int.from_bytes(header[:3], "big"))
+            if self.armed and header[3] == HEADERS:
+                self.armed = False
+                self.cuts += 1
+                writer.transport.abort()
+                raise ConnectionError("reply cut")
+            writer.write(header + body)
+            await writer.drain()
+
+
+async def _merge_fact_proposal(admin_dsn: str, ns: str, entity: str) -> uuid.UUID:
+    pid = uuid.uuid4()
+    await admin_fetchval(
+        admin_dsn, """INSERT INTO dreamer.proposals (namespace, id, signature, kind, src,
+               relation, dst, evidence_quote, run_id, entity, value)
+           VALUES ($1, $2, $3, 'merge_fact', 'db', 'same_value', 'database', 'q', $4, $5,
+                   'postgres') RETURNING id""",
+        ns, pid, f"merge_fact|{entity}|db|database", uuid.uuid4(), entity)
+    return pid
+
+
+async def test_a_lost_reply_from_cortex_converges_once(stack: Stack, admin_dsn: str,
+                                                       tmp_path: Path):
+    ns = f"rw-{uuid.uuid4().hex[:6]}"
+    token = stack.principals.create(f"p-{ns}", "agent", [ns])
+    entity = "billing-api"
+    async with mcp_client(stack.mcp_url, token) as client:
+        for attribute in ("db", "database"):
+            await call(client, "fact_set", {"entity": entity, "attribute": attribute,
+                                            "value": "postgres"})
+    pid = await _merge_fact_proposal(admin_dsn, ns, entity)
+    cortex_port = int(stack.topology.services["cortex"].env["ENGRAM_GRPC_PORT"])
+    cutter = ReplyCutter(cortex_port)
+    await cutter.start()
+    caller = Caller(stack.secrets["ENGRAM_INTERNAL_TOKEN"], default_timeout_s=60)
+    reviewer = CallerContext(principal=f"rv-{ns}", namespace=ns, role="reviewer")
+    request = dreamer_pb2.DecideProposalRequest(proposal_id=str(pid), decision="approve",
+                                                reasoning="one database")
+    try:
+        with service_process(stack, "dreamer", {
+                "ENGRAM_CORTEX_ADDR": f"127.0.0.1:{cutter.port}",
+                "ENGRAM_CONSUMER_DURABLE": f"dreamer-{ns}", "ENGRAM_TRIGGER_BACKLOG": "0",
+                "ENGRAM_TRIGGER_IDLE_S": "0", "ENGRAM_TRIGGER_SCHEDULE_S": "0"},
+                tmp_path) as proc:
+            stub = dreamer_pb2_grpc.DreamerServiceStub(open_channel(f"127.0.0.1:{proc['grpc']}"))
+            cutter.armed = True
+            try:
+                await caller.call(stub.DecideProposal, request, reviewer)
+                first_failed = False
+            except DomainError:
+                first_failed = True
+            assert cutter.cuts == 1 and first_failed, "the reply was lost after cortex wrote"
+            # cortex retracted the duplicate; the reviewer retries the same decision
+            decided = (await caller.call(stub.DecideProposal, request, reviewer)).proposal
+    finally:
+        await cutter.close()
+    assert decided.status == "approved"
+    status = await admin_fetchval(admin_dsn, "SELECT status FROM dreamer.proposals "
+                                  "WHERE id = $1", pid)
+    retracted = await admin_fetchval(
+        admin_dsn, "SELECT count(*) FROM cortex.audit WHERE namespace = $1 "
+        "AND action = 'fact.retract'", ns)
+    live = await admin_fetchval(
+        admin_dsn, "SELECT array_agg(attribute ORDER BY attribute) FROM cortex.facts "
+        "WHERE namespace = $1 AND verdict = 'active'", ns)
+    assert (status, retracted, live) == ("approved", 1, ["database"])
+
+
+async def test_a_keyed_cortex_write_repeated_takes_effect_once(stack: Stack, admin_dsn: str):
+    ns = f"rw-{uuid.uuid4().hex[:6]}"
+    port = int(stack.topology.services["cortex"].env["ENGRAM_GRPC_PORT"])
+    stub = cortex_pb2_grpc.CortexServiceStub(open_channel(f"127.0.0.1:{port}"))
+    caller = Caller(stack.secrets["ENGRAM_INTERNAL_TOKEN"], default_timeout_s=60)
+    ctx = CallerContext(principal=f"p-{ns}", namespace=ns, idempotency_key="write-1")
+    request = cortex_pb2.SetFactRequest(entity="search-api", attribute="port", value="8080")
+    first = await caller.call(stub.SetFact, request, ctx)
+    again = await caller.call(stub.SetFact, request, ctx)
+    assert (again.action, again.fact.id) == (first.action, first.fact.id) == (
+        "insert", first.fact.id)
+    actions = await admin_fetchval(
+        admin_dsn, "SELECT array_agg(action ORDER BY id) FROM cortex.audit "
+        "WHERE namespace = $1", ns)
+    assert actions == ["fact.insert"], "a repeat neither wrote nor confirmed again"
+    other = cortex_pb2.SetFactRequest(entity="search-api", attribute="port", value="9090")
+    try:
+        await caller.call(stub.SetFact, other, ctx)
+        raise AssertionError("a key reused for another request was accepted")
+    except Conflict as exc:
+        assert "idempotency key 'write-1' was used for a different request" in exc.message
