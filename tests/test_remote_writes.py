@@ -12,7 +12,7 @@ from pathlib import Path
 from engram.v1 import cortex_pb2, cortex_pb2_grpc, dreamer_pb2, dreamer_pb2_grpc
 from engram_cli.stack import Stack
 from engram_kit.context import CallerContext
-from engram_kit.errors import Conflict, DomainError
+from engram_kit.errors import Conflict, DeadlineExceeded, DomainError, Unavailable
 from engram_kit.grpc_client import Caller, open_channel
 
 from .helpers import admin_fetchval, call, mcp_client
@@ -32,6 +32,13 @@ class ReplyCutter:
         self.armed = False
         self.cuts = 0
         self._server: asyncio.AbstractServer | None = None
+        self._open: set[asyncio.StreamWriter] = set()
+
+    def reroute(self, upstream_port: int) -> None:
+        """New connections go to `upstream_port`; the open ones are cut."""
+        self.upstream_port = upstream_port
+        for writer in self._open:
+            writer.transport.abort()
 
     async def start(self) -> None:
         self._server = await asyncio.start_server(self._serve, "127.0.0.1", self.port)
@@ -46,8 +53,10 @@ class ReplyCutter:
         except OSError:
             writer.close()
             return
+        self._open.add(writer)
         await asyncio.gather(self._pipe(reader, up_w), self._replies(up_r, writer),
                              return_exceptions=True)
+        self._open.discard(writer)
         for w in (writer, up_w):
             w.close()
 
@@ -85,23 +94,43 @@ async def _merge_fact_proposal(admin_dsn: str, ns: str, entity: str) -> uuid.UUI
     return pid
 
 
-async def test_a_lost_reply_from_cortex_converges_once(stack: Stack, admin_dsn: str,
-                                                       tmp_path: Path):
+async def _decide(caller: Caller, stub: dreamer_pb2_grpc.DreamerServiceStub,
+                  ctx: CallerContext, pid: uuid.UUID) -> dreamer_pb2.Proposal:
+    request = dreamer_pb2.DecideProposalRequest(proposal_id=str(pid), decision="approve",
+                                                reasoning="one database")
+    return (await caller.call(stub.DecideProposal, request, ctx)).proposal
+
+
+async def _sides(admin_dsn: str, ns: str, pid: uuid.UUID, entity: str) -> tuple:
+    """(the dreamer's proposal status, cortex's retractions, live attributes)."""
+    status = await admin_fetchval(admin_dsn, "SELECT status FROM dreamer.proposals "
+                                  "WHERE id = $1", pid)
+    retracted = await admin_fetchval(
+        admin_dsn, "SELECT count(*) FROM cortex.audit WHERE namespace = $1 "
+        "AND action = 'fact.retract' AND detail->>'reason' LIKE $2", ns,
+        f"duplicate of {entity}.%")
+    live = await admin_fetchval(
+        admin_dsn, "SELECT array_agg(attribute ORDER BY attribute) FROM cortex.facts "
+        "WHERE namespace = $1 AND entity = $2 AND verdict = 'active'", ns, entity)
+    return status, retracted, live
+
+
+async def test_a_cortex_write_that_fails_midway_converges_once(stack: Stack, admin_dsn: str,
+                                                               tmp_path: Path):
     ns = f"rw-{uuid.uuid4().hex[:6]}"
     token = stack.principals.create(f"p-{ns}", "agent", [ns])
-    entity = "billing-api"
     async with mcp_client(stack.mcp_url, token) as client:
-        for attribute in ("db", "database"):
-            await call(client, "fact_set", {"entity": entity, "attribute": attribute,
-                                            "value": "postgres"})
-    pid = await _merge_fact_proposal(admin_dsn, ns, entity)
+        for entity in ("billing-api", "search-api"):
+            for attribute in ("db", "database"):
+                await call(client, "fact_set", {"entity": entity, "attribute": attribute,
+                                                "value": "postgres"})
+    lost, killed = (await _merge_fact_proposal(admin_dsn, ns, "billing-api"),
+                    await _merge_fact_proposal(admin_dsn, ns, "search-api"))
     cortex_port = int(stack.topology.services["cortex"].env["ENGRAM_GRPC_PORT"])
     cutter = ReplyCutter(cortex_port)
     await cutter.start()
     caller = Caller(stack.secrets["ENGRAM_INTERNAL_TOKEN"], default_timeout_s=60)
     reviewer = CallerContext(principal=f"rv-{ns}", namespace=ns, role="reviewer")
-    request = dreamer_pb2.DecideProposalRequest(proposal_id=str(pid), decision="approve",
-                                                reasoning="one database")
     try:
         with service_process(stack, "dreamer", {
                 "ENGRAM_CORTEX_ADDR": f"127.0.0.1:{cutter.port}",
@@ -109,27 +138,37 @@ async def test_a_lost_reply_from_cortex_converges_once(stack: Stack, admin_dsn: 
                 "ENGRAM_TRIGGER_IDLE_S": "0", "ENGRAM_TRIGGER_SCHEDULE_S": "0"},
                 tmp_path) as proc:
             stub = dreamer_pb2_grpc.DreamerServiceStub(open_channel(f"127.0.0.1:{proc['grpc']}"))
+            # 1. cortex retracts the duplicate, and its reply is lost
             cutter.armed = True
             try:
-                await caller.call(stub.DecideProposal, request, reviewer)
-                first_failed = False
-            except DomainError:
-                first_failed = True
-            assert cutter.cuts == 1 and first_failed, "the reply was lost after cortex wrote"
-            # cortex retracted the duplicate; the reviewer retries the same decision
-            decided = (await caller.call(stub.DecideProposal, request, reviewer)).proposal
+                await _decide(caller, stub, reviewer, lost)
+            except DomainError:  # the reviewer retries the same decision
+                await _decide(caller, stub, reviewer, lost)
+            assert cutter.cuts == 1, "the reply was lost after cortex wrote"
+            assert await _sides(admin_dsn, ns, lost, "billing-api") == (
+                "approved", 1, ["database"])
+            # 2. cortex is killed: the approval stays marked, nothing applied
+            with service_process(stack, "cortex", {}, tmp_path) as extra:
+                cutter.reroute(extra["grpc"])
+                extra["proc"].kill()
+                extra["proc"].wait(10)
+                try:
+                    await _decide(caller, stub, reviewer, killed)
+                    raise AssertionError("decided with cortex down")
+                except (Unavailable, DeadlineExceeded):
+                    pass
+            assert await _sides(admin_dsn, ns, killed, "search-api") == (
+                "applying", 0, ["database", "db"])
+            # cortex is back: the next pass finishes the approval, once
+            cutter.reroute(cortex_port)
+            await caller.call(stub.Run, dreamer_pb2.DreamRunRequest(),
+                              CallerContext(principal=f"p-{ns}", namespace=ns))
+            await caller.call(stub.Run, dreamer_pb2.DreamRunRequest(),
+                              CallerContext(principal=f"p-{ns}", namespace=ns))
     finally:
         await cutter.close()
-    assert decided.status == "approved"
-    status = await admin_fetchval(admin_dsn, "SELECT status FROM dreamer.proposals "
-                                  "WHERE id = $1", pid)
-    retracted = await admin_fetchval(
-        admin_dsn, "SELECT count(*) FROM cortex.audit WHERE namespace = $1 "
-        "AND action = 'fact.retract'", ns)
-    live = await admin_fetchval(
-        admin_dsn, "SELECT array_agg(attribute ORDER BY attribute) FROM cortex.facts "
-        "WHERE namespace = $1 AND verdict = 'active'", ns)
-    assert (status, retracted, live) == ("approved", 1, ["database"])
+    assert await _sides(admin_dsn, ns, killed, "search-api") == ("approved", 1, ["database"])
+    assert await _sides(admin_dsn, ns, lost, "billing-api") == ("approved", 1, ["database"])
 
 
 async def test_a_keyed_cortex_write_repeated_takes_effect_once(stack: Stack, admin_dsn: str):
