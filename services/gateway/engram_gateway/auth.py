@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import re
 import uuid
 
@@ -34,6 +35,7 @@ class PrincipalTokenVerifier:
 
 # Operations that read only; everything else needs a write grant on the
 # namespace. Board and dream operations are "<tool>:<RPC or action>".
+REQUEST_ID_MAX_CHARS = 128
 READ_OPERATIONS = frozenset({
     "memory_search", "memory_get", "memory_recent", "briefing", "document_search",
     "fact_get", "fact_history", "conflict_list", "graph_neighbors", "relation_list",
@@ -44,8 +46,20 @@ READ_OPERATIONS = frozenset({
 
 
 def caller_for(namespace: str | None, session_id: str = "",
-               operation: str = "") -> CallerContext:
-    """The authenticated MCP caller acting in `namespace` (default: its first)."""
+               operation: str = "", request_id: str = "") -> CallerContext:
+    """The authenticated MCP caller acting in `namespace` (default: its first).
+    `request_id`: the client's retry key; the write it names takes effect once."""
+    caller = _caller_for(namespace, session_id, operation)
+    if not request_id:
+        return caller
+    if len(request_id) > REQUEST_ID_MAX_CHARS or not request_id.isprintable():
+        raise ToolError(f"request_id is 1-{REQUEST_ID_MAX_CHARS} printable characters")
+    # per principal: two agents choosing the same key never share a reply
+    return dataclasses.replace(caller,
+                               idempotency_key=f"mcp/{caller.principal}/{request_id}")
+
+
+def _caller_for(namespace: str | None, session_id: str, operation: str) -> CallerContext:
     token = get_access_token()
     if token is None:  # the transport rejects unauthenticated calls first
         raise ToolError("not authenticated")

@@ -19,6 +19,8 @@ from .fact_block import served_facts
 from .shaping import parse_time, search_reply, store_reply
 
 Namespace = Annotated[str | None, Field(description="Namespace to act in; default: your first.")]
+RequestId = Annotated[str, Field(description="Retry key: a retry with the same request_id "
+                                  "takes effect once (kept 7 days).")]
 
 
 def session_id(ctx: Context) -> str:

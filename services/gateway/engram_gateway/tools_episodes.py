@@ -14,7 +14,7 @@ from .auth import caller_for
 from .briefing import build_briefing as gather_briefing
 from .clients import Backends
 from .errors import tool_errors
-from .tools import Namespace, session_id
+from .tools import Namespace, RequestId, session_id
 
 Title = Annotated[str, Field(description="A short title (max 200 chars).")]
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False)
@@ -22,18 +22,19 @@ WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent
 
 def register_episode_tools(mcp: MCPServer, backends: Backends) -> None:
     async def episode_call(tool: str, method: str, ctx: Context, namespace: str | None,
-                           title: str = "") -> dict[str, Any]:
-        caller = caller_for(namespace, session_id(ctx), tool)
+                           title: str = "", request_id: str = "") -> dict[str, Any]:
+        caller = caller_for(namespace, session_id(ctx), tool, request_id)
         with tool_errors(tool, caller.request_id):
             reply = await backends.memory(method, caller, memory_pb2.EpisodeRequest(title=title))
             return {"id": reply.id, "title": reply.title, "parent": reply.parent_id or None}
 
     @mcp.tool(annotations=WRITE)
-    async def episode_start(title: Title, ctx: Context,
-                            namespace: Namespace = None) -> dict[str, Any]:
+    async def episode_start(title: Title, ctx: Context, namespace: Namespace = None,
+                            request_id: RequestId = "") -> dict[str, Any]:
         """Open a task episode inside the current one (episodes nest); memories stored
         until episode_end belong to it. Returns {id, title, parent}."""
-        return await episode_call("episode_start", "EpisodeStart", ctx, namespace, title)
+        return await episode_call("episode_start", "EpisodeStart", ctx, namespace, title,
+                                  request_id)
 
     @mcp.tool(annotations=WRITE)
     async def episode_end(ctx: Context, namespace: Namespace = None) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from .clients import Backends
 from .errors import tool_errors
 from .shaping import parse_time, search_reply
 from .shaping_facts import KIND_VALUES, conflict_item, fact_item, get_reply, member_reply, set_reply
-from .tools import Namespace, session_id
+from .tools import Namespace, RequestId, session_id
 
 Kind = Literal["DECISION", "RULE", "STATE", "PREFERENCE", "REFERENCE", "RESIDUAL", "EVENT"]
 Origin = Literal["user", "action", "agent", "assistant"]
@@ -29,8 +29,9 @@ WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent
 READ = ToolAnnotations(read_only_hint=True, idempotent_hint=True)
 def register_fact_tools(mcp: MCPServer, backends: Backends) -> None:
     async def call(tool: str, method: str, ctx: Context, namespace: str | None, request: Any,
-                   shape: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
-        caller = caller_for(namespace, session_id(ctx), tool)
+                   shape: Callable[[Any], dict[str, Any]],
+                   request_id: str = "") -> dict[str, Any]:
+        caller = caller_for(namespace, session_id(ctx), tool, request_id)
         with tool_errors(tool, caller.request_id):
             return shape(await backends.cortex(method, caller, request))
 
@@ -58,6 +59,7 @@ def register_fact_tools(mcp: MCPServer, backends: Backends) -> None:
             "expected_lifetime_seconds (STATE), earned_by (PREFERENCE), risk_weight "
             "(RESIDUAL, 0-1), subject (EVENT/REFERENCE)."))] = None,
         namespace: Namespace = None,
+        request_id: RequestId = "",
     ) -> dict[str, Any]:
         """Record a canonical fact: one current value per (entity, attribute) slot.
 
@@ -74,7 +76,8 @@ def register_fact_tools(mcp: MCPServer, backends: Backends) -> None:
             origin=origin, valid_from=to_timestamp(parse_time(valid_from, "valid_from")),
             confidence=confidence, replaces=replaces, supersedes=supersedes,
             details=pb.KindDetails(**_details(details)), tags=tags or [])
-        return await call("fact_set", "SetFact", ctx, namespace, request, set_reply)
+        return await call("fact_set", "SetFact", ctx, namespace, request, set_reply,
+                          request_id)
 
     @mcp.tool(annotations=READ)
     async def fact_get(

@@ -16,7 +16,7 @@ from .clients import Backends
 from .errors import tool_errors
 from .shaping import iso_time
 from .shaping_facts import conflict_item
-from .tools import Namespace, session_id
+from .tools import Namespace, RequestId, session_id
 
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False)
 READ = ToolAnnotations(read_only_hint=True, idempotent_hint=True)
@@ -44,8 +44,8 @@ def lesson_item(x: pb.Lesson) -> dict[str, Any]:
 
 def register_knowledge_tools(mcp: MCPServer, backends: Backends) -> None:
     async def call(tool: str, method: str, ctx: Context, namespace: str | None,
-                   request: Any) -> Any:
-        caller = caller_for(namespace, session_id(ctx), tool)
+                   request: Any, request_id: str = "") -> Any:
+        caller = caller_for(namespace, session_id(ctx), tool, request_id)
         with tool_errors(tool, caller.request_id):
             return await backends.cortex(method, caller, request)
 
@@ -85,11 +85,12 @@ def register_knowledge_tools(mcp: MCPServer, backends: Backends) -> None:
         used_ids: Annotated[list[str] | None, Field(description="Fact ids relied on.")]
         = None,
         namespace: Namespace = None,
+        request_id: RequestId = "",
     ) -> dict[str, Any]:
         """Record how a task went. Repeated identical signals (or one correction) distil
         a do/avoid lesson. Returns {outcome_id, identical_signals, lesson?}."""
         r = await call("outcome_record", "RecordOutcome", ctx, namespace, pb.OutcomeRequest(
-            task=task, outcome=outcome, detail=detail, used_ids=used_ids or []))
+            task=task, outcome=outcome, detail=detail, used_ids=used_ids or []), request_id)
         reply: dict[str, Any] = {"outcome_id": r.outcome_id,
                                  "identical_signals": r.identical_signals}
         if r.HasField("lesson"):

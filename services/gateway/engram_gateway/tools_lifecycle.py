@@ -16,7 +16,7 @@ from .auth import caller_for
 from .clients import Backends
 from .errors import tool_errors
 from .shaping import get_reply, parse_time, recent_reply, rescue_reply, store_reply
-from .tools import Namespace, session_id
+from .tools import Namespace, RequestId, session_id
 
 EntryId = Annotated[str, Field(description="The entry's id (from store/search replies).")]
 READ = ToolAnnotations(read_only_hint=True, idempotent_hint=True)
@@ -89,10 +89,10 @@ def register_lifecycle_tools(mcp: MCPServer, backends: Backends) -> None:
 
     @mcp.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False,
                                           idempotent_hint=False))
-    async def memory_reinforce(entry_id: EntryId, ctx: Context,
-                               namespace: Namespace = None) -> dict[str, Any]:
+    async def memory_reinforce(entry_id: EntryId, ctx: Context, namespace: Namespace = None,
+                               request_id: RequestId = "") -> dict[str, Any]:
         """Mark a memory as confirmed useful again: {id, confirmations}."""
-        caller = caller_for(namespace, session_id(ctx), "memory_reinforce")
+        caller = caller_for(namespace, session_id(ctx), "memory_reinforce", request_id)
         with tool_errors("memory_reinforce", caller.request_id):
             reply = await backends.memory("Reinforce", caller,
                                           memory_pb2.ReinforceRequest(entry_id=entry_id))

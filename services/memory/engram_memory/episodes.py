@@ -7,10 +7,11 @@ from dataclasses import dataclass
 
 import asyncpg
 
-from engram_kit import audit
+from engram_kit import audit, idempotency
 from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.errors import Conflict, InvalidArgument
+from engram_kit.idempotency import Keyed
 
 from . import episodes_repo as repo
 from .validation import clean_text
@@ -49,12 +50,18 @@ class Episodes:
     async def start(self, ctx: CallerContext, title: str) -> Episode:
         session = _session(ctx)
         title = clean_text(title, MAX_TITLE, "title")
+        keyed = Keyed.of("EpisodeStart", ctx.idempotency_key, session, title)
         async with tenant_tx(self.pool, ctx.require_namespace()) as conn:
+            if (earlier := await idempotency.replay(conn, keyed)) is not None:
+                return Episode(uuid.UUID(earlier["id"]), earlier["title"],
+                               uuid.UUID(earlier["parent_id"]))
             parent = await current_episode(conn, ctx)
             row = await repo.create(conn, uuid.uuid4(), ctx.namespace, uuid.UUID(parent),
                                     session, title, ctx.principal)
             await audit.append(conn, ctx.namespace, ctx.principal, "episode.start",
                                str(row["id"]), {"title": title})
+            await idempotency.remember(conn, ctx.namespace, keyed, {
+                "id": str(row["id"]), "title": row["title"], "parent_id": str(row["parent_id"])})
         return Episode(row["id"], row["title"], row["parent_id"])
 
     async def end(self, ctx: CallerContext) -> Episode:
