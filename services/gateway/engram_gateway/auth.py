@@ -12,6 +12,7 @@ from mcp.server.auth.provider import AccessToken
 from mcp.server.mcpserver.exceptions import ToolError
 
 from engram_kit.context import NAMESPACE_RE, CallerContext
+from engram_kit.errors import InvalidArgument
 
 from .principals import PrincipalStore
 
@@ -50,13 +51,22 @@ def caller_for(namespace: str | None, session_id: str = "",
     """The authenticated MCP caller acting in `namespace` (default: its first).
     `request_id`: the client's retry key; the write it names takes effect once."""
     caller = _caller_for(namespace, session_id, operation)
+    try:
+        return with_request_id(caller, request_id)
+    except InvalidArgument as exc:
+        raise ToolError(exc.message) from None
+
+
+def with_request_id(caller: CallerContext, request_id: str) -> CallerContext:
+    """The caller whose write carries the client's retry key as its
+    idempotency key, per principal: two agents choosing the same key never
+    share a reply."""
     if not request_id:
         return caller
     if len(request_id) > REQUEST_ID_MAX_CHARS or not request_id.isprintable():
-        raise ToolError(f"request_id is 1-{REQUEST_ID_MAX_CHARS} printable characters")
-    # per principal: two agents choosing the same key never share a reply
-    return dataclasses.replace(caller,
-                               idempotency_key=f"mcp/{caller.principal}/{request_id}")
+        raise InvalidArgument(f"request_id is 1-{REQUEST_ID_MAX_CHARS} printable characters",
+                              field="request_id")
+    return dataclasses.replace(caller, idempotency_key=f"client/{caller.principal}/{request_id}")
 
 
 def _caller_for(namespace: str | None, session_id: str, operation: str) -> CallerContext:

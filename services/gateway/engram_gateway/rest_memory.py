@@ -13,6 +13,7 @@ from pydantic import Field
 from engram.v1 import memory_pb2 as pb
 from engram_kit.timestamps import to_timestamp
 
+from .auth import with_request_id
 from .clients import Backends
 from .rest import Caller, answer
 from .shaping import (
@@ -34,6 +35,7 @@ class StoreBody(StrictBody):
     episode: str = ""
     valid_from: str | None = None
     supersedes: str = ""
+    request_id: str = ""  # retry key: a retry with it stores once
 
 
 class SupersedeBody(StrictBody):
@@ -56,7 +58,8 @@ def build_memory_router(backends: Backends) -> APIRouter:
     @router.post("")
     async def store(body: StoreBody, caller: Caller) -> Any:
         async def call() -> Any:
-            return await backends.memory("Store", caller, pb.StoreRequest(
+            keyed = with_request_id(caller, body.request_id)
+            return await backends.memory("Store", keyed, pb.StoreRequest(
                 text=body.text, source=body.source, tags=body.tags, origin=body.origin,
                 episode=body.episode, supersedes=body.supersedes,
                 valid_from=to_timestamp(parse_time(body.valid_from, "valid_from"))))

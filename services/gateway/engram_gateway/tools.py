@@ -47,6 +47,7 @@ def register_memory_tools(mcp: MCPServer, backends: Backends) -> None:
         valid_from: Annotated[str | None, Field(description="ISO date it became true.")] = None,
         supersedes: Annotated[str, Field(description="Id of the entry this replaces.")] = "",
         namespace: Namespace = None,
+        request_id: RequestId = "",
     ) -> dict[str, Any]:
         """Store a durable memory (a fact, decision, preference, lesson) after it is learned.
 
@@ -56,7 +57,7 @@ def register_memory_tools(mcp: MCPServer, backends: Backends) -> None:
         superseded: pass `supersedes`, or phrase it as a correction); conflict (it disagrees
         with an entry and neither replaces the other: both kept, see `contested_with`).
         `reasserts_forgotten` is set when the same content was forgotten before."""
-        caller = caller_for(namespace, session_id(ctx), "memory_store")
+        caller = caller_for(namespace, session_id(ctx), "memory_store", request_id)
         with tool_errors("memory_store", caller.request_id):
             request = memory_pb2.StoreRequest(
                 text=text, source=source, tags=tags or [], origin=origin, episode=episode,

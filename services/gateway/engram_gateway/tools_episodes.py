@@ -37,9 +37,11 @@ def register_episode_tools(mcp: MCPServer, backends: Backends) -> None:
                                   request_id)
 
     @mcp.tool(annotations=WRITE)
-    async def episode_end(ctx: Context, namespace: Namespace = None) -> dict[str, Any]:
+    async def episode_end(ctx: Context, namespace: Namespace = None,
+                          request_id: RequestId = "") -> dict[str, Any]:
         """Close the innermost open task episode. Returns {id, title, parent}."""
-        return await episode_call("episode_end", "EpisodeEnd", ctx, namespace)
+        return await episode_call("episode_end", "EpisodeEnd", ctx, namespace,
+                                  request_id=request_id)
 
     @mcp.tool(annotations=WRITE)
     async def session_title(title: Title, ctx: Context,
