@@ -79,8 +79,9 @@ async def test_request_ids_are_per_principal(stack: Stack, admin_dsn: str):
         second = await call(cb, "outcome_record", args)
     assert first["outcome_id"] != second["outcome_id"]
     async with mcp_client(stack.mcp_url, a) as ca:
-        assert "request_id" in await call_error(ca, "outcome_record",
-                                                {**args, "request_id": "x" * 129})
+        for bad in ("x" * 129, "caf\u00e9", "a\nb"):
+            assert "request_id is 1-128 printable ASCII characters" in await call_error(
+                ca, "outcome_record", {**args, "request_id": bad})
 
 
 async def test_a_rest_store_retried_with_a_request_id_stores_once(stack: Stack, admin_dsn: str):

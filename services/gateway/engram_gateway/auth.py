@@ -63,9 +63,10 @@ def with_request_id(caller: CallerContext, request_id: str) -> CallerContext:
     share a reply."""
     if not request_id:
         return caller
-    if len(request_id) > REQUEST_ID_MAX_CHARS or not request_id.isprintable():
-        raise InvalidArgument(f"request_id is 1-{REQUEST_ID_MAX_CHARS} printable characters",
-                              field="request_id")
+    if len(request_id) > REQUEST_ID_MAX_CHARS or not (
+            request_id.isascii() and request_id.isprintable()):  # it travels as gRPC metadata
+        raise InvalidArgument(f"request_id is 1-{REQUEST_ID_MAX_CHARS} printable ASCII "
+                              "characters", field="request_id")
     return dataclasses.replace(caller, idempotency_key=f"client/{caller.principal}/{request_id}")
 
 
