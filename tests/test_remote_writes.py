@@ -15,7 +15,7 @@ from engram_kit.context import CallerContext
 from engram_kit.errors import Conflict, DeadlineExceeded, DomainError, Unavailable
 from engram_kit.grpc_client import Caller, open_channel
 
-from .helpers import admin_fetchval, call, mcp_client
+from .helpers import admin_fetchval, call, eventually, mcp_client
 from .procs import free_port, service_process
 
 HEADERS = 0x1
@@ -192,3 +192,43 @@ async def test_a_keyed_cortex_write_repeated_takes_effect_once(stack: Stack, adm
         raise AssertionError("a key reused for another request was accepted")
     except Conflict as exc:
         assert "idempotency key 'write-1' was used for a different request" in exc.message
+
+
+async def test_a_dream_pass_whose_fact_reply_is_lost_records_it_once(
+        stack: Stack, admin_dsn: str, tmp_path: Path):
+    """The pass's fact write is keyed: the retry after the lost reply gets the
+    first reply, so the run records the fact and cortex holds it once."""
+    ns = f"rw-{uuid.uuid4().hex[:6]}"
+    token = stack.principals.create(f"p-{ns}", "agent", [ns])
+    async with mcp_client(stack.mcp_url, token) as client:
+        await call(client, "memory_store", {"text": "ledger-api uses PostgreSQL 16."})
+
+        async def one_pending() -> bool:
+            status = await call(client, "dream", {"action": "status"})
+            return status["pending_entries"] == 1
+        await eventually(one_pending, 30, "the entry pending")
+    cortex_port = int(stack.topology.services["cortex"].env["ENGRAM_GRPC_PORT"])
+    cutter = ReplyCutter(cortex_port)
+    await cutter.start()
+    caller = Caller(stack.secrets["ENGRAM_INTERNAL_TOKEN"], default_timeout_s=60)
+    try:
+        with service_process(stack, "dreamer", {
+                "ENGRAM_CORTEX_ADDR": f"127.0.0.1:{cutter.port}",
+                "ENGRAM_CONSUMER_DURABLE": f"dreamer-{ns}", "ENGRAM_TRIGGER_BACKLOG": "0",
+                "ENGRAM_TRIGGER_IDLE_S": "0", "ENGRAM_TRIGGER_SCHEDULE_S": "0"},
+                tmp_path) as proc:
+            stub = dreamer_pb2_grpc.DreamerServiceStub(open_channel(f"127.0.0.1:{proc['grpc']}"))
+            cutter.armed = True  # the pass's first cortex call is its fact write
+            run = (await caller.call(stub.Run, dreamer_pb2.DreamRunRequest(),
+                                     CallerContext(principal=f"p-{ns}", namespace=ns))).run
+    finally:
+        await cutter.close()
+    assert cutter.cuts == 1, "the fact write's reply was lost"
+    assert (run.status, run.facts_written, run.errors) == ("committed", 1, 0), run
+    facts = await admin_fetchval(admin_dsn, "SELECT count(*) FROM cortex.facts "
+                                 "WHERE namespace = $1 AND entity = 'ledger-api'", ns)
+    actions = await admin_fetchval(admin_dsn, "SELECT array_agg(action ORDER BY id) FROM "
+                                   "cortex.audit WHERE namespace = $1", ns)
+    recorded = await admin_fetchval(admin_dsn, "SELECT count(*) FROM dreamer.run_facts "
+                                    "WHERE namespace = $1", ns)
+    assert (facts, actions, recorded) == (1, ["fact.insert"], 1)
