@@ -5,14 +5,14 @@ expire after KEEP_DAYS."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from typing import Any
 
 import asyncpg
 
-from engram_kit.errors import Conflict, InvalidArgument
+from .audit import content_digest
+from .errors import Conflict, InvalidArgument
 
 KEY_MAX_CHARS = 200
 KEEP_DAYS = 7
@@ -34,7 +34,8 @@ class Keyed:
             raise InvalidArgument(f"idempotency key is at most {KEY_MAX_CHARS} characters",
                                   field="idempotency_key")
         blob = json.dumps([method, *request], default=str, sort_keys=True)
-        return cls(method, key, hashlib.sha256(blob.encode()).hexdigest())
+        # keyed, like an audit row's digest: it must not let content be guessed
+        return cls(method, key, content_digest(blob))
 
 
 async def replay(conn: asyncpg.Connection, keyed: Keyed | None) -> dict[str, Any] | None:

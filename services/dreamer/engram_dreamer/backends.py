@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-import hashlib
+import uuid
 from typing import Any
 
 from engram.v1 import cortex_pb2, cortex_pb2_grpc, memory_pb2, memory_pb2_grpc
@@ -47,11 +47,10 @@ class Backends:
 
     async def set_fact(self, namespace: str,
                        request: cortex_pb2.SetFactRequest) -> cortex_pb2.SetFactResponse:
-        """Keyed by the pass and the request: a retry after a lost reply gets
-        the first reply instead of writing (or confirming) again."""
-        digest = hashlib.sha256(request.SerializeToString(deterministic=True)).hexdigest()
+        """Keyed: the caller's retry after a lost reply (the same key) gets the
+        first reply instead of writing (or confirming) again."""
         ctx = dataclasses.replace(self.context(namespace),
-                                  idempotency_key=f"dream/{request.batch}/{digest[:32]}")
+                                  idempotency_key=f"dream/{request.batch}/{uuid.uuid4()}")
         return await self._caller.call(self._cortex.SetFact, request, ctx, idempotent=True)
 
     async def revert(self, namespace: str, batch: str) -> Any:
