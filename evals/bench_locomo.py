@@ -16,7 +16,8 @@ interleaved with the stores (same load), so store latency can be read against th
 
 Data: LoCoMo's locomo10.json (CC BY-NC 4.0, never copied into the repo; pass
 its path with --data). Evidence ids are normalised by `normalise_evidence`,
-and the 57 WRONG_CITATION records of the locomo-audit file replace the cited evidence when the file is present
+and the 57 WRONG_CITATION records of the locomo-audit file replace the cited
+evidence when the file is present
 (`--no-audit` scores the raw labels; the raw-label numbers are reported too).
 
 Usage: .venv/bin/python evals/bench_locomo.py [--conversations 10] [--port-offset 400]

@@ -163,7 +163,7 @@ def main() -> int:
     new = updated(page)
     if args.check:
         if new != page:
-            print("docs/limits.md is stale: run python scripts/gen_limits_doc.py", file=sys.stderr)
+            sys.stderr.write("docs/limits.md is stale: run python scripts/gen_limits_doc.py\n")
             return 1
         return 0
     PAGE.write_text(new)
