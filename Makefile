@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.engram-installed
 
-.PHONY: setup up test test-llama lint proto proto-check bench-e2e bench-embedder bench-locomo bench-scale bench-documents bench-store-cpu bench-board bench-conflicts bench-extraction clean
+.PHONY: setup up test test-llama lint docs proto proto-check bench-e2e bench-embedder bench-locomo bench-scale bench-documents bench-store-cpu bench-board bench-conflicts bench-extraction clean
 
 setup: $(STAMP)
 
@@ -32,6 +32,12 @@ test-llama: setup
 
 lint: setup
 	$(VENV)/bin/ruff check .
+
+# The generated docs: the settings reference in docs/limits.md and
+# docs/benchmarks.md with its plots (tests/test_docs.py fails when stale).
+docs: setup
+	$(VENV)/bin/python scripts/gen_limits_doc.py
+	$(VENV)/bin/python evals/report.py
 
 proto: setup
 	PYTHON=$(VENV)/bin/python ./scripts/genproto.sh

@@ -1,4 +1,5 @@
-"""Serving labels: how a fact may be read, stated next to it (DESIGN.md §5)."""
+"""Serving labels: how a fact may be read, stated next to it
+(docs/architecture.md#serving-labels)."""
 
 from __future__ import annotations
 

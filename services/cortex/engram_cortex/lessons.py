@@ -1,6 +1,6 @@
 """Outcomes and lessons. `outcome_record` stores a signal; identical signals
 repeated (or one explicit correction) distil a do/avoid lesson here,
-deterministically. The dreamer will distil the rest (issue #6)."""
+deterministically; the dreamer merges near-identical ones (lesson_merge.py)."""
 
 from __future__ import annotations
 

@@ -49,7 +49,8 @@ class Review:
 
     async def resolve(self, ctx: CallerContext, conflict_id: str, winner_id: str,
                       both_stand: bool, reasoning: str) -> ConflictView:
-        """A person's call (DESIGN.md §3): reviewers only, never the writing agent."""
+        """A person's call (docs/architecture.md#reviewer-decisions): reviewers only,
+        never the writing agent."""
         ns = ctx.require_namespace()
         if ctx.role not in REVIEWER_ROLES:
             raise PermissionDenied("settling a conflict needs the reviewer role; you are "

@@ -1,5 +1,5 @@
 """What waits for a person: open conflicts and proposed root tags, listed
-and decided in one place by reviewer principals (DESIGN.md §3)."""
+and decided in one place by reviewer principals (docs/architecture.md#reviewer-decisions)."""
 
 from __future__ import annotations
 
