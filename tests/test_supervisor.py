@@ -22,6 +22,7 @@ import pytest
 from engram_cli.infra import EmbeddedPostgres, port_open
 from engram_cli.settings import CliSettings
 from engram_cli.stack import Stack
+from engram_cli.supervisor import backoff_delay
 
 from .conftest import PORT_SHIFT
 from .helpers import admin_fetchval, call, eventually, mcp_client
@@ -298,3 +299,9 @@ def test_a_stale_postmaster_pid_naming_a_live_process_does_not_block_start(tmp_p
         unrelated.kill()
         unrelated.wait()
         postgres.stop()
+
+
+def test_restart_delay_doubles_up_to_its_cap():
+    settings = CliSettings(restart_backoff_initial_s=0.5, restart_backoff_max_s=30)
+    delays = [backoff_delay(settings, n) for n in (1, 2, 3, 4, 7, 8, 10_000)]
+    assert delays == [0.5, 1.0, 2.0, 4.0, 30.0, 30.0, 30.0]
