@@ -49,8 +49,7 @@ class Graph:
             if existing is not None:
                 return "confirm", existing
             for name in (s, d):
-                await conn.execute("INSERT INTO entities (namespace, name) VALUES ($1, $2) "
-                                   "ON CONFLICT DO NOTHING", ns, name)
+                await repo.ensure_entity(conn, ns, name)
             row = await repo_graph.insert_edge(conn, ns, s, rel.name, d, provenance, quote,
                                                ctx.principal, valid_from)
             await repo.audit(conn, ns, ctx.principal, "edge.relate", str(row["id"]),

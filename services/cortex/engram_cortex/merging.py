@@ -161,8 +161,7 @@ class Merging:
             raise InvalidArgument("merge and into must differ", field="merge")
         async with tenant_tx(self._pool, ns) as conn:
             for name in sorted((merge, into)):  # one lock order: no deadlock
-                await conn.execute("SELECT pg_advisory_xact_lock(hashtext($1))",
-                                   f"entity/{ns}/{name}")
+                await repo.advisory_lock(conn, f"entity/{ns}/{name}")
             into = await repo.resolve_entity(conn, into)
             if await repo.resolve_entity(conn, merge) != merge:
                 raise Conflict(f"{merge!r} is already an alias")

@@ -16,7 +16,8 @@ from engram_kit.embedder_client import EmbedderClient
 from . import repo
 from . import repo_conflicts as conflicts
 from .normalise import attribute_name, entity_name
-from .search_sql import briefing_limit, check_query, ranked
+from .repo_search import ranked
+from .search_args import briefing_limit, check_query
 from .settings import CortexSettings
 
 # What the session-start briefing shows of the facts, in this order.
@@ -58,9 +59,7 @@ class FactReader:
         entity, attribute = entity_name(entity), attribute_name(attribute)
         async with tenant_tx(self._pool, ns) as conn:
             entity = await repo.resolve_entity(conn, entity)
-            slot = await conn.fetchrow(
-                "SELECT set_valued FROM slots WHERE entity = $1 AND attribute = $2",
-                entity, attribute)
+            slot = await repo.slot_row(conn, entity, attribute)
             if as_of is not None:
                 current = await repo.as_of(conn, entity, attribute, as_of)
                 parked: list[asyncpg.Record] = []

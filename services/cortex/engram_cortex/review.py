@@ -111,15 +111,12 @@ class Review:
             raise InvalidArgument("an alias must differ from the entity", field="alias")
         async with tenant_tx(self._pool, ns) as conn:
             entity = await repo.resolve_entity(conn, entity)
-            if await conn.fetchval("SELECT 1 FROM facts WHERE entity = $1 LIMIT 1", alias):
+            if await repo.has_facts(conn, alias):
                 raise Conflict(f"{alias!r} already has facts of its own; merging two "
                                "entities is a reviewer's proposal, not an alias")
-            existing = await conn.fetchval("SELECT entity FROM aliases WHERE alias = $1", alias)
+            existing = await repo.alias_target(conn, alias)
             if existing and existing != entity:
                 raise Conflict(f"{alias!r} is already an alias of {existing!r}")
-            await conn.execute(
-                """INSERT INTO aliases (namespace, alias, entity, created_by)
-                   VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING""",
-                ns, alias, entity, ctx.principal)
+            await repo.insert_alias(conn, ns, alias, entity, ctx.principal)
             await repo.audit(conn, ns, ctx.principal, "alias.add", alias, {"entity": entity})
             return entity, alias

@@ -12,7 +12,7 @@ from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.errors import Conflict, InvalidArgument, NotFound, PermissionDenied
 
-from . import repo
+from . import repo, repo_tags
 from .labels import resolve_call
 from .review import REVIEWER_ROLES, ConflictView, Review
 
@@ -48,8 +48,7 @@ class ReviewQueue:
                                   resolve_call(v.row["id"])))
         if kind in ("", "root_tag"):
             async with tenant_tx(self._pool, ns) as conn:
-                rows = await conn.fetch("SELECT * FROM tags WHERE status = 'proposed' "
-                                        "ORDER BY created_at")
+                rows = await repo_tags.proposed(conn)
             for r in rows:
                 item_id = f"{TAG_PREFIX}{r['name']}"
                 items.append(Item(item_id, "root_tag",
@@ -81,14 +80,12 @@ class ReviewQueue:
         ns, name = ctx.require_namespace(), item_id.removeprefix(TAG_PREFIX)
         status = "approved" if decision == "approve" else "rejected"
         async with tenant_tx(self._pool, ns) as conn:
-            row = await conn.fetchrow("SELECT * FROM tags WHERE name = $1 FOR UPDATE", name)
+            row = await repo_tags.get(conn, name, for_update=True)
             if row is None:
                 raise NotFound(f"no proposed tag {name!r}")
             if row["status"] != "proposed":
                 raise Conflict(f"tag {name!r} is already {row['status']}")
-            await conn.execute(
-                """UPDATE tags SET status = $2, decided_by = $3, decided_at = clock_timestamp(),
-                          reason = $4 WHERE name = $1""", name, status, ctx.principal, reasoning)
+            await repo_tags.decide(conn, name, status, ctx.principal, reasoning)
             await repo.audit(conn, ns, ctx.principal, f"tag.{decision}", name,
                              {"reasoning": reasoning})
         return "root_tag", status

@@ -99,8 +99,7 @@ class SlotEditor:
                 evidence.captured_by or ctx.principal, ctx.principal, ctx.client_id,
                 ctx.session_id, None, vectors[0] if vectors else None, set_member=True))
             await repo.ensure_slot(conn, ns, entity, attribute, True)
-            await conn.execute("UPDATE slots SET set_valued = true WHERE entity = $1 "
-                               "AND attribute = $2", entity, attribute)
+            await repo.mark_set_valued(conn, entity, attribute)
             await repo.audit(conn, ns, ctx.principal, "set.add", str(row["id"]),
                              {"slot": f"{entity}.{attribute}",
                               "member_hmac": content_digest(member), "parked": parked})
