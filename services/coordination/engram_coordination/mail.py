@@ -140,8 +140,7 @@ class Mail:
         digest, hints = body_hash(text), Hints()
         async with board_tx(self._pool, actor) as conn:
             # One sender's sends are serialised, so rate and dedup checks hold.
-            await conn.execute("SELECT pg_advisory_xact_lock(hashtext($1))",
-                               f"{actor.namespace}/{actor.agent_id}")
+            await repo_mail.lock_sender(conn, actor.namespace, actor.agent_id)
             if request_id:
                 earlier = await repo_mail.by_request(conn, actor.agent_id, request_id)
                 if earlier:
