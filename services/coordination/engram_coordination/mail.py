@@ -20,6 +20,7 @@ from engram_kit.errors import (
     PermissionDenied,
     ResourceExhausted,
 )
+from engram_kit.vocab import Role
 
 from . import repo, repo_mail
 from .board import Actor, HintPublisher, Hints, board_read_tx, board_tx
@@ -199,9 +200,9 @@ class Mail:
         return acked, already
 
     async def redact(self, actor: Actor, ids: list[str]) -> int:
-        if actor.role != "operator":
+        if actor.role != Role.OPERATOR:
             raise PermissionDenied("redacting mail needs the operator role; you are "
-                                   f"{actor.role or 'agent'}")
+                                   f"{actor.role or Role.AGENT}")
         wanted = parse_ids(ids, self._s.ack_max_ids)
         async with board_tx(self._pool, actor) as conn:
             done = await repo_mail.redact(conn, wanted, actor.principal)

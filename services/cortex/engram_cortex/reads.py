@@ -12,6 +12,7 @@ import asyncpg
 from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.embedder_client import EmbedderClient
+from engram_kit.vocab import Verdict
 
 from . import repo
 from . import repo_conflicts as conflicts
@@ -65,7 +66,7 @@ class FactReader:
                 parked: list[asyncpg.Record] = []
             else:
                 current = await repo.live_in_slot(conn, entity, attribute)
-                parked = await repo.live_in_slot(conn, entity, attribute, ("parked",))
+                parked = await repo.live_in_slot(conn, entity, attribute, (Verdict.PARKED,))
             return SlotAnswer(await self._served(conn, current),
                               await self._served(conn, parked),
                               bool(slot and slot["set_valued"]), entity, attribute)

@@ -12,8 +12,9 @@ import asyncpg
 import numpy as np
 
 from engram_kit import audit as audit_log
+from engram_kit.vocab import Verdict
 
-LIVE_SERVED = ("active", "contested")  # current truth, contested served with both sides
+LIVE_SERVED = (Verdict.ACTIVE, Verdict.CONTESTED)  # current truth, contested served with both sides
 
 
 @dataclass(frozen=True)

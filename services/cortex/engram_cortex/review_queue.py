@@ -11,10 +11,11 @@ import asyncpg
 from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.errors import Conflict, InvalidArgument, NotFound, PermissionDenied
+from engram_kit.vocab import REVIEWER_ROLES, ConflictStatus, Role, TagStatus
 
 from . import repo, repo_tags
 from .labels import resolve_call
-from .review import REVIEWER_ROLES, ConflictView, Review
+from .review import ConflictView, Review
 
 KINDS = ("conflict", "root_tag")
 TAG_PREFIX = "tag:"
@@ -41,7 +42,7 @@ class ReviewQueue:
             raise InvalidArgument(f"kind is one of {', '.join(KINDS)}", field="kind")
         items: list[Item] = []
         if kind in ("", "conflict"):
-            for v in await self._review.list(ctx, "open", 100):
+            for v in await self._review.list(ctx, ConflictStatus.OPEN, 100):
                 summary = (f"{v.fact_a['entity']}.{v.fact_a['attribute']}: "
                            f"{v.fact_a['value']!r} vs {v.fact_b['value']!r} ({v.row['lane']})")
                 items.append(Item(str(v.row["id"]), "conflict", summary, v.row["opened_at"], v,
@@ -63,7 +64,7 @@ class ReviewQueue:
         """(kind, status) after the decision."""
         if ctx.role not in REVIEWER_ROLES:
             raise PermissionDenied("review decisions need the reviewer role; you are "
-                                   f"{ctx.role or 'agent'}: you may propose, a reviewer "
+                                   f"{ctx.role or Role.AGENT}: you may propose, a reviewer "
                                    "decides")
         if not item_id.startswith(TAG_PREFIX):
             if decision not in ("winner", "both_stand"):
@@ -78,12 +79,12 @@ class ReviewQueue:
         if not reasoning.strip() or len(reasoning) > 2000:
             raise InvalidArgument("reasoning is 1-2000 characters", field="reasoning")
         ns, name = ctx.require_namespace(), item_id.removeprefix(TAG_PREFIX)
-        status = "approved" if decision == "approve" else "rejected"
+        status = TagStatus.APPROVED if decision == "approve" else TagStatus.REJECTED
         async with tenant_tx(self._pool, ns) as conn:
             row = await repo_tags.get(conn, name, for_update=True)
             if row is None:
                 raise NotFound(f"no proposed tag {name!r}")
-            if row["status"] != "proposed":
+            if row["status"] != TagStatus.PROPOSED:
                 raise Conflict(f"tag {name!r} is already {row['status']}")
             await repo_tags.decide(conn, name, status, ctx.principal, reasoning)
             await repo.audit(conn, ns, ctx.principal, f"tag.{decision}", name,

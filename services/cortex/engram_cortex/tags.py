@@ -13,6 +13,7 @@ import asyncpg
 from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.errors import Conflict, InvalidArgument, NotFound
+from engram_kit.vocab import TagStatus
 
 from . import repo, repo_tags
 
@@ -74,7 +75,7 @@ class TagRegistry:
             raise InvalidArgument("reason is 1-500 characters", field="reason")
         async with tenant_tx(self._pool, ns) as conn:
             row = await repo_tags.get(conn, tag)
-            if row is not None and row["status"] == "rejected":
+            if row is not None and row["status"] == TagStatus.REJECTED:
                 raise Conflict(f"root {tag!r} was rejected by {row['decided_by']} "
                                f"({row['reason']}); it is not proposed again")
             if row is not None:
@@ -82,7 +83,7 @@ class TagRegistry:
             await repo_tags.propose_root(conn, ns, tag, reason, ctx.principal)
             await repo.audit(conn, ns, ctx.principal, "tag.propose_root", tag,
                              {"reason": reason})
-            return tag, "proposed"
+            return tag, TagStatus.PROPOSED
 
     async def add_alias(self, ctx: CallerContext, raw_alias: str, raw_tag: str) -> str:
         ns = ctx.require_namespace()

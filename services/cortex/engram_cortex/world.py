@@ -13,6 +13,7 @@ from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.embedder_client import EmbedderClient
 from engram_kit.errors import InvalidArgument
+from engram_kit.vocab import FactAction
 
 from . import repo, repo_world
 from .facts import statement
@@ -79,14 +80,14 @@ class World:
                 row = await repo_world.recheck(conn, same[0]["id"], url, quote, confidence)
                 await repo.audit(conn, ns, ctx.principal, "world.confirm", str(row["id"]),
                                  {"source_url": url})
-                return "confirm", decayed(row)
+                return FactAction.CONFIRM, decayed(row)
             row = await self._insert(conn, ctx, entity, attribute, value, url, quote,
                                      freshness, confidence, vectors)
             for old in live:  # a newer citation for the slot replaces the older one
                 await repo_world.retire(conn, old["id"], row["id"])
             await repo.audit(conn, ns, ctx.principal, "world.set", str(row["id"]),
                              {"source_url": url, "superseded": [str(o["id"]) for o in live]})
-            return ("supersede" if live else "insert"), decayed(row)
+            return (FactAction.SUPERSEDE if live else FactAction.INSERT), decayed(row)
 
     async def _insert(self, conn: asyncpg.Connection, ctx: CallerContext, entity: str,
                       attribute: str, value: str, url: str, quote: str, freshness: str,

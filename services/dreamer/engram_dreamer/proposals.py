@@ -22,12 +22,12 @@ from engram.v1 import cortex_pb2
 from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.errors import Conflict, InvalidArgument, NotFound, PermissionDenied
+from engram_kit.vocab import REVIEWER_ROLES, Role
 
 from . import repo_proposals as repo
 from .backends import Backends
 from .extractor import Candidate
 
-REVIEWERS = ("reviewer", "operator")
 KINDS = ("graph_link", "merge_entity", "merge_fact")
 RELATION_OF = {"uses": "uses", "consumes_from": "uses", "caches": "uses",
                "runs_on": "deployed_to", "hosted_on": "deployed_to",
@@ -136,9 +136,9 @@ class Proposals:
     async def decide(self, ctx: CallerContext, proposal_id: str, decision: str,
                      reasoning: str) -> asyncpg.Record:
         ns = ctx.require_namespace()
-        if ctx.role not in REVIEWERS:
+        if ctx.role not in REVIEWER_ROLES:
             raise PermissionDenied("deciding a proposal needs the reviewer role; you are "
-                                   f"{ctx.role or 'agent'}")
+                                   f"{ctx.role or Role.AGENT}")
         if decision not in ("approve", "reject"):
             raise InvalidArgument("decision is approve or reject", field="decision")
         if not reasoning.strip() or len(reasoning) > 2000:
