@@ -74,3 +74,17 @@ class Origin(StrEnum):
     ACTION = "action"
     AGENT = "agent"
     ASSISTANT = "assistant"
+
+
+class ProposalStatus(StrEnum):
+    """A dreamer proposal's standing (an open one past its expiry reads as expired)."""
+    OPEN = "open"
+    APPROVED = "approved"
+    REJECTED = "rejected"
+    EXPIRED = "expired"
+
+
+class JournalOp(StrEnum):
+    """What a batch write did to a row (cortex's journal)."""
+    INSERT = "insert"
+    UPDATE = "update"

@@ -18,6 +18,7 @@ import asyncpg
 from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.errors import Conflict, InvalidArgument, NotFound
+from engram_kit.vocab import JournalOp
 
 from . import repo, repo_journal
 
@@ -58,7 +59,8 @@ async def record(conn: asyncpg.Connection, ns: str, batch: str, before: Snapshot
         if pre == row:
             continue
         await repo_journal.add_entry(conn, ns, batch, table,
-                                     "insert" if pre is None else "update", key, pre, row)
+                                     JournalOp.INSERT if pre is None else JournalOp.UPDATE,
+                                     key, pre, row)
         n += 1
     return n
 
@@ -104,7 +106,7 @@ async def _checked(conn: asyncpg.Connection, batch: str, e: asyncpg.Record,
         raise _damaged(batch, f"a {table} row key is not {'/'.join(KEYS[table])}") from None
     pre = None if e["pre_image"] is None else json.loads(e["pre_image"])
     post = json.loads(e["post_image"])
-    for image in (post,) if pre is None and e["op"] == "insert" else (pre, post):
+    for image in (post,) if pre is None and e["op"] == JournalOp.INSERT else (pre, post):
         if not isinstance(image, dict):
             raise _damaged(batch, f"a {table} row image is not an object")
         unknown = sorted(set(image) - columns[table])
@@ -141,7 +143,7 @@ async def revert(pool: asyncpg.Pool, ctx: CallerContext, batch: str) -> Reverted
                            + "; ".join(changed[:10]))
         ordered = sorted(first.values(), key=lambda entry: DELETE_ORDER.index(entry.table))
         for entry in ordered:
-            if entry.op == "insert":
+            if entry.op == JournalOp.INSERT:
                 await repo_journal.delete_row(conn, entry.table, entry.key)
             else:
                 await repo_journal.restore(conn, entry.table, entry.key, entry.pre)

@@ -10,6 +10,7 @@ import asyncpg
 
 from engram.v1 import cortex_pb2 as pb
 from engram_kit.timestamps import to_timestamp
+from engram_kit.vocab import ConflictStatus
 
 from .labels import label, resolve_call
 from .reads import Served
@@ -59,7 +60,7 @@ def served(s: Served, as_of: Any = None) -> list[pb.Fact]:
 
 def conflict_message(v: ConflictView) -> pb.Conflict:
     r = v.row
-    open_id = r["id"] if r["status"] == "open" else None
+    open_id = r["id"] if r["status"] == ConflictStatus.OPEN else None
     return pb.Conflict(
         id=str(r["id"]), fact_a=fact_message(v.fact_a, open_id),
         fact_b=fact_message(v.fact_b, open_id),

@@ -22,7 +22,7 @@ from engram.v1 import cortex_pb2
 from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.errors import Conflict, InvalidArgument, NotFound, PermissionDenied
-from engram_kit.vocab import REVIEWER_ROLES, Role
+from engram_kit.vocab import REVIEWER_ROLES, ProposalStatus, Role
 
 from . import repo_proposals as repo
 from .backends import Backends
@@ -67,8 +67,8 @@ def fact_merge_link(pair: cortex_pb2.FactPair) -> Link:
 # The status a reader sees: an open proposal past its expiry is expired,
 # whether or not a pass has marked it yet.
 def _as_listed(r: Mapping[str, Any]) -> Mapping[str, Any]:
-    if r["status"] == "open" and r["expires_at"] < datetime.now(UTC):
-        return {**dict(r), "status": "expired"}
+    if r["status"] == ProposalStatus.OPEN and r["expires_at"] < datetime.now(UTC):
+        return {**dict(r), "status": ProposalStatus.EXPIRED}
     return r
 
 
@@ -121,8 +121,8 @@ class Proposals:
         return made
 
     async def listing(self, ns: str, status: str, kind: str = "") -> list[Mapping[str, Any]]:
-        status = status or "open"
-        if status not in ("open", "approved", "rejected", "expired"):
+        status = status or ProposalStatus.OPEN
+        if status not in tuple(ProposalStatus):
             raise InvalidArgument("status is open, approved, rejected or expired",
                                   field="status")
         if kind not in ("", *KINDS):
