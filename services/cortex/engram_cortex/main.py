@@ -67,20 +67,24 @@ async def amain(stop: asyncio.Event) -> None:
         # outbox holds their events); /health reports it.
         relay = OutboxRelay(pool, link, SCHEMA, s.service_name)
         readiness.info["nats_connected"] = lambda: link.connected
-        reader, review, graph = FactReader(pool, embedder, s), Review(pool), Graph(
-            pool, WalkLimits.of(s))
+        reader, review = FactReader(pool, embedder, s), Review(pool)
+        graph = Graph(pool, WalkLimits.of(s))
         servicers = (
-            FactsServicer(FactsDeps(pool, FactStore(pool, embedder, s, relay.notify), reader,
-                                    SlotEditor(pool, embedder, s), review)),
-            GraphServicer(GraphDeps(graph, Recall(pool, reader, graph, s.recall_max_seeds))),
-            KnowledgeServicer(KnowledgeDeps(reader, World(pool, embedder, s),
-                                            Lessons(pool, embedder, s, relay.notify),
-                                            LessonMerger(pool, s))),
-            ReviewServicer(ReviewDeps(review, ReviewQueue(pool, review), TagRegistry(pool),
-                                      Merging(pool))))
+            FactsServicer(FactsDeps(
+                pool=pool, facts=FactStore(pool, embedder, s, relay.notify), reader=reader,
+                slots=SlotEditor(pool, embedder, s), review=review)),
+            GraphServicer(GraphDeps(
+                graph=graph, recall=Recall(pool, reader, graph, s.recall_max_seeds))),
+            KnowledgeServicer(KnowledgeDeps(
+                reader=reader, world=World(pool, embedder, s),
+                lessons=Lessons(pool, embedder, s, relay.notify),
+                lesson_merger=LessonMerger(pool, s))),
+            ReviewServicer(ReviewDeps(
+                review=review, queue=ReviewQueue(pool, review), tags=TagRegistry(pool),
+                merging=Merging(pool))))
         readiness.info["embedding_space"] = lambda: embedder.state
-        return (lambda server: register(servicers, server)), [embedder.keep_connected,
-                                                              link.run, relay.run]
+        jobs = [embedder.keep_connected, link.run, relay.run]
+        return (lambda server: register(servicers, server)), jobs
 
     try:
         await run_database_service(s, stop, SCHEMA, MIGRATIONS, build)
