@@ -41,7 +41,7 @@ from pgvector.asyncpg import register_vector
 from engram_cli.settings import CliSettings
 from engram_cli.stack import Stack
 from engram_memory.documents import chunk_term_limits
-from engram_memory.documents_repo import lexical_chunks
+from engram_memory.repo_documents import lexical_chunks
 from engram_memory.settings import MemorySettings
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))

@@ -19,10 +19,10 @@ import asyncpg
 from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.errors import Conflict, InvalidArgument, NotFound, PermissionDenied
+from engram_kit.vocab import REVIEWER_ROLES, Role
 
 from . import repo, repo_merge
 from .normalise import entity_name
-from .review import REVIEWER_ROLES
 
 MAX_ENTITIES_COMPARED = 20000
 MAX_ASKED = 200
@@ -155,14 +155,13 @@ class Merging:
         ns = ctx.require_namespace()
         if ctx.role not in REVIEWER_ROLES:
             raise PermissionDenied("merging entities needs the reviewer role; you are "
-                                   f"{ctx.role or 'agent'}")
+                                   f"{ctx.role or Role.AGENT}")
         merge, into = entity_name(merge, "merge"), entity_name(into, "into")
         if merge == into:
             raise InvalidArgument("merge and into must differ", field="merge")
         async with tenant_tx(self._pool, ns) as conn:
             for name in sorted((merge, into)):  # one lock order: no deadlock
-                await conn.execute("SELECT pg_advisory_xact_lock(hashtext($1))",
-                                   f"entity/{ns}/{name}")
+                await repo.advisory_lock(conn, f"entity/{ns}/{name}")
             into = await repo.resolve_entity(conn, into)
             if await repo.resolve_entity(conn, merge) != merge:
                 raise Conflict(f"{merge!r} is already an alias")

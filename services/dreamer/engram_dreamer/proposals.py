@@ -22,11 +22,12 @@ from engram.v1 import cortex_pb2
 from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.errors import Conflict, InvalidArgument, NotFound, PermissionDenied
+from engram_kit.vocab import REVIEWER_ROLES, ProposalStatus, Role
 
+from . import repo_proposals as repo
 from .backends import Backends
 from .extractor import Candidate
 
-REVIEWERS = ("reviewer", "operator")
 KINDS = ("graph_link", "merge_entity", "merge_fact")
 RELATION_OF = {"uses": "uses", "consumes_from": "uses", "caches": "uses",
                "runs_on": "deployed_to", "hosted_on": "deployed_to",
@@ -65,13 +66,9 @@ def fact_merge_link(pair: cortex_pb2.FactPair) -> Link:
 
 # The status a reader sees: an open proposal past its expiry is expired,
 # whether or not a pass has marked it yet.
-_STATUS_SQL = ("(CASE WHEN status = 'open' AND expires_at < now() THEN 'expired' "
-               "ELSE status END)")
-
-
 def _as_listed(r: Mapping[str, Any]) -> Mapping[str, Any]:
-    if r["status"] == "open" and r["expires_at"] < datetime.now(UTC):
-        return {**dict(r), "status": "expired"}
+    if r["status"] == ProposalStatus.OPEN and r["expires_at"] < datetime.now(UTC):
+        return {**dict(r), "status": ProposalStatus.EXPIRED}
     return r
 
 
@@ -115,24 +112,17 @@ class Proposals:
         """Proposals made, by kind (a signature seen before is not made again).
         Open proposals past their expiry are marked expired here, in the pass's
         write path, not by a listing."""
-        await conn.execute("UPDATE proposals SET status = 'expired' "
-                           "WHERE status = 'open' AND expires_at < now()")
+        await repo.expire_open(conn)
         made: dict[str, int] = {}
         for link in links:
-            inserted = await conn.fetchval(
-                """INSERT INTO proposals (namespace, id, signature, kind, src, relation, dst,
-                       evidence_quote, run_id, entity, value, source_ref)
-                   VALUES ($1, $2, $3, $9, $4, $5, $6, $7, $8, $10, $11, $12)
-                   ON CONFLICT (namespace, signature) DO NOTHING RETURNING id""",
-                ns, uuid.uuid4(), link.signature, link.src, link.relation, link.dst,
-                link.quote, run_id, link.kind, link.entity, link.value, link.source_ref)
+            inserted = await repo.insert(conn, ns, run_id, link)
             if inserted is not None:
                 made[link.kind] = made.get(link.kind, 0) + 1
         return made
 
     async def listing(self, ns: str, status: str, kind: str = "") -> list[Mapping[str, Any]]:
-        status = status or "open"
-        if status not in ("open", "approved", "rejected", "expired"):
+        status = status or ProposalStatus.OPEN
+        if status not in tuple(ProposalStatus):
             raise InvalidArgument("status is open, approved, rejected or expired",
                                   field="status")
         if kind not in ("", *KINDS):
@@ -140,17 +130,15 @@ class Proposals:
         # A read writes nothing: an open proposal past its expiry is listed
         # as expired here and marked so by the next pass (record).
         async with tenant_tx(self._pool, ns) as conn:
-            rows = await conn.fetch(
-                f"SELECT * FROM proposals WHERE {_STATUS_SQL} = $1 AND ($2 = '' OR kind = $2) "
-                "ORDER BY created_at LIMIT 200", status, kind)
+            rows = await repo.listing(conn, status, kind)
         return [_as_listed(r) for r in rows]
 
     async def decide(self, ctx: CallerContext, proposal_id: str, decision: str,
                      reasoning: str) -> asyncpg.Record:
         ns = ctx.require_namespace()
-        if ctx.role not in REVIEWERS:
+        if ctx.role not in REVIEWER_ROLES:
             raise PermissionDenied("deciding a proposal needs the reviewer role; you are "
-                                   f"{ctx.role or 'agent'}")
+                                   f"{ctx.role or Role.AGENT}")
         if decision not in ("approve", "reject"):
             raise InvalidArgument("decision is approve or reject", field="decision")
         if not reasoning.strip() or len(reasoning) > 2000:
@@ -161,7 +149,7 @@ class Proposals:
             raise InvalidArgument("proposal_id must be a proposal id",
                                   field="proposal_id") from None
         async with tenant_tx(self._pool, ns) as conn:
-            row = await conn.fetchrow("SELECT * FROM proposals WHERE id = $1 FOR UPDATE", pid)
+            row = await repo.lock(conn, pid)
             if row is None:
                 raise NotFound(f"no proposal {pid}")
             if _as_listed(row)["status"] != "open":
@@ -176,18 +164,13 @@ class Proposals:
                 await self._backends.relate(ctx, cortex_pb2.RelateRequest(
                     src=row["src"], relation=row["relation"], dst=row["dst"],
                     provenance="inferred", evidence_quote=row["evidence_quote"]))
-            return await conn.fetchrow(
-                """UPDATE proposals SET status = $2, decided_by = $3,
-                          decided_at = clock_timestamp(), reasoning = $4
-                   WHERE id = $1 RETURNING *""",
-                pid, "approved" if decision == "approve" else "rejected", ctx.principal,
-                reasoning)
+            return await repo.decide(conn, pid, "approved" if decision == "approve"
+                                     else "rejected", ctx.principal, reasoning)
 
     async def revert_run(self, conn: asyncpg.Connection, run_id: uuid.UUID) -> None:
         """Part of a rollback: the run's proposals go; a decided one blocks it."""
-        decided = await conn.fetch("SELECT id, status FROM proposals WHERE run_id = $1 "
-                                   "AND status IN ('approved', 'rejected')", run_id)
+        decided = await repo.decided_of_run(conn, run_id)
         if decided:
             raise Conflict("later writes depend on this run: proposals already decided: "
                            + ", ".join(f"{r['id']} ({r['status']})" for r in decided))
-        await conn.execute("DELETE FROM proposals WHERE run_id = $1", run_id)
+        await repo.delete_of_run(conn, run_id)

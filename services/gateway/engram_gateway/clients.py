@@ -7,7 +7,13 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from engram.v1 import coordination_pb2_grpc, cortex_pb2_grpc, dreamer_pb2_grpc, memory_pb2_grpc
+from engram.v1 import (
+    coordination_pb2_grpc,
+    cortex_pb2,
+    cortex_pb2_grpc,
+    dreamer_pb2_grpc,
+    memory_pb2_grpc,
+)
 from engram_kit.context import CallerContext
 from engram_kit.grpc_client import Caller, open_channel
 
@@ -19,6 +25,16 @@ _IDEMPOTENT = frozenset({"Search", "Get", "Recent", "Briefing", "DocumentSearch"
                          "Recall", "ListRelations", "WorldSearch", "LessonSearch",
                          "ReviewList", "Status", "Runs", "ListProposals",
                          "KnowledgeBriefing"})
+
+
+def cortex_stubs(channel: grpc.aio.Channel) -> dict[str, Any]:
+    """Cortex's RPCs by name over its four services (one channel): RPC names
+    are unique across them, so a caller names the RPC, not the service."""
+    stubs: dict[str, Any] = {}
+    for service in cortex_pb2.DESCRIPTOR.services_by_name.values():
+        stub = getattr(cortex_pb2_grpc, f"{service.name}Stub")(channel)
+        stubs.update((m.name, getattr(stub, m.name)) for m in service.methods)
+    return stubs
 
 
 class Backends:
@@ -37,7 +53,7 @@ class Backends:
         self._coordination = coordination_pb2_grpc.CoordinationServiceStub(
             self._coordination_channel)
         self._cortex_channel = open_channel(self._settings.cortex_addr)
-        self._cortex = cortex_pb2_grpc.CortexServiceStub(self._cortex_channel)
+        self._cortex = cortex_stubs(self._cortex_channel)
         self._dreamer_channel = open_channel(self._settings.dreamer_addr)
         self._dreamer = dreamer_pb2_grpc.DreamerServiceStub(self._dreamer_channel)
         self._health = {
@@ -69,8 +85,9 @@ class Backends:
                                        idempotent=method in _IDEMPOTENT)
 
     async def cortex(self, method: str, ctx: CallerContext, request: Any) -> Any:
-        """Call CortexService.<method> (reads retry, writes when unsent)."""
-        return await self._caller.call(getattr(self._cortex, method), request, ctx,
+        """Call the cortex RPC <method>, on whichever of its services serves it
+        (reads retry, writes when unsent)."""
+        return await self._caller.call(self._cortex[method], request, ctx,
                                        idempotent=method in _IDEMPOTENT)
 
     async def dreamer(self, method: str, ctx: CallerContext, request: Any) -> Any:

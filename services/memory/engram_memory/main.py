@@ -26,7 +26,7 @@ from .pdf_worker import PdfExtractor
 from .reembed import ReembedSweep
 from .search import Searcher
 from .service import MemoryService
-from .servicer import MemoryServicer
+from .servicer import MemoryDeps, MemoryServicer
 from .settings import MemorySettings
 
 SCHEMA = "memory"
@@ -69,8 +69,9 @@ async def amain(stop: asyncio.Event) -> None:
 
     def register(server: object) -> None:
         memory_pb2_grpc.add_MemoryServiceServicer_to_server(
-            MemoryServicer(service, searcher, Lifecycle(service, uses), Episodes(pool),
-                           documents, Decay(pool)), server)
+            MemoryServicer(MemoryDeps(
+                service=service, searcher=searcher, lifecycle=Lifecycle(service, uses),
+                episodes=Episodes(pool), documents=documents, decay=Decay(pool))), server)
 
     try:
         jobs = [link.run, relay.run, sweep.run, uses.run, embedder.keep_connected]
