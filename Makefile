@@ -20,7 +20,7 @@ $(STAMP): pyproject.toml requirements.lock
 # Where the CPU torch wheel is found; elsewhere e.g.
 # make lock TORCH_CPU='--extra-index-url https://download.pytorch.org/whl/cpu --index-strategy unsafe-best-match'
 TORCH_CPU ?= --find-links /opt/wheels
-UV_COMPILE = $(VENV)/bin/uv pip compile pyproject.toml --generate-hashes --quiet \
+UV_COMPILE = $(VENV)/bin/uv pip compile pyproject.toml deploy/build.in --generate-hashes --quiet \
 	--python-version 3.11 --python-platform x86_64-manylinux_2_28 \
 	--custom-compile-command 'make lock' $(TORCH_CPU) -c deploy/torch-cpu.txt
 
