@@ -65,3 +65,17 @@ def test_an_edited_landed_file_is_refused(tmp_path: Path) -> None:
     edited.write_text(edited.read_text() + "\n-- an afterthought\n")
     with pytest.raises(MigrationChanged, match="0002_passes.sql differs from its checksum"):
         check_against_lock(tmp_path, load_migrations(tmp_path), load_lock(tmp_path))
+
+
+def test_the_migrate_job_reports_a_changed_migration_without_a_traceback(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from engram_cli import migrate as job
+
+    async def refused(_settings: object) -> dict[str, list[int]]:
+        raise MigrationChanged("migration dreamer/0002_passes.sql was applied ...")
+
+    monkeypatch.setattr(job, "migrate_all", refused)
+    monkeypatch.setattr(job, "MigrateSettings", lambda: None)
+    assert job.main() == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: migration dreamer/0002_passes.sql") and "Traceback" not in err

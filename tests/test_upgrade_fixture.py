@@ -63,7 +63,7 @@ async def test_a_bank_from_commit_3a11ddd_upgrades_and_reads_back(tmp_path: Path
                 assert words in recent
             found = await call(c, "memory_search",
                                {"query": "which host runs the staging database"})
-            assert "pg-stage-2" in text_of(found["results"][0])
+            assert "pg-stage-2" in text_of(found["entries"][0])
             owner = await call(c, "fact_get", {"entity": "service:billing", "attribute": "owner"})
             assert "team-payments" in text_of(owner)
             lang = await call(c, "fact_get",
