@@ -141,7 +141,7 @@ class ServiceInterceptor(grpc.aio.ServerInterceptor):
         trace, one warning line, UNAVAILABLE with a retry-after hint."""
         log.warning("dependency unavailable in %s", method,
                     extra={"fields": {"error": repr(exc)}})
-        err = Unavailable(f"{self.service}: {reason}; the call can be retried")
+        err = Unavailable(f"{self.service}: {reason}")
         await context.abort(err.code, err.message, trailing_metadata=err.trailing_metadata())
 
 
