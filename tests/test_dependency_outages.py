@@ -14,6 +14,7 @@ import urllib.error
 import urllib.request
 import uuid
 from collections.abc import Iterator
+from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,8 @@ from engram_cli.settings import CliSettings
 from engram_cli.stack import Stack
 
 from .conftest import PORT_SHIFT
-from .helpers import admin_fetchval, call, eventually, mcp_client
+from .helpers import admin_fetchval, call, eventually, mcp_client, nats_client
+from .test_board_mail import join, pending_texts
 
 OFFSET = 350 + PORT_SHIFT
 # Every call during an outage must be answered within this bound.
@@ -179,23 +181,27 @@ async def test_nats_outage_writes_land_and_events_drain_once(own_stack: Stack):
     stack, token = own_stack, own_stack.first_token or ""
     dsn = stack.postgres.admin_dsn
     marker = uuid.uuid4().hex[:8]
-    stack.nats.stop()
     ids: list[str] = []
-    try:
-        async with mcp_client(stack.mcp_url, token) as client:
+    async with AsyncExitStack() as es:
+        a, _ = await join(es, stack, token)
+        b, b_id = await join(es, stack, token)
+        stack.nats.stop()
+        try:
             for i in range(4):
-                reply = await call(client, "memory_store",
+                reply = await call(a, "memory_store",
                                    {"text": f"NATS outage {marker} note {i}: value {i * 3}"})
                 ids.append(reply["id"])
                 await asyncio.sleep(4)  # the outage lasts a while, writes keep landing
-            lease = await call(client, "board_lease", {"action": "claim",
-                                                       "name": f"nats-outage:{marker}"})
+            lease = await call(a, "board_lease", {"action": "claim",
+                                                  "name": f"nats-outage:{marker}"})
             assert lease["granted"] is True
-            await call(client, "board_agents", {"action": "update",
-                                                "status": f"nats down {marker}"})
-        assert ready_status(stack, "memory") == 200  # NATS does not gate memory's writes
-    finally:
-        stack.nats.start()
+            await call(a, "board_message", {"action": "send", "to": b_id,
+                                            "text": f"sent while NATS was down {marker}"})
+            assert ready_status(stack, "memory") == 200  # NATS does not gate writes
+        finally:
+            stack.nats.start()
+        assert f"sent while NATS was down {marker}" in await pending_texts(b)
+        await live_hint_arrives(stack, a, b_id)
 
     async def all_recorded() -> bool:
         return await admin_fetchval(
@@ -210,3 +216,22 @@ async def test_nats_outage_writes_land_and_events_drain_once(own_stack: Stack):
     assert await admin_fetchval(
         dsn, "SELECT count(*) FROM memory.outbox WHERE published_at IS NULL") == 0
     assert stack.dead_services() == []
+
+
+async def live_hint_arrives(stack: Stack, sender: Client, to: str) -> None:
+    """Coordination's NATS connection is back: a new mail's hint is published."""
+    nc = await nats_client(stack, "admin")
+    try:
+        sub = await nc.subscribe(f"engram.board.default.mail.{to}")
+
+        async def hinted() -> bool:
+            await call(sender, "board_message", {"action": "send", "to": to, "text": "ping"})
+            try:
+                await sub.next_msg(timeout=1)
+                return True
+            except TimeoutError:
+                return False
+
+        await eventually(hinted, 30, "a live hint after NATS came back")
+    finally:
+        await nc.close()
