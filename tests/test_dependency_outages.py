@@ -151,6 +151,65 @@ async def test_postgres_outage_typed_errors_then_recovery(own_stack: Stack):
     assert {name: proc.pid for name, proc in stack.procs.items()} == pids
 
 
+async def test_postgres_killed_under_write_load(own_stack: Stack):
+    """Calls in flight when Postgres dies get the typed error too (a query on
+    a connection that died mid-way), and writes succeed again after."""
+    stack, token = own_stack, own_stack.first_token or ""
+    auth = {"Authorization": f"Bearer {token}"}
+    stop = asyncio.Event()
+    restarted_at: list[float] = []
+    seen: list[tuple[float, int, float, str]] = []  # (when, status, seconds, text)
+
+    async def rest_writer(n: int) -> None:
+        async with httpx.AsyncClient(timeout=ANSWER_BOUND_S + 5) as http:
+            i = 0
+            while not stop.is_set():
+                started = time.monotonic()
+                reply = await http.post(rest_base(stack) + "/v1/memories", headers=auth,
+                                        json={"text": f"Load writer {n} note {i}: v{i}"})
+                seen.append((started, reply.status_code, time.monotonic() - started,
+                             reply.headers.get("retry-after", "")))
+                i += 1
+
+    async def mcp_writer() -> None:
+        async with mcp_client(stack.mcp_url, token) as client:
+            i = 0
+            while not stop.is_set():
+                started = time.monotonic()
+                failed, text = await timed_tool(client, "memory_store",
+                                                {"text": f"Load MCP note {i}: v{i}"})
+                if failed:
+                    assert_retryable_tool_error("memory_store", failed, text)
+                seen.append((started, 503 if failed else 200, time.monotonic() - started,
+                             "mcp"))
+                i += 1
+
+    workers = [asyncio.create_task(rest_writer(n)) for n in range(3)]
+    workers.append(asyncio.create_task(mcp_writer()))
+    try:
+        await asyncio.sleep(2)
+        await asyncio.to_thread(kill_postgres, stack)
+        await asyncio.sleep(5)
+        await asyncio.to_thread(stack.postgres.start)
+        restarted_at.append(time.monotonic())
+
+        async def written_again() -> bool:
+            return any(when > restarted_at[0] and status == 200
+                       for when, status, _, _ in seen)
+
+        await eventually(written_again, 30, "a write to succeed after Postgres came back")
+    finally:
+        stop.set()
+        results = await asyncio.gather(*workers, return_exceptions=True)
+    assert [r for r in results if isinstance(r, BaseException)] == []
+    statuses = {status for _, status, _, _ in seen}
+    assert statuses <= {200, 503}, sorted(statuses)
+    assert 503 in statuses
+    assert max(seconds for _, _, seconds, _ in seen) <= ANSWER_BOUND_S
+    assert all(hint for _, status, _, hint in seen if status == 503)  # Retry-After on REST
+    assert stack.dead_services() == []
+
+
 async def test_services_started_while_postgres_is_down_become_ready(own_stack: Stack):
     stack = own_stack
     kill_postgres(stack)
