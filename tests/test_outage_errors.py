@@ -55,8 +55,10 @@ def test_retry_after_travels_in_trailing_metadata():
                                     "unavailable", ((MD_RETRY_AFTER, "7"),)))
     assert isinstance(err, Unavailable) and err.retry_after_s == 7
     assert "database" in err.message
-    plain = from_rpc_error(_rpc_error(grpc.StatusCode.UNAVAILABLE, ""))
+    plain = from_rpc_error(_rpc_error(grpc.StatusCode.UNAVAILABLE, "failed to connect to all "
+                                      "addresses; last error: ipv4:127.0.0.1:8751: refused"))
     assert isinstance(plain, Unavailable) and plain.retry_after_s >= 1
+    assert "127.0.0.1" not in plain.message  # gRPC's own text stays internal
     internal = from_rpc_error(_rpc_error(grpc.StatusCode.INTERNAL, "boom"))
     assert type(internal) is DomainError
 

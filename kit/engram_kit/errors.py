@@ -99,15 +99,16 @@ _BY_CODE: dict[grpc.StatusCode, type[DomainError]] = {
 _BY_CODE[grpc.StatusCode.DEADLINE_EXCEEDED] = Unavailable
 
 
-def _retry_after(err: grpc.aio.AioRpcError | grpc.RpcError) -> int:
+def _retry_after(err: grpc.aio.AioRpcError | grpc.RpcError) -> int | None:
+    """The hint our servers attach; None when gRPC itself failed the call."""
     trailing = err.trailing_metadata() if hasattr(err, "trailing_metadata") else None
     for key, value in trailing or ():
         if key == MD_RETRY_AFTER:
             try:
                 return max(1, int(value))
             except (TypeError, ValueError):
-                break
-    return DEFAULT_RETRY_AFTER_S
+                return DEFAULT_RETRY_AFTER_S
+    return None
 
 
 def from_rpc_error(err: grpc.aio.AioRpcError | grpc.RpcError) -> DomainError:
@@ -120,6 +121,8 @@ def from_rpc_error(err: grpc.aio.AioRpcError | grpc.RpcError) -> DomainError:
     if code == grpc.StatusCode.DEADLINE_EXCEEDED:
         return Unavailable("a backing service did not answer in time")
     if code == grpc.StatusCode.UNAVAILABLE:
-        return Unavailable(details or "a backing service is unavailable",
-                           retry_after_s=_retry_after(err))
+        hint = _retry_after(err)
+        if hint is None:  # gRPC's own text names addresses and sockets: not for users
+            return Unavailable("a backing service is unavailable")
+        return Unavailable(details or "a backing service is unavailable", retry_after_s=hint)
     return cls(details or cls.kind)
