@@ -13,7 +13,7 @@ from fastapi.responses import JSONResponse
 from mcp.server.mcpserver.exceptions import ToolError
 
 from engram_kit.context import CallerContext
-from engram_kit.errors import DomainError
+from engram_kit.errors import DomainError, Unavailable
 
 from . import limits
 from .auth import BadSession, NamespaceRefused, caller_context
@@ -62,6 +62,10 @@ async def answer(reply: Awaitable[Any], shape: Callable[[Any], Any]) -> Any:
     """Await a backend call and shape it; a domain error becomes its HTTP status."""
     try:
         return shape(await reply)
+    except Unavailable as exc:  # temporary: say when to come back
+        return JSONResponse({"error": exc.kind, "detail": exc.message,
+                             "retry_after_s": exc.retry_after_s},
+                            status_code=503, headers={"Retry-After": str(exc.retry_after_s)})
     except DomainError as exc:
         return JSONResponse({"error": exc.kind, "detail": exc.message},
                             status_code=HTTP_STATUS.get(exc.kind, 500))
