@@ -147,6 +147,7 @@ def memory_rescue(
 
 M = Service.MEMORY
 W, D = Effect.ADDITIVE, Effect.DESTRUCTIVE
+NO_ID = "00000000-0000-0000-0000-000000000000"  # examples: well-formed, matches nothing
 
 TOOLS = [
     ToolSpec(memory_store, Tier.MINIMAL, {"": op(
@@ -158,31 +159,33 @@ TOOLS = [
         rest="GET /v1/memories/search")}, example={"query": "registry"}),
     ToolSpec(memory_get, Tier.CORE, {"": read(
         M, "Get", build=lambda a: pb.GetRequest(id=a["id"]), shape=get_reply,
-        rest="GET /v1/memories/{id}")}, example={"id": "00000000-0000-0000-0000-000000000000"}),
+        rest="GET /v1/memories/{entry_id}")}, example={"id": NO_ID}),
     ToolSpec(memory_recent, Tier.CORE, {"": read(
         M, "Recent", shape=recent_reply, shape_args=("verbose",),
         build=lambda a: pb.RecentRequest(n=a["n"], tags=a["tags"] or [], source=a["source"]),
         rest="GET /v1/memories/recent")}),
     ToolSpec(memory_supersede, Tier.CORE, {"": op(
         Access.WRITE, W, Retry.SAFE, "a repeat is refused: the entry is already superseded",
-        service=M, method="Supersede", shape=store_reply, rest="POST /v1/memories/{id}/supersede",
+        service=M, method="Supersede", shape=store_reply,
+        rest="POST /v1/memories/{entry_id}/supersede",
         build=lambda a: pb.SupersedeRequest(entry_id=a["entry_id"], new_text=a["new_text"],
                                             reason=a["reason"]))},
-        example={"entry_id": "00000000-0000-0000-0000-000000000000", "new_text": "x"}),
+        example={"entry_id": NO_ID, "new_text": "x"}),
     ToolSpec(memory_forget, Tier.CORE, {"": op(
         Access.WRITE, D, Retry.SAFE, "a repeat finds nothing left to forget",
-        service=M, method="Forget", build=forget_request, rest="POST /v1/memories/{id}/forget",
+        service=M, method="Forget", build=forget_request,
+        rest="POST /v1/memories/{entry_id}/forget",
         shape=lambda r: {"forgotten": list(r.forgotten), "tombstones": list(r.tombstones)})},
-        example={"reason": "test", "entry_id": "00000000-0000-0000-0000-000000000000"}),
+        example={"reason": "test", "entry_id": NO_ID}),
     ToolSpec(memory_reinforce, Tier.CORE, {"": op(
         Access.WRITE, W, Retry.UNSAFE, "each call adds a confirmation",
         service=M, method="Reinforce", build=lambda a: pb.ReinforceRequest(
             entry_id=a["entry_id"]),
         shape=lambda r: {"id": r.id, "confirmations": r.confirmations})},
-        example={"entry_id": "00000000-0000-0000-0000-000000000000"}),
+        example={"entry_id": NO_ID}),
     ToolSpec(memory_rescue, Tier.CORE, {"": op(
         Access.WRITE, W, Retry.SAFE, "a rescued entry stays rescued",
-        service=M, method="Rescue", shape=rescue_reply, rest="POST /v1/memories/{id}/rescue",
+        service=M, method="Rescue", shape=rescue_reply, rest="POST /v1/memories/{entry_id}/rescue",
         build=lambda a: pb.RescueRequest(entry_id=a["entry_id"], reason=a["reason"]))},
-        example={"entry_id": "00000000-0000-0000-0000-000000000000"}),
+        example={"entry_id": NO_ID}),
 ]
