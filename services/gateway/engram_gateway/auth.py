@@ -76,9 +76,6 @@ def caller_context(principal: str, role: str, allowed: list[str], namespace: str
     `allowed` are read-write grants, `read_only` read grants; `access` (from
     the tool registry) says which grant and role the operation needs."""
     read_only = read_only or []
-    if (role or "agent") not in access.roles:
-        raise RoleRefused(f"{what} needs the {access.value} role; you are "
-                               f"{role or 'agent'}")
     if session_id and not SESSION_RE.fullmatch(session_id):
         raise BadSession("X-Engram-Session must be 1-128 characters of A-Z a-z 0-9 . _ : @ / "
                          "+ = -")
@@ -95,6 +92,9 @@ def caller_context(principal: str, role: str, allowed: list[str], namespace: str
     if access is not Access.READ and chosen not in allowed:
         raise NamespaceRefused(f"principal {principal!r} has read-only access to namespace "
                                f"{chosen!r}; this call writes")
+    if (role or "agent") not in access.roles:
+        raise RoleRefused(f"{what} needs the {access.value} role; you are "
+                          f"{role or 'agent'}")
     return CallerContext(
         principal=principal, namespace=chosen, client_id=principal,
         session_id=session_id or f"principal:{principal}",

@@ -29,19 +29,13 @@ def session_id(ctx: Context) -> str:
     return headers.get("mcp-session-id", "") or headers.get("x-engram-session", "")
 
 
-def operation_name(spec: ToolSpec, args: Mapping[str, Any]) -> str:
-    """How a refusal names the operation: the tool, and its action if any."""
-    if not spec.action_arg:
-        return spec.name
-    return f"{spec.name}({spec.action_arg}={args.get(spec.action_arg)!r})"
-
-
 async def run_tool(spec: ToolSpec, backends: Backends, ctx: Context, args: dict[str, Any],
                    extras: Mapping[str, Any]) -> dict[str, Any]:
     """Authorise, call and shape one MCP tool call."""
     namespace = args.pop("namespace", None)
     op = spec.op_for(args)
-    caller = caller_for(namespace, session_id(ctx), op.access, operation_name(spec, args))
+    what = spec.label(args.get(spec.action_arg, ""))
+    caller = caller_for(namespace, session_id(ctx), op.access, what)
     with tool_errors(spec.name, caller.request_id):
         calls = Calls(backends, resend=op.effect is Effect.NONE)
         return await op.invoke(Invocation(calls, caller, args, ctx, extras))

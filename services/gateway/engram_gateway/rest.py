@@ -28,12 +28,12 @@ HTTP_STATUS = {"invalid_argument": 400, "unauthenticated": 401, "permission_deni
                "unavailable": 503, "deadline_exceeded": 504, "unimplemented": 501}
 
 
-def grant(tool: str, action: str = "") -> Any:
-    """The REST caller type of a route that runs `tool` (`action`): the
+def grant(tool_name: str, action: str = "") -> Any:
+    """The REST caller type of a route that runs `tool_name` (`action`): the
     bearer token as for /mcp, the rate limit, and the grant and role the
     registry says the operation needs."""
-    needs = operation(tool, action).access
-    what = f"{tool}({action!r})" if action else tool
+    needs = operation(tool_name, action).access
+    what = tool(tool_name).label(action)
 
     async def rest_caller(request: Request,
                           x_engram_namespace: Annotated[str | None, Header()] = None,

@@ -14,6 +14,7 @@ import inspect
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum, StrEnum
+from functools import cached_property
 from typing import Annotated, Any
 
 from mcp.types import ToolAnnotations
@@ -145,13 +146,17 @@ class ToolSpec:
     def description(self) -> str:
         return inspect.cleandoc(self.params.__doc__ or "")
 
-    @property
+    @cached_property
     def signature(self) -> inspect.Signature:
         return inspect.signature(self.params, eval_str=True)
 
     def defaults(self) -> dict[str, Any]:
         return {n: p.default for n, p in self.signature.parameters.items()
                 if p.default is not inspect.Parameter.empty}
+
+    def label(self, action: str) -> str:
+        """How a refusal names an operation: the tool, and its action if any."""
+        return f"{self.name}({self.action_arg}={action!r})" if self.action_arg else self.name
 
     def op_for(self, args: Args) -> Op:
         return self.ops[args.get(self.action_arg, "")] if self.action_arg else self.ops[""]
