@@ -79,6 +79,11 @@ def build_board_router(backends: Backends) -> APIRouter:
                 "park_expires_seconds": body.expires_in_seconds}
         return await run_op(backends, caller, "board_agents", args, "park")
 
+    _lease_and_mail_routes(router, backends)
+    return router
+
+
+def _lease_and_mail_routes(router: APIRouter, backends: Backends) -> None:
     @router.get("/leases")
     async def list_leases(caller: ListLeasesCaller, prefix: str = "") -> Any:
         return await run_op(backends, caller, "board_lease", {"name": prefix}, "list")
@@ -115,5 +120,3 @@ def build_board_router(backends: Backends) -> APIRouter:
     @router.post("/messages/redact")
     async def redact_messages(body: IdsBody, caller: RedactCaller) -> Any:
         return await run_op(backends, caller, "board_message", {"ids": body.ids}, "redact")
-
-    return router
