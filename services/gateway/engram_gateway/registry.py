@@ -49,7 +49,7 @@ GRANT_WORDS = {Access.READ: "read", Access.WRITE: "read-write",
 
 
 def _summary(spec: ToolSpec) -> str:
-    first = re.split(r"(?<=[.?])\s", " ".join(spec.description.split()), maxsplit=1)[0]
+    first = re.split(r"(?<=[.?])\s(?=[A-Z])", " ".join(spec.description.split()), maxsplit=1)[0]
     return first.replace("|", "\\|")
 
 
