@@ -4,17 +4,37 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.engram-installed
 
-.PHONY: setup up test test-llama lint proto proto-check bench-e2e bench-embedder bench-locomo bench-scale bench-documents bench-store-cpu bench-board bench-conflicts bench-extraction clean
+.PHONY: setup lock migrations-lock up test test-llama lint docs proto proto-check bench-e2e bench-embedder bench-locomo bench-scale bench-documents bench-store-cpu bench-board bench-conflicts bench-extraction clean
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml
+# Every dependency comes from requirements.lock: exact versions, each file
+# checked against its sha256, torch as its CPU build. The project itself is
+# installed editable on top, with no resolution of its own.
+$(STAMP): pyproject.toml requirements.lock
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install --quiet --upgrade pip
-	# CPU torch first: otherwise a dependency would pull a multi-GB CUDA build.
-	$(VENV)/bin/pip install --quiet torch==2.13.0
-	$(VENV)/bin/pip install --quiet -e '.[dev]'
+	$(VENV)/bin/pip install --quiet --require-hashes --no-deps -r requirements.lock
+	$(VENV)/bin/pip install --quiet --no-deps --no-build-isolation -e .
 	touch $(STAMP)
+
+# Where the CPU torch wheel is found; elsewhere e.g.
+# make lock TORCH_CPU='--extra-index-url https://download.pytorch.org/whl/cpu --index-strategy unsafe-best-match'
+TORCH_CPU ?= --find-links /opt/wheels
+UV_COMPILE = $(VENV)/bin/uv pip compile pyproject.toml deploy/build.in --generate-hashes --quiet \
+	--python-version 3.11 --python-platform x86_64-manylinux_2_28 \
+	--custom-compile-command 'make lock' $(TORCH_CPU) -c deploy/torch-cpu.txt
+
+# Regenerate the locks after changing pyproject.toml: the dev lock that
+# `make setup` installs, and the two the images install (deploy/).
+lock: setup
+	$(UV_COMPILE) --extra dev --extra embedder -o requirements.lock
+	$(UV_COMPILE) -o deploy/requirements-service.lock
+	$(UV_COMPILE) --extra embedder -o deploy/requirements-embedder.lock
+
+# Record newly landed migrations in each service's migrations.lock (never
+# rewrites an entry: a landed migration does not change).
+migrations-lock: setup
+	$(VENV)/bin/python -c 'import pathlib; from engram_kit.migrate import update_lock; [print(d, update_lock(d)) for d in sorted(pathlib.Path("services").glob("*/engram_*/migrations"))]'
 
 up: setup
 	$(VENV)/bin/engram up
@@ -32,6 +52,12 @@ test-llama: setup
 
 lint: setup
 	$(VENV)/bin/ruff check .
+
+# The generated docs: the settings reference in docs/limits.md and
+# docs/benchmarks.md with its plots (tests/test_docs.py fails when stale).
+docs: setup
+	$(VENV)/bin/python scripts/gen_limits_doc.py
+	$(VENV)/bin/python evals/report.py
 
 proto: setup
 	PYTHON=$(VENV)/bin/python ./scripts/genproto.sh

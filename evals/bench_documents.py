@@ -38,10 +38,11 @@ import numpy as np
 from mcp import Client
 from pgvector.asyncpg import register_vector
 
+from engram_cli.progress import track
 from engram_cli.settings import CliSettings
 from engram_cli.stack import Stack
 from engram_memory.documents import chunk_term_limits
-from engram_memory.documents_repo import lexical_chunks
+from engram_memory.repo_documents import lexical_chunks
 from engram_memory.settings import MemorySettings
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -77,7 +78,8 @@ async def bulk_chunks(dsn: str, document: uuid.UUID, start: int, count: int,
         index_def = await conn.fetchval("SELECT indexdef FROM pg_indexes WHERE"
                                         " schemaname = 'memory' AND indexname = $1", HNSW_INDEX)
         await conn.execute(f"DROP INDEX memory.{HNSW_INDEX}")
-        for offset in range(start, start + count, 5_000):
+        batches = range(start, start + count, 5_000)
+        for offset in track(batches, f"load {count:,} chunks", len(batches), "batch"):
             rows = []
             for i in range(offset, min(offset + 5_000, start + count)):
                 vec = np.asarray([rng.gauss(0, 1) for _ in range(384)], dtype=np.float32)

@@ -14,10 +14,10 @@ Postgres' english configuration does), dense cosine with the same MiniLM model
 times store and search, and a bare in-process single-sentence encode
 interleaved with the stores (same load), so store latency can be read against the model's own cost.
 
-Data: /work/shared/bench/locomo10.json (CC BY-NC 4.0, never copied into the
-repo); format and quirks: /work/shared/reference/bench-data.md. Evidence is
-normalised as that document says, and the 57 WRONG_CITATION records of the
-locomo-audit file replace the cited evidence when the file is present
+Data: LoCoMo's locomo10.json (CC BY-NC 4.0, never copied into the repo; pass
+its path with --data). Evidence ids are normalised by `normalise_evidence`,
+and the 57 WRONG_CITATION records of the locomo-audit file replace the cited
+evidence when the file is present
 (`--no-audit` scores the raw labels; the raw-label numbers are reported too).
 
 Usage: .venv/bin/python evals/bench_locomo.py [--conversations 10] [--port-offset 400]
@@ -455,7 +455,7 @@ def main() -> int:
     if not 1 <= args.conversations <= 10:
         parser.error("--conversations must be 1-10")
     if not args.data.exists():
-        parser.error(f"{args.data} not found (see /work/shared/reference/bench-data.md)")
+        parser.error(f"{args.data} not found: pass LoCoMo's locomo10.json with --data")
     audit = None if args.no_audit or not args.audit.exists() else args.audit
 
     out = sys.stdout

@@ -38,6 +38,7 @@ import asyncpg
 import numpy as np
 from pgvector.asyncpg import register_vector
 
+from engram_cli.progress import track
 from engram_cli.settings import CliSettings
 from engram_cli.stack import Stack
 
@@ -79,7 +80,8 @@ async def bulk_insert(dsn: str, start: int, count: int, rng: random.Random,
                 " AND indexname = $1", HNSW_INDEX)
             await conn.execute(f"DROP INDEX memory.{HNSW_INDEX}")
         batch = 5_000
-        for offset in range(start, start + count, batch):
+        batches = range(start, start + count, batch)
+        for offset in track(batches, f"load {count:,} entries", len(batches), "batch"):
             rows = []
             for i in range(offset, min(offset + batch, start + count)):
                 text = sentence(rng, i)

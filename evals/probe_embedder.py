@@ -1,5 +1,5 @@
-"""Embedder probes behind the README's analysis of issue #5 (not a benchmark
-with targets; the ratios come from bench_embedder.py).
+"""Embedder probes behind docs/decisions/0004-embedder-lanes-and-tokenizer-lock.md
+(not a benchmark with targets; the ratios come from bench_embedder.py).
 
 1. tokenizer race: two threads encoding with sentence-transformers' own
    `encode` while a third tokenizes without padding (what the embedder's

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 from engram_cli.settings import REPO_ROOT
@@ -179,3 +180,77 @@ def test_no_remote_call_inside_a_local_transaction():
         found += [f"{path.relative_to(REPO_ROOT)}:{line}: {call}"
                   for line, call in remote_calls_in_transactions(path.read_text())]
     assert found == [], "remote calls inside a transaction:\n" + "\n".join(found)
+
+
+SQL_START = re.compile(
+    r"^\s*(SELECT|INSERT\s+INTO|UPDATE\s+\w+(\s+\w+)?\s+SET|DELETE\s+FROM|WITH\s+\w+\s+AS|"
+    r"CREATE\s|ALTER\s|DROP\s|TRUNCATE\s|LOCK\s+TABLE|SET\s+(LOCAL\s+)?\w+\s*(=|TO)|"
+    r"GRANT\s|REVOKE\s)")
+DB_CALLS = {"execute", "executemany", "fetch", "fetchrow", "fetchval", "copy_records_to_table",
+            "cursor"}
+
+
+def _service_modules() -> list[Path]:
+    return sorted(p for p in (REPO_ROOT / "services").rglob("engram_*/*.py"))
+
+
+def _string_of(node: ast.AST) -> str | None:
+    """The literal text of a str constant or an f-string (its constant parts)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(v.value for v in node.values
+                       if isinstance(v, ast.Constant) and isinstance(v.value, str))
+    return None
+
+
+def sql_outside_repositories(path: Path, root: Path = REPO_ROOT) -> list[str]:
+    """SQL text, or a database call given literal text, in a module that is
+    not a repository (repo*.py); one hit per line."""
+    if path.name.startswith("repo"):
+        return []
+    found: dict[int, str] = {}
+    for node in ast.walk(ast.parse(path.read_text())):
+        text = _string_of(node)
+        if text is not None and SQL_START.match(text):
+            found.setdefault(node.lineno, text.strip()[:60])
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in DB_CALLS and node.args
+                and _string_of(node.args[0]) is not None):
+            found.setdefault(node.lineno, f"{node.func.attr}() with literal SQL")
+    return [f"{path.relative_to(root)}:{line}: {what!r}" for line, what in sorted(found.items())]
+
+
+def test_the_sql_check_catches_sql(tmp_path: Path):
+    repo = REPO_ROOT / "services" / "cortex" / "engram_cortex" / "repo.py"
+    assert sql_outside_repositories(repo) == []  # repositories may hold SQL
+    bad = tmp_path / "engram_x" / "logic.py"
+    bad.parent.mkdir()
+    bad.write_text('async def f(conn):\n    await conn.execute("VACUUM")\n'
+                   'Q = """\n  SELECT 1 FROM t"""\nU = f"UPDATE facts SET x = {1}"\n'
+                   'NOT_SQL = "select a tag"\n')
+    found = [hit.split(":")[1] for hit in sql_outside_repositories(bad, tmp_path)]
+    assert found == ["2", "3", "5"]
+
+
+def test_sql_lives_only_in_repository_modules():
+    found = [hit for path in _service_modules() for hit in sql_outside_repositories(path)]
+    assert found == [], "SQL outside repo*.py modules:\n" + "\n".join(found)
+
+
+def test_servicers_are_explicit_classes_not_mixins():
+    """A servicer inherits only its generated gRPC base; its dependencies come
+    in one typed object, not as handler mixins."""
+    for path in _service_modules():
+        if not path.name.startswith("servicer"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            bases = [ast.unparse(b) for b in node.bases]
+            if node.name.endswith("Servicer"):
+                assert len(bases) == 1 and bases[0].endswith("Servicer") and "." in bases[0], (
+                    f"{path.name}: {node.name}({', '.join(bases)}) mixes in handlers")
+            else:
+                assert not node.name.endswith("Handlers"), (
+                    f"{path.name}: {node.name} is a handler mixin")

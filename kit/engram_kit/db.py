@@ -7,9 +7,12 @@ of a pooled connection.
 
 from __future__ import annotations
 
+import errno
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import asyncpg
 from pgvector.asyncpg import register_vector
@@ -17,6 +20,8 @@ from pgvector.asyncpg import register_vector
 from .health import Readiness
 from .migrate import migrations_current
 from .settings import DatabaseSettings
+
+log = logging.getLogger(__name__)
 
 NAMESPACE_SETTING = "engram.namespace"
 # Cross-namespace duties of a service's own background jobs. Each one is
@@ -38,18 +43,70 @@ async def _keep_session(conn: asyncpg.Connection) -> None:
     the connection when it cannot (see the dreamer's single-flight lock)."""
 
 
+# SQLSTATE classes that say the server, not the statement, is the problem:
+# 08 connection exceptions, 57 operator intervention (shutting down, starting
+# up, crash recovery, a query cancelled by statement_timeout), too many
+# connections. Each is over when the database is back.
+_DATABASE_DOWN = (asyncpg.PostgresConnectionError, asyncpg.OperatorInterventionError,
+                  asyncpg.TooManyConnectionsError, asyncpg.ConnectionDoesNotExistError)
+_NETWORK_ERRNOS = frozenset({errno.ECONNREFUSED, errno.ECONNRESET, errno.ECONNABORTED,
+                             errno.ETIMEDOUT, errno.EHOSTUNREACH, errno.ENETUNREACH,
+                             errno.EPIPE, errno.EADDRNOTAVAIL})
+
+
+def connection_failure(exc: BaseException) -> str:
+    """Why `exc` means a dependency is unreachable ('' when it does not):
+    the database refusing or dropping connections, a connect or pool acquire
+    timing out, a query that hangs on a dead connection. Follows the chain of
+    causes, since drivers wrap the socket error."""
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        if isinstance(cur, _DATABASE_DOWN):
+            return "the database is unavailable"
+        if isinstance(cur, TimeoutError):
+            return "a dependency did not answer in time"
+        if isinstance(cur, ConnectionError) or (
+                isinstance(cur, OSError) and (cur.errno in _NETWORK_ERRNOS
+                                              or str(cur).startswith("Multiple exceptions"))):
+            return "the database is unreachable"
+        cur = cur.__cause__ or cur.__context__
+    return ""
+
+
+class BoundedPool(asyncpg.Pool):
+    """A pool whose acquire never waits forever: with the database gone, or
+    every connection stuck on a dead peer, callers get a TimeoutError (mapped
+    to UNAVAILABLE) instead of hanging. The wait includes reconnecting."""
+
+    acquire_timeout_s: float = 5.0
+
+    def acquire(self, *, timeout: float | None = None) -> Any:
+        return super().acquire(timeout=self.acquire_timeout_s if timeout is None else timeout)
+
+
 async def create_pool(dsn: str, *, schema: str, min_size: int = 1, max_size: int = 10,
-                      vector: bool = True,
-                      session_settings: dict[str, str] | None = None) -> asyncpg.Pool:
+                      vector: bool = True, session_settings: dict[str, str] | None = None,
+                      connect_timeout_s: float = 5.0, acquire_timeout_s: float = 5.0,
+                      command_timeout_s: float = 30.0, connect_now: bool = True,
+                      ) -> asyncpg.Pool:
     """`session_settings`: parameters every connection starts with (e.g. a
-    pgvector scan mode all of a service's vector queries use)."""
-    return await asyncpg.create_pool(
-        dsn, min_size=min_size, max_size=max_size,
+    pgvector scan mode all of a service's vector queries use). `connect_now`
+    False opens no connection yet (the database may be down): the pool
+    connects on first use and keeps no floor of idle connections."""
+    floor = min_size if connect_now else 0
+    pool = BoundedPool(
+        dsn, init_size=floor, min_size=floor, max_size=max_size,
+        max_queries=50000, max_inactive_connection_lifetime=300.0, loop=None,
+        connection_class=asyncpg.Connection, record_class=asyncpg.Record,
         init=_init_connection if vector else None, reset=_keep_session,
-        command_timeout=30,
+        timeout=connect_timeout_s, command_timeout=command_timeout_s,
         server_settings={"search_path": f'"{schema}", public', "application_name": schema,
                          **(session_settings or {})},
     )
+    pool.acquire_timeout_s = acquire_timeout_s
+    return await pool
 
 
 @asynccontextmanager
@@ -81,11 +138,27 @@ async def open_service_database(s: DatabaseSettings, schema: str, *, vector: boo
                                 session_settings: dict[str, str] | None = None) -> asyncpg.Pool:
     """The pool, as the service's own role only: migrations are applied
     beforehand, as the admin, by the one-shot `migrate` job, so no service
-    ever holds the admin's credentials."""
+    ever holds the admin's credentials.
+
+    A database that is down at start is not fatal: the pool opens without
+    connections, readiness reports not-ready, and the service becomes ready
+    by itself once the database answers. Anything else (a wrong password, a
+    missing database) still stops the service with the driver's message."""
     dsn = s.database_url.get_secret_value()
-    return await create_pool(dsn, schema=schema, min_size=s.db_pool_min,
-                             max_size=s.db_pool_max, vector=vector,
-                             session_settings=session_settings)
+    options: dict[str, Any] = {
+        "schema": schema, "min_size": s.db_pool_min, "max_size": s.db_pool_max,
+        "vector": vector, "session_settings": session_settings,
+        "connect_timeout_s": s.db_connect_timeout_s, "acquire_timeout_s": s.db_acquire_timeout_s,
+        "command_timeout_s": s.db_command_timeout_s}
+    try:
+        return await create_pool(dsn, **options)
+    except Exception as exc:
+        reason = connection_failure(exc)
+        if not reason:
+            raise
+        log.warning("database not reachable at start: serving not-ready until it is",
+                    extra={"fields": {"error": repr(exc)}})
+        return await create_pool(dsn, connect_now=False, **options)
 
 
 def add_database_checks(readiness: Readiness, pool: asyncpg.Pool, schema: str,

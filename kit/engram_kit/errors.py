@@ -50,9 +50,27 @@ class ResourceExhausted(DomainError):
     kind = "resource_exhausted"
 
 
+# Trailing metadata of an UNAVAILABLE status: seconds after which a retry may
+# succeed (a dependency is down and usually back within seconds).
+MD_RETRY_AFTER = "engram-retry-after-s"
+DEFAULT_RETRY_AFTER_S = 2
+
+
 class Unavailable(DomainError):
+    """Retryable: a dependency (a peer, the database) is down or did not
+    answer in time. Nothing here says whether a write was applied: callers
+    retry reads, and writes only where the write is idempotent."""
+
     code = grpc.StatusCode.UNAVAILABLE
     kind = "unavailable"
+
+    def __init__(self, message: str, *, field: str = "",
+                 retry_after_s: int = DEFAULT_RETRY_AFTER_S) -> None:
+        super().__init__(message, field=field)
+        self.retry_after_s = max(1, int(retry_after_s))
+
+    def trailing_metadata(self) -> tuple[tuple[str, str], ...]:
+        return ((MD_RETRY_AFTER, str(self.retry_after_s)),)
 
 
 class DeadlineExceeded(DomainError):
@@ -81,6 +99,18 @@ _BY_CODE: dict[grpc.StatusCode, type[DomainError]] = {
 _BY_CODE[grpc.StatusCode.DEADLINE_EXCEEDED] = Unavailable
 
 
+def _retry_after(err: grpc.aio.AioRpcError | grpc.RpcError) -> int | None:
+    """The hint our servers attach; None when gRPC itself failed the call."""
+    trailing = err.trailing_metadata() if hasattr(err, "trailing_metadata") else None
+    for key, value in trailing or ():
+        if key == MD_RETRY_AFTER:
+            try:
+                return max(1, int(value))
+            except (TypeError, ValueError):
+                return DEFAULT_RETRY_AFTER_S
+    return None
+
+
 def from_rpc_error(err: grpc.aio.AioRpcError | grpc.RpcError) -> DomainError:
     """Map a failed call back into the domain tree (client side)."""
     code = err.code() if hasattr(err, "code") else grpc.StatusCode.UNKNOWN
@@ -90,6 +120,9 @@ def from_rpc_error(err: grpc.aio.AioRpcError | grpc.RpcError) -> DomainError:
         return DomainError("internal error in a backing service")
     if code == grpc.StatusCode.DEADLINE_EXCEEDED:
         return Unavailable("a backing service did not answer in time")
-    if code == grpc.StatusCode.UNAVAILABLE and not details:
-        return Unavailable("a backing service is unavailable")
+    if code == grpc.StatusCode.UNAVAILABLE:
+        hint = _retry_after(err)
+        if hint is None:  # gRPC's own text names addresses and sockets: not for users
+            return Unavailable("a backing service is unavailable")
+        return Unavailable(details or "a backing service is unavailable", retry_after_s=hint)
     return cls(details or cls.kind)

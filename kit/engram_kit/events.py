@@ -16,6 +16,7 @@ from nats.aio.msg import Msg
 from nats.js import JetStreamContext, api
 from nats.js.errors import NotFoundError
 
+from .db import connection_failure
 from .metrics import CONSUMER_LAG, DEAD_LETTERS, EVENTS_CONSUMED, EVENTS_REDELIVERED
 from .runtime import sleep_or_stop
 from .settings import NatsSettings
@@ -143,6 +144,8 @@ class ConsumerSpec:
     dead_letter_subject: str = ""
 
 DEAD_LETTER_STREAM = "ENGRAM_DEADLETTER"
+# A message that failed because a dependency was down comes back after this.
+OUTAGE_NAK_DELAY_S = 5.0
 
 
 Handler = Callable[[Msg], Awaitable[None]]
@@ -166,10 +169,17 @@ async def _bind(link: NatsLink, spec: ConsumerSpec) -> JetStreamContext.PullSubs
 
 
 async def run_consumer(link: NatsLink, spec: ConsumerSpec, handle: Handler,
-                       stop: asyncio.Event, on_bound: Callable[[bool], None] | None = None) -> None:
-    """Fetch, handle, ack after commit; nak with backoff when handling fails."""
+                       stop: asyncio.Event, on_bound: Callable[[bool], None] | None = None,
+                       gate: Callable[[], bool] | None = None) -> None:
+    """Fetch, handle, ack after commit; nak with backoff when handling fails.
+    `gate` (e.g. "the database answers") must hold before a fetch: every
+    delivery counts toward max_deliver, so messages are not taken while the
+    handler could only fail for an outage."""
     sub = None
     while not stop.is_set():
+        if gate is not None and not gate():
+            await sleep_or_stop(stop, 1.0)
+            continue
         if sub is None:
             try:
                 sub = await _bind(link, spec)
@@ -192,8 +202,14 @@ async def run_consumer(link: NatsLink, spec: ConsumerSpec, handle: Handler,
                 on_bound(False)
             await sleep_or_stop(stop, 1.0)
             continue
+        outage = False
         for msg in msgs:
-            await _settle(msg, spec, handle, link)
+            if outage:  # the rest of the batch comes back after the outage
+                await msg.nak(delay=OUTAGE_NAK_DELAY_S)
+                continue
+            outage = await _settle(msg, spec, handle, link)
+        if outage:
+            await sleep_or_stop(stop, 1.0)
         await _report_lag(sub, spec, link.name)
 
 
@@ -231,7 +247,8 @@ async def dead_letter(link: NatsLink, spec: ConsumerSpec, msg: Msg, reason: str)
     await msg.term()
 
 
-async def _settle(msg: Msg, spec: ConsumerSpec, handle: Handler, link: NatsLink) -> None:
+async def _settle(msg: Msg, spec: ConsumerSpec, handle: Handler, link: NatsLink) -> bool:
+    """Handle one message; True when it failed for a dependency outage."""
     delivered = msg.metadata.num_delivered if msg.metadata else 1
     if delivered > 1:
         EVENTS_REDELIVERED.labels(link.name, spec.durable).inc()
@@ -240,14 +257,21 @@ async def _settle(msg: Msg, spec: ConsumerSpec, handle: Handler, link: NatsLink)
     except PoisonMessage as exc:
         EVENTS_CONSUMED.labels(link.name, spec.durable, "term").inc()
         await dead_letter(link, spec, msg, f"poison: {exc}")
-        return
+        return False
     except Exception as exc:
+        if connection_failure(exc) and delivered < spec.max_deliver:
+            log.warning("event handling waits for a dependency",
+                        extra={"fields": {"error": repr(exc), "delivered": delivered}})
+            EVENTS_CONSUMED.labels(link.name, spec.durable, "nak").inc()
+            await msg.nak(delay=OUTAGE_NAK_DELAY_S)
+            return True
         log.exception("event handling failed", extra={"fields": {"delivered": delivered}})
         EVENTS_CONSUMED.labels(link.name, spec.durable, "nak").inc()
         if delivered >= spec.max_deliver:
             await dead_letter(link, spec, msg, f"failed {delivered} times: {exc!r}")
-            return
+            return False
         await msg.nak(delay=min(30.0, 0.5 * 2 ** min(delivered, 6)))
-        return
+        return False
     await msg.ack_sync()
     EVENTS_CONSUMED.labels(link.name, spec.durable, "ack").inc()
+    return False

@@ -18,7 +18,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
 
 from .context import MD_INTERNAL_TOKEN, CallerContext, caller_var, deadline_var
-from .errors import DomainError, InvalidArgument, NotImplementedYet
+from .db import connection_failure
+from .errors import DomainError, InvalidArgument, NotImplementedYet, Unavailable
 from .grpc_client import MAX_MESSAGE_BYTES
 from .health import Readiness
 from .logging import request_id_var
@@ -113,21 +114,35 @@ class ServiceInterceptor(grpc.aio.ServerInterceptor):
             raise
         except DomainError as exc:
             code = exc.code
-            await context.abort(exc.code, exc.message)
+            trailing = exc.trailing_metadata() if isinstance(exc, Unavailable) else ()
+            await context.abort(exc.code, exc.message, trailing_metadata=trailing)
         except (asyncpg.DeadlockDetectedError, asyncpg.SerializationError):
             # Two concurrent writes collided; Postgres rolled this one back whole.
             code = grpc.StatusCode.UNAVAILABLE
             await context.abort(code, f"{self.service}: a concurrent write collided with "
-                                      "this one and nothing was written; retry it")
-        except Exception:
-            code = grpc.StatusCode.INTERNAL
-            log.exception("unhandled error in %s", method)
-            await context.abort(
-                code, f"internal error in {self.service} (request id {caller.request_id or '-'})"
-            )
+                                      "this one and nothing was written; retry it",
+                                trailing_metadata=Unavailable("").trailing_metadata())
+        except Exception as exc:
+            if reason := connection_failure(exc):
+                code = grpc.StatusCode.UNAVAILABLE
+                await self._abort_unavailable(context, method, reason, exc)
+            else:
+                code = grpc.StatusCode.INTERNAL
+                log.exception("unhandled error in %s", method)
+                await context.abort(code, f"internal error in {self.service} "
+                                          f"(request id {caller.request_id or '-'})")
         finally:
             RPC_REQUESTS.labels(self.service, method, code.name).inc()
             RPC_LATENCY.labels(self.service, method).observe(time.perf_counter() - started)
+
+    async def _abort_unavailable(self, context: grpc.aio.ServicerContext, method: str,
+                                 reason: str, exc: Exception) -> None:
+        """A dependency outage is the caller's to retry, not a bug: no stack
+        trace, one warning line, UNAVAILABLE with a retry-after hint."""
+        log.warning("dependency unavailable in %s", method,
+                    extra={"fields": {"error": repr(exc)}})
+        err = Unavailable(f"{self.service}: {reason}")
+        await context.abort(err.code, err.message, trailing_metadata=err.trailing_metadata())
 
 
 def unimplemented(servicer_base: type, service: str, issue: str) -> Any:

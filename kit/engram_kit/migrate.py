@@ -5,11 +5,19 @@ superuser, no BYPASSRLS) and schema, applies `NNNN_name.sql` files in order,
 records them in `<schema>.schema_migrations`, and grants the runtime role DML
 rights only. Tables are owned by the admin role, so the runtime role cannot
 disable row-level security.
+
+A landed migration never changes. Each migrations directory holds a
+`migrations.lock` (JSON: file name -> its sha256, and the checksums of any
+earlier text it was applied with, "superseded"). The runner refuses a landed
+file whose text differs from its lock, and a database whose ledger records
+a checksum that is neither the file's nor a superseded one; a superseded
+checksum is accepted because a later migration repairs what that text left.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,12 +27,22 @@ import asyncpg
 
 log = logging.getLogger(__name__)
 
+LOCK_NAME = "migrations.lock"
+
+
+class MigrationChanged(RuntimeError):
+    """A landed migration's text is not the one databases were built with."""
+
 
 @dataclass(frozen=True)
 class Migration:
     version: int
     name: str
     sql: str
+
+    @property
+    def filename(self) -> str:
+        return f"{self.version:04d}_{self.name}.sql"
 
     @property
     def checksum(self) -> str:
@@ -40,6 +58,36 @@ def load_migrations(directory: Path) -> list[Migration]:
     if len(set(versions)) != len(versions):
         raise ValueError(f"duplicate migration numbers in {directory}")
     return found
+
+
+def load_lock(directory: Path) -> dict[str, dict]:
+    path = directory / LOCK_NAME
+    if not path.exists():
+        return {}
+    return json.loads(path.read_text())
+
+
+def check_against_lock(directory: Path, migrations: list[Migration],
+                       lock: dict[str, dict]) -> None:
+    """Refuse a landed file whose text changed: add a new migration instead."""
+    for m in migrations:
+        entry = lock.get(m.filename)
+        if entry is not None and entry["sha256"] != m.checksum:
+            raise MigrationChanged(
+                f"{directory / m.filename} differs from its checksum in {LOCK_NAME}: "
+                "a landed migration never changes; restore it and add a new numbered one")
+
+
+def update_lock(directory: Path) -> list[str]:
+    """Record files not yet in the lock; returns their names. Never rewrites an entry."""
+    lock = load_lock(directory)
+    added = []
+    for m in load_migrations(directory):
+        if m.filename not in lock:
+            lock[m.filename] = {"sha256": m.checksum}
+            added.append(m.filename)
+    (directory / LOCK_NAME).write_text(json.dumps(lock, indent=2, sort_keys=True) + "\n")
+    return added
 
 
 def role_from_dsn(dsn: str) -> tuple[str, str]:
@@ -65,11 +113,13 @@ async def apply_migrations(admin_dsn: str, service_dsn: str, schema: str,
     """Apply pending migrations; returns the versions applied now."""
     role, password = role_from_dsn(service_dsn)
     migrations = load_migrations(directory)
+    lock = load_lock(directory)
+    check_against_lock(directory, migrations, lock)
     conn = await asyncpg.connect(admin_dsn)
     try:
         await conn.execute("SELECT pg_advisory_lock(hashtext('engram.migrate'))")
         try:
-            return await _apply_locked(conn, role, password, schema, migrations)
+            return await _apply_locked(conn, role, password, schema, migrations, lock)
         finally:
             await conn.execute("SELECT pg_advisory_unlock(hashtext('engram.migrate'))")
     finally:
@@ -77,7 +127,7 @@ async def apply_migrations(admin_dsn: str, service_dsn: str, schema: str,
 
 
 async def _apply_locked(conn: asyncpg.Connection, role: str, password: str, schema: str,
-                        migrations: list[Migration]) -> list[int]:
+                        migrations: list[Migration], lock: dict[str, dict]) -> list[int]:
     await conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
     await conn.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
     await _ensure_role(conn, role, password)
@@ -92,11 +142,7 @@ async def _apply_locked(conn: asyncpg.Connection, role: str, password: str, sche
     applied = []
     for m in migrations:
         if m.version in done:
-            if done[m.version] != m.checksum:
-                raise RuntimeError(
-                    f"migration {schema}/{m.version}_{m.name} changed after it was applied; "
-                    "migrations are forward-only: add a new one instead"
-                )
+            _check_applied(schema, m, done[m.version], lock)
             continue
         async with conn.transaction():
             await conn.execute(f'SET LOCAL search_path TO "{schema}", public')
@@ -109,6 +155,20 @@ async def _apply_locked(conn: asyncpg.Connection, role: str, password: str, sche
         log.info("migration applied", extra={"fields": {"schema": schema, "version": m.version}})
     await _grant(conn, role, schema)
     return applied
+
+
+def _check_applied(schema: str, m: Migration, recorded: str, lock: dict[str, dict]) -> None:
+    if recorded == m.checksum:
+        return
+    if recorded in lock.get(m.filename, {}).get("superseded", {}):
+        log.info("migration applied from superseded text",
+                 extra={"fields": {"schema": schema, "version": m.version}})
+        return
+    raise MigrationChanged(
+        f"migration {schema}/{m.filename} was applied to this database from a text "
+        f"(sha256 {recorded}) that is neither the current one nor a known earlier one "
+        f"in {LOCK_NAME}; this code cannot upgrade it: restore a backup made by the code "
+        "that built it, or build a new database and import an export")
 
 
 async def _grant(conn: asyncpg.Connection, role: str, schema: str) -> None:

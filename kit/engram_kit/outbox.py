@@ -70,6 +70,7 @@ class OutboxRelay:
         self._wake.set()
 
     async def run(self, stop: asyncio.Event) -> None:
+        failures = 0
         while not stop.is_set():
             published = 0
             try:
@@ -79,13 +80,19 @@ class OutboxRelay:
                 # and a pass runs after every write that enqueues an event.
                 if time.monotonic() >= self._gauges_due:
                     await self._update_gauges()
+                failures = 0
             except Exception as exc:  # keep relaying; rows stay pending and are retried
-                log.warning("outbox relay pass failed", extra={"fields": {"error": repr(exc)}})
+                if failures == 0:
+                    log.warning("outbox relay pass failed",
+                                extra={"fields": {"error": repr(exc)}})
+                failures += 1
             if published >= self.batch:
                 continue
+            # While the database or NATS is down, passes back off to 5 s.
+            idle = min(5.0, self.idle_s * 2 ** min(failures, 4))
             self._wake.clear()
             waiters = [asyncio.create_task(self._wake.wait()), asyncio.create_task(stop.wait())]
-            await asyncio.wait(waiters, timeout=self.idle_s, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait(waiters, timeout=idle, return_when=asyncio.FIRST_COMPLETED)
             for w in waiters:
                 w.cancel()
 

@@ -35,6 +35,12 @@ class DatabaseSettings(BaseSettings):
     database_url: SecretStr  # the service's own non-superuser role
     db_pool_min: int = 1
     db_pool_max: int = 10
+    # Bounds so that nothing waits on a dead database: opening a connection,
+    # waiting for a pooled one (reconnecting included), and one statement.
+    # Past them the call fails with a retryable UNAVAILABLE.
+    db_connect_timeout_s: float = Field(5.0, gt=0)
+    db_acquire_timeout_s: float = Field(5.0, gt=0)
+    db_command_timeout_s: float = Field(30.0, gt=0)
 
 
 class NatsSettings(BaseSettings):

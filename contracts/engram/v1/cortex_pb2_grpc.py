@@ -25,8 +25,12 @@ if _version_not_supported:
     )
 
 
-class CortexServiceStub:
-    """Missing associated documentation comment in .proto file."""
+class CortexFactsStub:
+    """Cortex serves four gRPC services from one process (one port, one pool):
+    each has its own servicer in engram_cortex.
+
+    Typed facts: writes through the lanes, reads, sets, and the journal.
+    """
 
     def __init__(self, channel):
         """Constructor.
@@ -34,280 +38,64 @@ class CortexServiceStub:
         Args:
             channel: A grpc.Channel.
         """
-        self.KnowledgeBriefing = channel.unary_unary(
-                '/engram.v1.CortexService/KnowledgeBriefing',
-                request_serializer=engram_dot_v1_dot_cortex__pb2.KnowledgeBriefingRequest.SerializeToString,
-                response_deserializer=engram_dot_v1_dot_cortex__pb2.KnowledgeBriefingResponse.FromString,
-                _registered_method=True)
-        self.NearDuplicates = channel.unary_unary(
-                '/engram.v1.CortexService/NearDuplicates',
-                request_serializer=engram_dot_v1_dot_cortex__pb2.NearDuplicatesRequest.SerializeToString,
-                response_deserializer=engram_dot_v1_dot_cortex__pb2.NearDuplicatesResponse.FromString,
-                _registered_method=True)
-        self.MergeEntities = channel.unary_unary(
-                '/engram.v1.CortexService/MergeEntities',
-                request_serializer=engram_dot_v1_dot_cortex__pb2.MergeEntitiesRequest.SerializeToString,
-                response_deserializer=engram_dot_v1_dot_cortex__pb2.MergeEntitiesResponse.FromString,
-                _registered_method=True)
-        self.MergeLessons = channel.unary_unary(
-                '/engram.v1.CortexService/MergeLessons',
-                request_serializer=engram_dot_v1_dot_cortex__pb2.MergeLessonsRequest.SerializeToString,
-                response_deserializer=engram_dot_v1_dot_cortex__pb2.MergeLessonsResponse.FromString,
-                _registered_method=True)
-        self.ForgetBySource = channel.unary_unary(
-                '/engram.v1.CortexService/ForgetBySource',
-                request_serializer=engram_dot_v1_dot_cortex__pb2.ForgetBySourceRequest.SerializeToString,
-                response_deserializer=engram_dot_v1_dot_cortex__pb2.ForgetBySourceResponse.FromString,
-                _registered_method=True)
-        self.RevertBatch = channel.unary_unary(
-                '/engram.v1.CortexService/RevertBatch',
-                request_serializer=engram_dot_v1_dot_cortex__pb2.RevertBatchRequest.SerializeToString,
-                response_deserializer=engram_dot_v1_dot_cortex__pb2.RevertBatchResponse.FromString,
-                _registered_method=True)
-        self.WorldSet = channel.unary_unary(
-                '/engram.v1.CortexService/WorldSet',
-                request_serializer=engram_dot_v1_dot_cortex__pb2.WorldSetRequest.SerializeToString,
-                response_deserializer=engram_dot_v1_dot_cortex__pb2.WorldSetResponse.FromString,
-                _registered_method=True)
-        self.WorldSearch = channel.unary_unary(
-                '/engram.v1.CortexService/WorldSearch',
-                request_serializer=engram_dot_v1_dot_cortex__pb2.TextSearchRequest.SerializeToString,
-                response_deserializer=engram_dot_v1_dot_cortex__pb2.WorldSearchResponse.FromString,
-                _registered_method=True)
-        self.RecordOutcome = channel.unary_unary(
-                '/engram.v1.CortexService/RecordOutcome',
-                request_serializer=engram_dot_v1_dot_cortex__pb2.OutcomeRequest.SerializeToString,
-                response_deserializer=engram_dot_v1_dot_cortex__pb2.OutcomeResponse.FromString,
-                _registered_method=True)
-        self.LessonSearch = channel.unary_unary(
-                '/engram.v1.CortexService/LessonSearch',
-                request_serializer=engram_dot_v1_dot_cortex__pb2.TextSearchRequest.SerializeToString,
-                response_deserializer=engram_dot_v1_dot_cortex__pb2.LessonSearchResponse.FromString,
-                _registered_method=True)
-        self.ProposeRootTag = channel.unary_unary(
-                '/engram.v1.CortexService/ProposeRootTag',
-                request_serializer=engram_dot_v1_dot_cortex__pb2.TagRequest.SerializeToString,
-                response_deserializer=engram_dot_v1_dot_cortex__pb2.TagResponse.FromString,
-                _registered_method=True)
-        self.AddTagAlias = channel.unary_unary(
-                '/engram.v1.CortexService/AddTagAlias',
-                request_serializer=engram_dot_v1_dot_cortex__pb2.TagRequest.SerializeToString,
-                response_deserializer=engram_dot_v1_dot_cortex__pb2.TagResponse.FromString,
-                _registered_method=True)
-        self.ReviewList = channel.unary_unary(
-                '/engram.v1.CortexService/ReviewList',
-                request_serializer=engram_dot_v1_dot_cortex__pb2.ReviewListRequest.SerializeToString,
-                response_deserializer=engram_dot_v1_dot_cortex__pb2.ReviewListResponse.FromString,
-                _registered_method=True)
-        self.ReviewDecide = channel.unary_unary(
-                '/engram.v1.CortexService/ReviewDecide',
-                request_serializer=engram_dot_v1_dot_cortex__pb2.ReviewDecideRequest.SerializeToString,
-                response_deserializer=engram_dot_v1_dot_cortex__pb2.ReviewDecideResponse.FromString,
-                _registered_method=True)
-        self.Relate = channel.unary_unary(
-                '/engram.v1.CortexService/Relate',
-                request_serializer=engram_dot_v1_dot_cortex__pb2.RelateRequest.SerializeToString,
-                response_deserializer=engram_dot_v1_dot_cortex__pb2.RelateResponse.FromString,
-                _registered_method=True)
-        self.Unrelate = channel.unary_unary(
-                '/engram.v1.CortexService/Unrelate',
-                request_serializer=engram_dot_v1_dot_cortex__pb2.RelateRequest.SerializeToString,
-                response_deserializer=engram_dot_v1_dot_cortex__pb2.RelateResponse.FromString,
-                _registered_method=True)
-        self.Neighbors = channel.unary_unary(
-                '/engram.v1.CortexService/Neighbors',
-                request_serializer=engram_dot_v1_dot_cortex__pb2.NeighborsRequest.SerializeToString,
-                response_deserializer=engram_dot_v1_dot_cortex__pb2.NeighborsResponse.FromString,
-                _registered_method=True)
-        self.Recall = channel.unary_unary(
-                '/engram.v1.CortexService/Recall',
-                request_serializer=engram_dot_v1_dot_cortex__pb2.RecallRequest.SerializeToString,
-                response_deserializer=engram_dot_v1_dot_cortex__pb2.RecallResponse.FromString,
-                _registered_method=True)
-        self.ListRelations = channel.unary_unary(
-                '/engram.v1.CortexService/ListRelations',
-                request_serializer=engram_dot_v1_dot_cortex__pb2.ListRelationsRequest.SerializeToString,
-                response_deserializer=engram_dot_v1_dot_cortex__pb2.ListRelationsResponse.FromString,
-                _registered_method=True)
-        self.AddRelation = channel.unary_unary(
-                '/engram.v1.CortexService/AddRelation',
-                request_serializer=engram_dot_v1_dot_cortex__pb2.AddRelationRequest.SerializeToString,
-                response_deserializer=engram_dot_v1_dot_cortex__pb2.ListRelationsResponse.FromString,
-                _registered_method=True)
         self.SetFact = channel.unary_unary(
-                '/engram.v1.CortexService/SetFact',
+                '/engram.v1.CortexFacts/SetFact',
                 request_serializer=engram_dot_v1_dot_cortex__pb2.SetFactRequest.SerializeToString,
                 response_deserializer=engram_dot_v1_dot_cortex__pb2.SetFactResponse.FromString,
                 _registered_method=True)
         self.GetFact = channel.unary_unary(
-                '/engram.v1.CortexService/GetFact',
+                '/engram.v1.CortexFacts/GetFact',
                 request_serializer=engram_dot_v1_dot_cortex__pb2.GetFactRequest.SerializeToString,
                 response_deserializer=engram_dot_v1_dot_cortex__pb2.GetFactResponse.FromString,
                 _registered_method=True)
         self.FactHistory = channel.unary_unary(
-                '/engram.v1.CortexService/FactHistory',
+                '/engram.v1.CortexFacts/FactHistory',
                 request_serializer=engram_dot_v1_dot_cortex__pb2.FactHistoryRequest.SerializeToString,
                 response_deserializer=engram_dot_v1_dot_cortex__pb2.FactHistoryResponse.FromString,
                 _registered_method=True)
         self.RetractFact = channel.unary_unary(
-                '/engram.v1.CortexService/RetractFact',
+                '/engram.v1.CortexFacts/RetractFact',
                 request_serializer=engram_dot_v1_dot_cortex__pb2.RetractFactRequest.SerializeToString,
                 response_deserializer=engram_dot_v1_dot_cortex__pb2.RetractFactResponse.FromString,
                 _registered_method=True)
         self.SetAdd = channel.unary_unary(
-                '/engram.v1.CortexService/SetAdd',
+                '/engram.v1.CortexFacts/SetAdd',
                 request_serializer=engram_dot_v1_dot_cortex__pb2.SetMemberRequest.SerializeToString,
                 response_deserializer=engram_dot_v1_dot_cortex__pb2.SetMemberResponse.FromString,
                 _registered_method=True)
         self.SetRemove = channel.unary_unary(
-                '/engram.v1.CortexService/SetRemove',
+                '/engram.v1.CortexFacts/SetRemove',
                 request_serializer=engram_dot_v1_dot_cortex__pb2.SetMemberRequest.SerializeToString,
                 response_deserializer=engram_dot_v1_dot_cortex__pb2.SetMemberResponse.FromString,
                 _registered_method=True)
-        self.ListConflicts = channel.unary_unary(
-                '/engram.v1.CortexService/ListConflicts',
-                request_serializer=engram_dot_v1_dot_cortex__pb2.ListConflictsRequest.SerializeToString,
-                response_deserializer=engram_dot_v1_dot_cortex__pb2.ListConflictsResponse.FromString,
-                _registered_method=True)
-        self.ResolveConflict = channel.unary_unary(
-                '/engram.v1.CortexService/ResolveConflict',
-                request_serializer=engram_dot_v1_dot_cortex__pb2.ResolveConflictRequest.SerializeToString,
-                response_deserializer=engram_dot_v1_dot_cortex__pb2.ResolveConflictResponse.FromString,
-                _registered_method=True)
         self.SearchFacts = channel.unary_unary(
-                '/engram.v1.CortexService/SearchFacts',
+                '/engram.v1.CortexFacts/SearchFacts',
                 request_serializer=engram_dot_v1_dot_cortex__pb2.SearchFactsRequest.SerializeToString,
                 response_deserializer=engram_dot_v1_dot_cortex__pb2.SearchFactsResponse.FromString,
                 _registered_method=True)
         self.AddAlias = channel.unary_unary(
-                '/engram.v1.CortexService/AddAlias',
+                '/engram.v1.CortexFacts/AddAlias',
                 request_serializer=engram_dot_v1_dot_cortex__pb2.AddAliasRequest.SerializeToString,
                 response_deserializer=engram_dot_v1_dot_cortex__pb2.AddAliasResponse.FromString,
                 _registered_method=True)
+        self.ForgetBySource = channel.unary_unary(
+                '/engram.v1.CortexFacts/ForgetBySource',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.ForgetBySourceRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.ForgetBySourceResponse.FromString,
+                _registered_method=True)
+        self.RevertBatch = channel.unary_unary(
+                '/engram.v1.CortexFacts/RevertBatch',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.RevertBatchRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.RevertBatchResponse.FromString,
+                _registered_method=True)
 
 
-class CortexServiceServicer:
-    """Missing associated documentation comment in .proto file."""
+class CortexFactsServicer:
+    """Cortex serves four gRPC services from one process (one port, one pool):
+    each has its own servicer in engram_cortex.
 
-    def KnowledgeBriefing(self, request, context):
-        """Missing associated documentation comment in .proto file."""
-        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-        context.set_details('Method not implemented!')
-        raise NotImplementedError('Method not implemented!')
-
-    def NearDuplicates(self, request, context):
-        """Missing associated documentation comment in .proto file."""
-        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-        context.set_details('Method not implemented!')
-        raise NotImplementedError('Method not implemented!')
-
-    def MergeEntities(self, request, context):
-        """Missing associated documentation comment in .proto file."""
-        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-        context.set_details('Method not implemented!')
-        raise NotImplementedError('Method not implemented!')
-
-    def MergeLessons(self, request, context):
-        """Missing associated documentation comment in .proto file."""
-        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-        context.set_details('Method not implemented!')
-        raise NotImplementedError('Method not implemented!')
-
-    def ForgetBySource(self, request, context):
-        """Missing associated documentation comment in .proto file."""
-        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-        context.set_details('Method not implemented!')
-        raise NotImplementedError('Method not implemented!')
-
-    def RevertBatch(self, request, context):
-        """Missing associated documentation comment in .proto file."""
-        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-        context.set_details('Method not implemented!')
-        raise NotImplementedError('Method not implemented!')
-
-    def WorldSet(self, request, context):
-        """Missing associated documentation comment in .proto file."""
-        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-        context.set_details('Method not implemented!')
-        raise NotImplementedError('Method not implemented!')
-
-    def WorldSearch(self, request, context):
-        """Missing associated documentation comment in .proto file."""
-        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-        context.set_details('Method not implemented!')
-        raise NotImplementedError('Method not implemented!')
-
-    def RecordOutcome(self, request, context):
-        """Missing associated documentation comment in .proto file."""
-        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-        context.set_details('Method not implemented!')
-        raise NotImplementedError('Method not implemented!')
-
-    def LessonSearch(self, request, context):
-        """Missing associated documentation comment in .proto file."""
-        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-        context.set_details('Method not implemented!')
-        raise NotImplementedError('Method not implemented!')
-
-    def ProposeRootTag(self, request, context):
-        """Missing associated documentation comment in .proto file."""
-        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-        context.set_details('Method not implemented!')
-        raise NotImplementedError('Method not implemented!')
-
-    def AddTagAlias(self, request, context):
-        """Missing associated documentation comment in .proto file."""
-        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-        context.set_details('Method not implemented!')
-        raise NotImplementedError('Method not implemented!')
-
-    def ReviewList(self, request, context):
-        """Missing associated documentation comment in .proto file."""
-        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-        context.set_details('Method not implemented!')
-        raise NotImplementedError('Method not implemented!')
-
-    def ReviewDecide(self, request, context):
-        """Missing associated documentation comment in .proto file."""
-        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-        context.set_details('Method not implemented!')
-        raise NotImplementedError('Method not implemented!')
-
-    def Relate(self, request, context):
-        """Missing associated documentation comment in .proto file."""
-        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-        context.set_details('Method not implemented!')
-        raise NotImplementedError('Method not implemented!')
-
-    def Unrelate(self, request, context):
-        """Missing associated documentation comment in .proto file."""
-        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-        context.set_details('Method not implemented!')
-        raise NotImplementedError('Method not implemented!')
-
-    def Neighbors(self, request, context):
-        """Missing associated documentation comment in .proto file."""
-        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-        context.set_details('Method not implemented!')
-        raise NotImplementedError('Method not implemented!')
-
-    def Recall(self, request, context):
-        """Missing associated documentation comment in .proto file."""
-        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-        context.set_details('Method not implemented!')
-        raise NotImplementedError('Method not implemented!')
-
-    def ListRelations(self, request, context):
-        """Missing associated documentation comment in .proto file."""
-        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-        context.set_details('Method not implemented!')
-        raise NotImplementedError('Method not implemented!')
-
-    def AddRelation(self, request, context):
-        """Missing associated documentation comment in .proto file."""
-        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-        context.set_details('Method not implemented!')
-        raise NotImplementedError('Method not implemented!')
+    Typed facts: writes through the lanes, reads, sets, and the journal.
+    """
 
     def SetFact(self, request, context):
         """Missing associated documentation comment in .proto file."""
@@ -345,18 +133,6 @@ class CortexServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
-    def ListConflicts(self, request, context):
-        """Missing associated documentation comment in .proto file."""
-        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-        context.set_details('Method not implemented!')
-        raise NotImplementedError('Method not implemented!')
-
-    def ResolveConflict(self, request, context):
-        """Missing associated documentation comment in .proto file."""
-        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-        context.set_details('Method not implemented!')
-        raise NotImplementedError('Method not implemented!')
-
     def SearchFacts(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -369,109 +145,21 @@ class CortexServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ForgetBySource(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
 
-def add_CortexServiceServicer_to_server(servicer, server):
+    def RevertBatch(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+
+def add_CortexFactsServicer_to_server(servicer, server):
     rpc_method_handlers = {
-            'KnowledgeBriefing': grpc.unary_unary_rpc_method_handler(
-                    servicer.KnowledgeBriefing,
-                    request_deserializer=engram_dot_v1_dot_cortex__pb2.KnowledgeBriefingRequest.FromString,
-                    response_serializer=engram_dot_v1_dot_cortex__pb2.KnowledgeBriefingResponse.SerializeToString,
-            ),
-            'NearDuplicates': grpc.unary_unary_rpc_method_handler(
-                    servicer.NearDuplicates,
-                    request_deserializer=engram_dot_v1_dot_cortex__pb2.NearDuplicatesRequest.FromString,
-                    response_serializer=engram_dot_v1_dot_cortex__pb2.NearDuplicatesResponse.SerializeToString,
-            ),
-            'MergeEntities': grpc.unary_unary_rpc_method_handler(
-                    servicer.MergeEntities,
-                    request_deserializer=engram_dot_v1_dot_cortex__pb2.MergeEntitiesRequest.FromString,
-                    response_serializer=engram_dot_v1_dot_cortex__pb2.MergeEntitiesResponse.SerializeToString,
-            ),
-            'MergeLessons': grpc.unary_unary_rpc_method_handler(
-                    servicer.MergeLessons,
-                    request_deserializer=engram_dot_v1_dot_cortex__pb2.MergeLessonsRequest.FromString,
-                    response_serializer=engram_dot_v1_dot_cortex__pb2.MergeLessonsResponse.SerializeToString,
-            ),
-            'ForgetBySource': grpc.unary_unary_rpc_method_handler(
-                    servicer.ForgetBySource,
-                    request_deserializer=engram_dot_v1_dot_cortex__pb2.ForgetBySourceRequest.FromString,
-                    response_serializer=engram_dot_v1_dot_cortex__pb2.ForgetBySourceResponse.SerializeToString,
-            ),
-            'RevertBatch': grpc.unary_unary_rpc_method_handler(
-                    servicer.RevertBatch,
-                    request_deserializer=engram_dot_v1_dot_cortex__pb2.RevertBatchRequest.FromString,
-                    response_serializer=engram_dot_v1_dot_cortex__pb2.RevertBatchResponse.SerializeToString,
-            ),
-            'WorldSet': grpc.unary_unary_rpc_method_handler(
-                    servicer.WorldSet,
-                    request_deserializer=engram_dot_v1_dot_cortex__pb2.WorldSetRequest.FromString,
-                    response_serializer=engram_dot_v1_dot_cortex__pb2.WorldSetResponse.SerializeToString,
-            ),
-            'WorldSearch': grpc.unary_unary_rpc_method_handler(
-                    servicer.WorldSearch,
-                    request_deserializer=engram_dot_v1_dot_cortex__pb2.TextSearchRequest.FromString,
-                    response_serializer=engram_dot_v1_dot_cortex__pb2.WorldSearchResponse.SerializeToString,
-            ),
-            'RecordOutcome': grpc.unary_unary_rpc_method_handler(
-                    servicer.RecordOutcome,
-                    request_deserializer=engram_dot_v1_dot_cortex__pb2.OutcomeRequest.FromString,
-                    response_serializer=engram_dot_v1_dot_cortex__pb2.OutcomeResponse.SerializeToString,
-            ),
-            'LessonSearch': grpc.unary_unary_rpc_method_handler(
-                    servicer.LessonSearch,
-                    request_deserializer=engram_dot_v1_dot_cortex__pb2.TextSearchRequest.FromString,
-                    response_serializer=engram_dot_v1_dot_cortex__pb2.LessonSearchResponse.SerializeToString,
-            ),
-            'ProposeRootTag': grpc.unary_unary_rpc_method_handler(
-                    servicer.ProposeRootTag,
-                    request_deserializer=engram_dot_v1_dot_cortex__pb2.TagRequest.FromString,
-                    response_serializer=engram_dot_v1_dot_cortex__pb2.TagResponse.SerializeToString,
-            ),
-            'AddTagAlias': grpc.unary_unary_rpc_method_handler(
-                    servicer.AddTagAlias,
-                    request_deserializer=engram_dot_v1_dot_cortex__pb2.TagRequest.FromString,
-                    response_serializer=engram_dot_v1_dot_cortex__pb2.TagResponse.SerializeToString,
-            ),
-            'ReviewList': grpc.unary_unary_rpc_method_handler(
-                    servicer.ReviewList,
-                    request_deserializer=engram_dot_v1_dot_cortex__pb2.ReviewListRequest.FromString,
-                    response_serializer=engram_dot_v1_dot_cortex__pb2.ReviewListResponse.SerializeToString,
-            ),
-            'ReviewDecide': grpc.unary_unary_rpc_method_handler(
-                    servicer.ReviewDecide,
-                    request_deserializer=engram_dot_v1_dot_cortex__pb2.ReviewDecideRequest.FromString,
-                    response_serializer=engram_dot_v1_dot_cortex__pb2.ReviewDecideResponse.SerializeToString,
-            ),
-            'Relate': grpc.unary_unary_rpc_method_handler(
-                    servicer.Relate,
-                    request_deserializer=engram_dot_v1_dot_cortex__pb2.RelateRequest.FromString,
-                    response_serializer=engram_dot_v1_dot_cortex__pb2.RelateResponse.SerializeToString,
-            ),
-            'Unrelate': grpc.unary_unary_rpc_method_handler(
-                    servicer.Unrelate,
-                    request_deserializer=engram_dot_v1_dot_cortex__pb2.RelateRequest.FromString,
-                    response_serializer=engram_dot_v1_dot_cortex__pb2.RelateResponse.SerializeToString,
-            ),
-            'Neighbors': grpc.unary_unary_rpc_method_handler(
-                    servicer.Neighbors,
-                    request_deserializer=engram_dot_v1_dot_cortex__pb2.NeighborsRequest.FromString,
-                    response_serializer=engram_dot_v1_dot_cortex__pb2.NeighborsResponse.SerializeToString,
-            ),
-            'Recall': grpc.unary_unary_rpc_method_handler(
-                    servicer.Recall,
-                    request_deserializer=engram_dot_v1_dot_cortex__pb2.RecallRequest.FromString,
-                    response_serializer=engram_dot_v1_dot_cortex__pb2.RecallResponse.SerializeToString,
-            ),
-            'ListRelations': grpc.unary_unary_rpc_method_handler(
-                    servicer.ListRelations,
-                    request_deserializer=engram_dot_v1_dot_cortex__pb2.ListRelationsRequest.FromString,
-                    response_serializer=engram_dot_v1_dot_cortex__pb2.ListRelationsResponse.SerializeToString,
-            ),
-            'AddRelation': grpc.unary_unary_rpc_method_handler(
-                    servicer.AddRelation,
-                    request_deserializer=engram_dot_v1_dot_cortex__pb2.AddRelationRequest.FromString,
-                    response_serializer=engram_dot_v1_dot_cortex__pb2.ListRelationsResponse.SerializeToString,
-            ),
             'SetFact': grpc.unary_unary_rpc_method_handler(
                     servicer.SetFact,
                     request_deserializer=engram_dot_v1_dot_cortex__pb2.SetFactRequest.FromString,
@@ -502,16 +190,6 @@ def add_CortexServiceServicer_to_server(servicer, server):
                     request_deserializer=engram_dot_v1_dot_cortex__pb2.SetMemberRequest.FromString,
                     response_serializer=engram_dot_v1_dot_cortex__pb2.SetMemberResponse.SerializeToString,
             ),
-            'ListConflicts': grpc.unary_unary_rpc_method_handler(
-                    servicer.ListConflicts,
-                    request_deserializer=engram_dot_v1_dot_cortex__pb2.ListConflictsRequest.FromString,
-                    response_serializer=engram_dot_v1_dot_cortex__pb2.ListConflictsResponse.SerializeToString,
-            ),
-            'ResolveConflict': grpc.unary_unary_rpc_method_handler(
-                    servicer.ResolveConflict,
-                    request_deserializer=engram_dot_v1_dot_cortex__pb2.ResolveConflictRequest.FromString,
-                    response_serializer=engram_dot_v1_dot_cortex__pb2.ResolveConflictResponse.SerializeToString,
-            ),
             'SearchFacts': grpc.unary_unary_rpc_method_handler(
                     servicer.SearchFacts,
                     request_deserializer=engram_dot_v1_dot_cortex__pb2.SearchFactsRequest.FromString,
@@ -522,556 +200,30 @@ def add_CortexServiceServicer_to_server(servicer, server):
                     request_deserializer=engram_dot_v1_dot_cortex__pb2.AddAliasRequest.FromString,
                     response_serializer=engram_dot_v1_dot_cortex__pb2.AddAliasResponse.SerializeToString,
             ),
+            'ForgetBySource': grpc.unary_unary_rpc_method_handler(
+                    servicer.ForgetBySource,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.ForgetBySourceRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.ForgetBySourceResponse.SerializeToString,
+            ),
+            'RevertBatch': grpc.unary_unary_rpc_method_handler(
+                    servicer.RevertBatch,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.RevertBatchRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.RevertBatchResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
-            'engram.v1.CortexService', rpc_method_handlers)
+            'engram.v1.CortexFacts', rpc_method_handlers)
     server.add_generic_rpc_handlers((generic_handler,))
-    server.add_registered_method_handlers('engram.v1.CortexService', rpc_method_handlers)
+    server.add_registered_method_handlers('engram.v1.CortexFacts', rpc_method_handlers)
 
 
  # This class is part of an EXPERIMENTAL API.
-class CortexService:
-    """Missing associated documentation comment in .proto file."""
+class CortexFacts:
+    """Cortex serves four gRPC services from one process (one port, one pool):
+    each has its own servicer in engram_cortex.
 
-    @staticmethod
-    def KnowledgeBriefing(request,
-            target,
-            options=(),
-            channel_credentials=None,
-            call_credentials=None,
-            insecure=False,
-            compression=None,
-            wait_for_ready=None,
-            timeout=None,
-            metadata=None):
-        return grpc.experimental.unary_unary(
-            request,
-            target,
-            '/engram.v1.CortexService/KnowledgeBriefing',
-            engram_dot_v1_dot_cortex__pb2.KnowledgeBriefingRequest.SerializeToString,
-            engram_dot_v1_dot_cortex__pb2.KnowledgeBriefingResponse.FromString,
-            options,
-            channel_credentials,
-            insecure,
-            call_credentials,
-            compression,
-            wait_for_ready,
-            timeout,
-            metadata,
-            _registered_method=True)
-
-    @staticmethod
-    def NearDuplicates(request,
-            target,
-            options=(),
-            channel_credentials=None,
-            call_credentials=None,
-            insecure=False,
-            compression=None,
-            wait_for_ready=None,
-            timeout=None,
-            metadata=None):
-        return grpc.experimental.unary_unary(
-            request,
-            target,
-            '/engram.v1.CortexService/NearDuplicates',
-            engram_dot_v1_dot_cortex__pb2.NearDuplicatesRequest.SerializeToString,
-            engram_dot_v1_dot_cortex__pb2.NearDuplicatesResponse.FromString,
-            options,
-            channel_credentials,
-            insecure,
-            call_credentials,
-            compression,
-            wait_for_ready,
-            timeout,
-            metadata,
-            _registered_method=True)
-
-    @staticmethod
-    def MergeEntities(request,
-            target,
-            options=(),
-            channel_credentials=None,
-            call_credentials=None,
-            insecure=False,
-            compression=None,
-            wait_for_ready=None,
-            timeout=None,
-            metadata=None):
-        return grpc.experimental.unary_unary(
-            request,
-            target,
-            '/engram.v1.CortexService/MergeEntities',
-            engram_dot_v1_dot_cortex__pb2.MergeEntitiesRequest.SerializeToString,
-            engram_dot_v1_dot_cortex__pb2.MergeEntitiesResponse.FromString,
-            options,
-            channel_credentials,
-            insecure,
-            call_credentials,
-            compression,
-            wait_for_ready,
-            timeout,
-            metadata,
-            _registered_method=True)
-
-    @staticmethod
-    def MergeLessons(request,
-            target,
-            options=(),
-            channel_credentials=None,
-            call_credentials=None,
-            insecure=False,
-            compression=None,
-            wait_for_ready=None,
-            timeout=None,
-            metadata=None):
-        return grpc.experimental.unary_unary(
-            request,
-            target,
-            '/engram.v1.CortexService/MergeLessons',
-            engram_dot_v1_dot_cortex__pb2.MergeLessonsRequest.SerializeToString,
-            engram_dot_v1_dot_cortex__pb2.MergeLessonsResponse.FromString,
-            options,
-            channel_credentials,
-            insecure,
-            call_credentials,
-            compression,
-            wait_for_ready,
-            timeout,
-            metadata,
-            _registered_method=True)
-
-    @staticmethod
-    def ForgetBySource(request,
-            target,
-            options=(),
-            channel_credentials=None,
-            call_credentials=None,
-            insecure=False,
-            compression=None,
-            wait_for_ready=None,
-            timeout=None,
-            metadata=None):
-        return grpc.experimental.unary_unary(
-            request,
-            target,
-            '/engram.v1.CortexService/ForgetBySource',
-            engram_dot_v1_dot_cortex__pb2.ForgetBySourceRequest.SerializeToString,
-            engram_dot_v1_dot_cortex__pb2.ForgetBySourceResponse.FromString,
-            options,
-            channel_credentials,
-            insecure,
-            call_credentials,
-            compression,
-            wait_for_ready,
-            timeout,
-            metadata,
-            _registered_method=True)
-
-    @staticmethod
-    def RevertBatch(request,
-            target,
-            options=(),
-            channel_credentials=None,
-            call_credentials=None,
-            insecure=False,
-            compression=None,
-            wait_for_ready=None,
-            timeout=None,
-            metadata=None):
-        return grpc.experimental.unary_unary(
-            request,
-            target,
-            '/engram.v1.CortexService/RevertBatch',
-            engram_dot_v1_dot_cortex__pb2.RevertBatchRequest.SerializeToString,
-            engram_dot_v1_dot_cortex__pb2.RevertBatchResponse.FromString,
-            options,
-            channel_credentials,
-            insecure,
-            call_credentials,
-            compression,
-            wait_for_ready,
-            timeout,
-            metadata,
-            _registered_method=True)
-
-    @staticmethod
-    def WorldSet(request,
-            target,
-            options=(),
-            channel_credentials=None,
-            call_credentials=None,
-            insecure=False,
-            compression=None,
-            wait_for_ready=None,
-            timeout=None,
-            metadata=None):
-        return grpc.experimental.unary_unary(
-            request,
-            target,
-            '/engram.v1.CortexService/WorldSet',
-            engram_dot_v1_dot_cortex__pb2.WorldSetRequest.SerializeToString,
-            engram_dot_v1_dot_cortex__pb2.WorldSetResponse.FromString,
-            options,
-            channel_credentials,
-            insecure,
-            call_credentials,
-            compression,
-            wait_for_ready,
-            timeout,
-            metadata,
-            _registered_method=True)
-
-    @staticmethod
-    def WorldSearch(request,
-            target,
-            options=(),
-            channel_credentials=None,
-            call_credentials=None,
-            insecure=False,
-            compression=None,
-            wait_for_ready=None,
-            timeout=None,
-            metadata=None):
-        return grpc.experimental.unary_unary(
-            request,
-            target,
-            '/engram.v1.CortexService/WorldSearch',
-            engram_dot_v1_dot_cortex__pb2.TextSearchRequest.SerializeToString,
-            engram_dot_v1_dot_cortex__pb2.WorldSearchResponse.FromString,
-            options,
-            channel_credentials,
-            insecure,
-            call_credentials,
-            compression,
-            wait_for_ready,
-            timeout,
-            metadata,
-            _registered_method=True)
-
-    @staticmethod
-    def RecordOutcome(request,
-            target,
-            options=(),
-            channel_credentials=None,
-            call_credentials=None,
-            insecure=False,
-            compression=None,
-            wait_for_ready=None,
-            timeout=None,
-            metadata=None):
-        return grpc.experimental.unary_unary(
-            request,
-            target,
-            '/engram.v1.CortexService/RecordOutcome',
-            engram_dot_v1_dot_cortex__pb2.OutcomeRequest.SerializeToString,
-            engram_dot_v1_dot_cortex__pb2.OutcomeResponse.FromString,
-            options,
-            channel_credentials,
-            insecure,
-            call_credentials,
-            compression,
-            wait_for_ready,
-            timeout,
-            metadata,
-            _registered_method=True)
-
-    @staticmethod
-    def LessonSearch(request,
-            target,
-            options=(),
-            channel_credentials=None,
-            call_credentials=None,
-            insecure=False,
-            compression=None,
-            wait_for_ready=None,
-            timeout=None,
-            metadata=None):
-        return grpc.experimental.unary_unary(
-            request,
-            target,
-            '/engram.v1.CortexService/LessonSearch',
-            engram_dot_v1_dot_cortex__pb2.TextSearchRequest.SerializeToString,
-            engram_dot_v1_dot_cortex__pb2.LessonSearchResponse.FromString,
-            options,
-            channel_credentials,
-            insecure,
-            call_credentials,
-            compression,
-            wait_for_ready,
-            timeout,
-            metadata,
-            _registered_method=True)
-
-    @staticmethod
-    def ProposeRootTag(request,
-            target,
-            options=(),
-            channel_credentials=None,
-            call_credentials=None,
-            insecure=False,
-            compression=None,
-            wait_for_ready=None,
-            timeout=None,
-            metadata=None):
-        return grpc.experimental.unary_unary(
-            request,
-            target,
-            '/engram.v1.CortexService/ProposeRootTag',
-            engram_dot_v1_dot_cortex__pb2.TagRequest.SerializeToString,
-            engram_dot_v1_dot_cortex__pb2.TagResponse.FromString,
-            options,
-            channel_credentials,
-            insecure,
-            call_credentials,
-            compression,
-            wait_for_ready,
-            timeout,
-            metadata,
-            _registered_method=True)
-
-    @staticmethod
-    def AddTagAlias(request,
-            target,
-            options=(),
-            channel_credentials=None,
-            call_credentials=None,
-            insecure=False,
-            compression=None,
-            wait_for_ready=None,
-            timeout=None,
-            metadata=None):
-        return grpc.experimental.unary_unary(
-            request,
-            target,
-            '/engram.v1.CortexService/AddTagAlias',
-            engram_dot_v1_dot_cortex__pb2.TagRequest.SerializeToString,
-            engram_dot_v1_dot_cortex__pb2.TagResponse.FromString,
-            options,
-            channel_credentials,
-            insecure,
-            call_credentials,
-            compression,
-            wait_for_ready,
-            timeout,
-            metadata,
-            _registered_method=True)
-
-    @staticmethod
-    def ReviewList(request,
-            target,
-            options=(),
-            channel_credentials=None,
-            call_credentials=None,
-            insecure=False,
-            compression=None,
-            wait_for_ready=None,
-            timeout=None,
-            metadata=None):
-        return grpc.experimental.unary_unary(
-            request,
-            target,
-            '/engram.v1.CortexService/ReviewList',
-            engram_dot_v1_dot_cortex__pb2.ReviewListRequest.SerializeToString,
-            engram_dot_v1_dot_cortex__pb2.ReviewListResponse.FromString,
-            options,
-            channel_credentials,
-            insecure,
-            call_credentials,
-            compression,
-            wait_for_ready,
-            timeout,
-            metadata,
-            _registered_method=True)
-
-    @staticmethod
-    def ReviewDecide(request,
-            target,
-            options=(),
-            channel_credentials=None,
-            call_credentials=None,
-            insecure=False,
-            compression=None,
-            wait_for_ready=None,
-            timeout=None,
-            metadata=None):
-        return grpc.experimental.unary_unary(
-            request,
-            target,
-            '/engram.v1.CortexService/ReviewDecide',
-            engram_dot_v1_dot_cortex__pb2.ReviewDecideRequest.SerializeToString,
-            engram_dot_v1_dot_cortex__pb2.ReviewDecideResponse.FromString,
-            options,
-            channel_credentials,
-            insecure,
-            call_credentials,
-            compression,
-            wait_for_ready,
-            timeout,
-            metadata,
-            _registered_method=True)
-
-    @staticmethod
-    def Relate(request,
-            target,
-            options=(),
-            channel_credentials=None,
-            call_credentials=None,
-            insecure=False,
-            compression=None,
-            wait_for_ready=None,
-            timeout=None,
-            metadata=None):
-        return grpc.experimental.unary_unary(
-            request,
-            target,
-            '/engram.v1.CortexService/Relate',
-            engram_dot_v1_dot_cortex__pb2.RelateRequest.SerializeToString,
-            engram_dot_v1_dot_cortex__pb2.RelateResponse.FromString,
-            options,
-            channel_credentials,
-            insecure,
-            call_credentials,
-            compression,
-            wait_for_ready,
-            timeout,
-            metadata,
-            _registered_method=True)
-
-    @staticmethod
-    def Unrelate(request,
-            target,
-            options=(),
-            channel_credentials=None,
-            call_credentials=None,
-            insecure=False,
-            compression=None,
-            wait_for_ready=None,
-            timeout=None,
-            metadata=None):
-        return grpc.experimental.unary_unary(
-            request,
-            target,
-            '/engram.v1.CortexService/Unrelate',
-            engram_dot_v1_dot_cortex__pb2.RelateRequest.SerializeToString,
-            engram_dot_v1_dot_cortex__pb2.RelateResponse.FromString,
-            options,
-            channel_credentials,
-            insecure,
-            call_credentials,
-            compression,
-            wait_for_ready,
-            timeout,
-            metadata,
-            _registered_method=True)
-
-    @staticmethod
-    def Neighbors(request,
-            target,
-            options=(),
-            channel_credentials=None,
-            call_credentials=None,
-            insecure=False,
-            compression=None,
-            wait_for_ready=None,
-            timeout=None,
-            metadata=None):
-        return grpc.experimental.unary_unary(
-            request,
-            target,
-            '/engram.v1.CortexService/Neighbors',
-            engram_dot_v1_dot_cortex__pb2.NeighborsRequest.SerializeToString,
-            engram_dot_v1_dot_cortex__pb2.NeighborsResponse.FromString,
-            options,
-            channel_credentials,
-            insecure,
-            call_credentials,
-            compression,
-            wait_for_ready,
-            timeout,
-            metadata,
-            _registered_method=True)
-
-    @staticmethod
-    def Recall(request,
-            target,
-            options=(),
-            channel_credentials=None,
-            call_credentials=None,
-            insecure=False,
-            compression=None,
-            wait_for_ready=None,
-            timeout=None,
-            metadata=None):
-        return grpc.experimental.unary_unary(
-            request,
-            target,
-            '/engram.v1.CortexService/Recall',
-            engram_dot_v1_dot_cortex__pb2.RecallRequest.SerializeToString,
-            engram_dot_v1_dot_cortex__pb2.RecallResponse.FromString,
-            options,
-            channel_credentials,
-            insecure,
-            call_credentials,
-            compression,
-            wait_for_ready,
-            timeout,
-            metadata,
-            _registered_method=True)
-
-    @staticmethod
-    def ListRelations(request,
-            target,
-            options=(),
-            channel_credentials=None,
-            call_credentials=None,
-            insecure=False,
-            compression=None,
-            wait_for_ready=None,
-            timeout=None,
-            metadata=None):
-        return grpc.experimental.unary_unary(
-            request,
-            target,
-            '/engram.v1.CortexService/ListRelations',
-            engram_dot_v1_dot_cortex__pb2.ListRelationsRequest.SerializeToString,
-            engram_dot_v1_dot_cortex__pb2.ListRelationsResponse.FromString,
-            options,
-            channel_credentials,
-            insecure,
-            call_credentials,
-            compression,
-            wait_for_ready,
-            timeout,
-            metadata,
-            _registered_method=True)
-
-    @staticmethod
-    def AddRelation(request,
-            target,
-            options=(),
-            channel_credentials=None,
-            call_credentials=None,
-            insecure=False,
-            compression=None,
-            wait_for_ready=None,
-            timeout=None,
-            metadata=None):
-        return grpc.experimental.unary_unary(
-            request,
-            target,
-            '/engram.v1.CortexService/AddRelation',
-            engram_dot_v1_dot_cortex__pb2.AddRelationRequest.SerializeToString,
-            engram_dot_v1_dot_cortex__pb2.ListRelationsResponse.FromString,
-            options,
-            channel_credentials,
-            insecure,
-            call_credentials,
-            compression,
-            wait_for_ready,
-            timeout,
-            metadata,
-            _registered_method=True)
+    Typed facts: writes through the lanes, reads, sets, and the journal.
+    """
 
     @staticmethod
     def SetFact(request,
@@ -1087,7 +239,7 @@ class CortexService:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/engram.v1.CortexService/SetFact',
+            '/engram.v1.CortexFacts/SetFact',
             engram_dot_v1_dot_cortex__pb2.SetFactRequest.SerializeToString,
             engram_dot_v1_dot_cortex__pb2.SetFactResponse.FromString,
             options,
@@ -1114,7 +266,7 @@ class CortexService:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/engram.v1.CortexService/GetFact',
+            '/engram.v1.CortexFacts/GetFact',
             engram_dot_v1_dot_cortex__pb2.GetFactRequest.SerializeToString,
             engram_dot_v1_dot_cortex__pb2.GetFactResponse.FromString,
             options,
@@ -1141,7 +293,7 @@ class CortexService:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/engram.v1.CortexService/FactHistory',
+            '/engram.v1.CortexFacts/FactHistory',
             engram_dot_v1_dot_cortex__pb2.FactHistoryRequest.SerializeToString,
             engram_dot_v1_dot_cortex__pb2.FactHistoryResponse.FromString,
             options,
@@ -1168,7 +320,7 @@ class CortexService:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/engram.v1.CortexService/RetractFact',
+            '/engram.v1.CortexFacts/RetractFact',
             engram_dot_v1_dot_cortex__pb2.RetractFactRequest.SerializeToString,
             engram_dot_v1_dot_cortex__pb2.RetractFactResponse.FromString,
             options,
@@ -1195,7 +347,7 @@ class CortexService:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/engram.v1.CortexService/SetAdd',
+            '/engram.v1.CortexFacts/SetAdd',
             engram_dot_v1_dot_cortex__pb2.SetMemberRequest.SerializeToString,
             engram_dot_v1_dot_cortex__pb2.SetMemberResponse.FromString,
             options,
@@ -1222,63 +374,9 @@ class CortexService:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/engram.v1.CortexService/SetRemove',
+            '/engram.v1.CortexFacts/SetRemove',
             engram_dot_v1_dot_cortex__pb2.SetMemberRequest.SerializeToString,
             engram_dot_v1_dot_cortex__pb2.SetMemberResponse.FromString,
-            options,
-            channel_credentials,
-            insecure,
-            call_credentials,
-            compression,
-            wait_for_ready,
-            timeout,
-            metadata,
-            _registered_method=True)
-
-    @staticmethod
-    def ListConflicts(request,
-            target,
-            options=(),
-            channel_credentials=None,
-            call_credentials=None,
-            insecure=False,
-            compression=None,
-            wait_for_ready=None,
-            timeout=None,
-            metadata=None):
-        return grpc.experimental.unary_unary(
-            request,
-            target,
-            '/engram.v1.CortexService/ListConflicts',
-            engram_dot_v1_dot_cortex__pb2.ListConflictsRequest.SerializeToString,
-            engram_dot_v1_dot_cortex__pb2.ListConflictsResponse.FromString,
-            options,
-            channel_credentials,
-            insecure,
-            call_credentials,
-            compression,
-            wait_for_ready,
-            timeout,
-            metadata,
-            _registered_method=True)
-
-    @staticmethod
-    def ResolveConflict(request,
-            target,
-            options=(),
-            channel_credentials=None,
-            call_credentials=None,
-            insecure=False,
-            compression=None,
-            wait_for_ready=None,
-            timeout=None,
-            metadata=None):
-        return grpc.experimental.unary_unary(
-            request,
-            target,
-            '/engram.v1.CortexService/ResolveConflict',
-            engram_dot_v1_dot_cortex__pb2.ResolveConflictRequest.SerializeToString,
-            engram_dot_v1_dot_cortex__pb2.ResolveConflictResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -1303,7 +401,7 @@ class CortexService:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/engram.v1.CortexService/SearchFacts',
+            '/engram.v1.CortexFacts/SearchFacts',
             engram_dot_v1_dot_cortex__pb2.SearchFactsRequest.SerializeToString,
             engram_dot_v1_dot_cortex__pb2.SearchFactsResponse.FromString,
             options,
@@ -1330,9 +428,1019 @@ class CortexService:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/engram.v1.CortexService/AddAlias',
+            '/engram.v1.CortexFacts/AddAlias',
             engram_dot_v1_dot_cortex__pb2.AddAliasRequest.SerializeToString,
             engram_dot_v1_dot_cortex__pb2.AddAliasResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ForgetBySource(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexFacts/ForgetBySource',
+            engram_dot_v1_dot_cortex__pb2.ForgetBySourceRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.ForgetBySourceResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RevertBatch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexFacts/RevertBatch',
+            engram_dot_v1_dot_cortex__pb2.RevertBatchRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.RevertBatchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+
+class CortexGraphStub:
+    """The entity graph and graph recall.
+    """
+
+    def __init__(self, channel):
+        """Constructor.
+
+        Args:
+            channel: A grpc.Channel.
+        """
+        self.Relate = channel.unary_unary(
+                '/engram.v1.CortexGraph/Relate',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.RelateRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.RelateResponse.FromString,
+                _registered_method=True)
+        self.Unrelate = channel.unary_unary(
+                '/engram.v1.CortexGraph/Unrelate',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.RelateRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.RelateResponse.FromString,
+                _registered_method=True)
+        self.Neighbors = channel.unary_unary(
+                '/engram.v1.CortexGraph/Neighbors',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.NeighborsRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.NeighborsResponse.FromString,
+                _registered_method=True)
+        self.Recall = channel.unary_unary(
+                '/engram.v1.CortexGraph/Recall',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.RecallRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.RecallResponse.FromString,
+                _registered_method=True)
+        self.ListRelations = channel.unary_unary(
+                '/engram.v1.CortexGraph/ListRelations',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.ListRelationsRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.ListRelationsResponse.FromString,
+                _registered_method=True)
+        self.AddRelation = channel.unary_unary(
+                '/engram.v1.CortexGraph/AddRelation',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.AddRelationRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.ListRelationsResponse.FromString,
+                _registered_method=True)
+
+
+class CortexGraphServicer:
+    """The entity graph and graph recall.
+    """
+
+    def Relate(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Unrelate(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Neighbors(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Recall(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListRelations(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AddRelation(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+
+def add_CortexGraphServicer_to_server(servicer, server):
+    rpc_method_handlers = {
+            'Relate': grpc.unary_unary_rpc_method_handler(
+                    servicer.Relate,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.RelateRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.RelateResponse.SerializeToString,
+            ),
+            'Unrelate': grpc.unary_unary_rpc_method_handler(
+                    servicer.Unrelate,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.RelateRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.RelateResponse.SerializeToString,
+            ),
+            'Neighbors': grpc.unary_unary_rpc_method_handler(
+                    servicer.Neighbors,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.NeighborsRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.NeighborsResponse.SerializeToString,
+            ),
+            'Recall': grpc.unary_unary_rpc_method_handler(
+                    servicer.Recall,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.RecallRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.RecallResponse.SerializeToString,
+            ),
+            'ListRelations': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListRelations,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.ListRelationsRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.ListRelationsResponse.SerializeToString,
+            ),
+            'AddRelation': grpc.unary_unary_rpc_method_handler(
+                    servicer.AddRelation,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.AddRelationRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.ListRelationsResponse.SerializeToString,
+            ),
+    }
+    generic_handler = grpc.method_handlers_generic_handler(
+            'engram.v1.CortexGraph', rpc_method_handlers)
+    server.add_generic_rpc_handlers((generic_handler,))
+    server.add_registered_method_handlers('engram.v1.CortexGraph', rpc_method_handlers)
+
+
+ # This class is part of an EXPERIMENTAL API.
+class CortexGraph:
+    """The entity graph and graph recall.
+    """
+
+    @staticmethod
+    def Relate(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexGraph/Relate',
+            engram_dot_v1_dot_cortex__pb2.RelateRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.RelateResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Unrelate(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexGraph/Unrelate',
+            engram_dot_v1_dot_cortex__pb2.RelateRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.RelateResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Neighbors(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexGraph/Neighbors',
+            engram_dot_v1_dot_cortex__pb2.NeighborsRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.NeighborsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Recall(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexGraph/Recall',
+            engram_dot_v1_dot_cortex__pb2.RecallRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.RecallResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListRelations(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexGraph/ListRelations',
+            engram_dot_v1_dot_cortex__pb2.ListRelationsRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.ListRelationsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AddRelation(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexGraph/AddRelation',
+            engram_dot_v1_dot_cortex__pb2.AddRelationRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.ListRelationsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+
+class CortexKnowledgeStub:
+    """World facts, outcomes and lessons, and the session briefing.
+    """
+
+    def __init__(self, channel):
+        """Constructor.
+
+        Args:
+            channel: A grpc.Channel.
+        """
+        self.KnowledgeBriefing = channel.unary_unary(
+                '/engram.v1.CortexKnowledge/KnowledgeBriefing',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.KnowledgeBriefingRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.KnowledgeBriefingResponse.FromString,
+                _registered_method=True)
+        self.WorldSet = channel.unary_unary(
+                '/engram.v1.CortexKnowledge/WorldSet',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.WorldSetRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.WorldSetResponse.FromString,
+                _registered_method=True)
+        self.WorldSearch = channel.unary_unary(
+                '/engram.v1.CortexKnowledge/WorldSearch',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.TextSearchRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.WorldSearchResponse.FromString,
+                _registered_method=True)
+        self.RecordOutcome = channel.unary_unary(
+                '/engram.v1.CortexKnowledge/RecordOutcome',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.OutcomeRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.OutcomeResponse.FromString,
+                _registered_method=True)
+        self.LessonSearch = channel.unary_unary(
+                '/engram.v1.CortexKnowledge/LessonSearch',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.TextSearchRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.LessonSearchResponse.FromString,
+                _registered_method=True)
+        self.MergeLessons = channel.unary_unary(
+                '/engram.v1.CortexKnowledge/MergeLessons',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.MergeLessonsRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.MergeLessonsResponse.FromString,
+                _registered_method=True)
+
+
+class CortexKnowledgeServicer:
+    """World facts, outcomes and lessons, and the session briefing.
+    """
+
+    def KnowledgeBriefing(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def WorldSet(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def WorldSearch(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RecordOutcome(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def LessonSearch(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def MergeLessons(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+
+def add_CortexKnowledgeServicer_to_server(servicer, server):
+    rpc_method_handlers = {
+            'KnowledgeBriefing': grpc.unary_unary_rpc_method_handler(
+                    servicer.KnowledgeBriefing,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.KnowledgeBriefingRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.KnowledgeBriefingResponse.SerializeToString,
+            ),
+            'WorldSet': grpc.unary_unary_rpc_method_handler(
+                    servicer.WorldSet,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.WorldSetRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.WorldSetResponse.SerializeToString,
+            ),
+            'WorldSearch': grpc.unary_unary_rpc_method_handler(
+                    servicer.WorldSearch,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.TextSearchRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.WorldSearchResponse.SerializeToString,
+            ),
+            'RecordOutcome': grpc.unary_unary_rpc_method_handler(
+                    servicer.RecordOutcome,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.OutcomeRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.OutcomeResponse.SerializeToString,
+            ),
+            'LessonSearch': grpc.unary_unary_rpc_method_handler(
+                    servicer.LessonSearch,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.TextSearchRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.LessonSearchResponse.SerializeToString,
+            ),
+            'MergeLessons': grpc.unary_unary_rpc_method_handler(
+                    servicer.MergeLessons,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.MergeLessonsRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.MergeLessonsResponse.SerializeToString,
+            ),
+    }
+    generic_handler = grpc.method_handlers_generic_handler(
+            'engram.v1.CortexKnowledge', rpc_method_handlers)
+    server.add_generic_rpc_handlers((generic_handler,))
+    server.add_registered_method_handlers('engram.v1.CortexKnowledge', rpc_method_handlers)
+
+
+ # This class is part of an EXPERIMENTAL API.
+class CortexKnowledge:
+    """World facts, outcomes and lessons, and the session briefing.
+    """
+
+    @staticmethod
+    def KnowledgeBriefing(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexKnowledge/KnowledgeBriefing',
+            engram_dot_v1_dot_cortex__pb2.KnowledgeBriefingRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.KnowledgeBriefingResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WorldSet(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexKnowledge/WorldSet',
+            engram_dot_v1_dot_cortex__pb2.WorldSetRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.WorldSetResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WorldSearch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexKnowledge/WorldSearch',
+            engram_dot_v1_dot_cortex__pb2.TextSearchRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.WorldSearchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RecordOutcome(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexKnowledge/RecordOutcome',
+            engram_dot_v1_dot_cortex__pb2.OutcomeRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.OutcomeResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def LessonSearch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexKnowledge/LessonSearch',
+            engram_dot_v1_dot_cortex__pb2.TextSearchRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.LessonSearchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def MergeLessons(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexKnowledge/MergeLessons',
+            engram_dot_v1_dot_cortex__pb2.MergeLessonsRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.MergeLessonsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+
+class CortexReviewStub:
+    """What a reviewer decides: conflicts, the review queue, tags, entity merges.
+    """
+
+    def __init__(self, channel):
+        """Constructor.
+
+        Args:
+            channel: A grpc.Channel.
+        """
+        self.ListConflicts = channel.unary_unary(
+                '/engram.v1.CortexReview/ListConflicts',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.ListConflictsRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.ListConflictsResponse.FromString,
+                _registered_method=True)
+        self.ResolveConflict = channel.unary_unary(
+                '/engram.v1.CortexReview/ResolveConflict',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.ResolveConflictRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.ResolveConflictResponse.FromString,
+                _registered_method=True)
+        self.ReviewList = channel.unary_unary(
+                '/engram.v1.CortexReview/ReviewList',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.ReviewListRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.ReviewListResponse.FromString,
+                _registered_method=True)
+        self.ReviewDecide = channel.unary_unary(
+                '/engram.v1.CortexReview/ReviewDecide',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.ReviewDecideRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.ReviewDecideResponse.FromString,
+                _registered_method=True)
+        self.ProposeRootTag = channel.unary_unary(
+                '/engram.v1.CortexReview/ProposeRootTag',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.TagRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.TagResponse.FromString,
+                _registered_method=True)
+        self.AddTagAlias = channel.unary_unary(
+                '/engram.v1.CortexReview/AddTagAlias',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.TagRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.TagResponse.FromString,
+                _registered_method=True)
+        self.NearDuplicates = channel.unary_unary(
+                '/engram.v1.CortexReview/NearDuplicates',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.NearDuplicatesRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.NearDuplicatesResponse.FromString,
+                _registered_method=True)
+        self.MergeEntities = channel.unary_unary(
+                '/engram.v1.CortexReview/MergeEntities',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.MergeEntitiesRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.MergeEntitiesResponse.FromString,
+                _registered_method=True)
+
+
+class CortexReviewServicer:
+    """What a reviewer decides: conflicts, the review queue, tags, entity merges.
+    """
+
+    def ListConflicts(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ResolveConflict(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ReviewList(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ReviewDecide(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ProposeRootTag(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AddTagAlias(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def NearDuplicates(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def MergeEntities(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+
+def add_CortexReviewServicer_to_server(servicer, server):
+    rpc_method_handlers = {
+            'ListConflicts': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListConflicts,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.ListConflictsRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.ListConflictsResponse.SerializeToString,
+            ),
+            'ResolveConflict': grpc.unary_unary_rpc_method_handler(
+                    servicer.ResolveConflict,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.ResolveConflictRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.ResolveConflictResponse.SerializeToString,
+            ),
+            'ReviewList': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReviewList,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.ReviewListRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.ReviewListResponse.SerializeToString,
+            ),
+            'ReviewDecide': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReviewDecide,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.ReviewDecideRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.ReviewDecideResponse.SerializeToString,
+            ),
+            'ProposeRootTag': grpc.unary_unary_rpc_method_handler(
+                    servicer.ProposeRootTag,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.TagRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.TagResponse.SerializeToString,
+            ),
+            'AddTagAlias': grpc.unary_unary_rpc_method_handler(
+                    servicer.AddTagAlias,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.TagRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.TagResponse.SerializeToString,
+            ),
+            'NearDuplicates': grpc.unary_unary_rpc_method_handler(
+                    servicer.NearDuplicates,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.NearDuplicatesRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.NearDuplicatesResponse.SerializeToString,
+            ),
+            'MergeEntities': grpc.unary_unary_rpc_method_handler(
+                    servicer.MergeEntities,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.MergeEntitiesRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.MergeEntitiesResponse.SerializeToString,
+            ),
+    }
+    generic_handler = grpc.method_handlers_generic_handler(
+            'engram.v1.CortexReview', rpc_method_handlers)
+    server.add_generic_rpc_handlers((generic_handler,))
+    server.add_registered_method_handlers('engram.v1.CortexReview', rpc_method_handlers)
+
+
+ # This class is part of an EXPERIMENTAL API.
+class CortexReview:
+    """What a reviewer decides: conflicts, the review queue, tags, entity merges.
+    """
+
+    @staticmethod
+    def ListConflicts(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexReview/ListConflicts',
+            engram_dot_v1_dot_cortex__pb2.ListConflictsRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.ListConflictsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ResolveConflict(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexReview/ResolveConflict',
+            engram_dot_v1_dot_cortex__pb2.ResolveConflictRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.ResolveConflictResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReviewList(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexReview/ReviewList',
+            engram_dot_v1_dot_cortex__pb2.ReviewListRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.ReviewListResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReviewDecide(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexReview/ReviewDecide',
+            engram_dot_v1_dot_cortex__pb2.ReviewDecideRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.ReviewDecideResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ProposeRootTag(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexReview/ProposeRootTag',
+            engram_dot_v1_dot_cortex__pb2.TagRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.TagResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AddTagAlias(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexReview/AddTagAlias',
+            engram_dot_v1_dot_cortex__pb2.TagRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.TagResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def NearDuplicates(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexReview/NearDuplicates',
+            engram_dot_v1_dot_cortex__pb2.NearDuplicatesRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.NearDuplicatesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def MergeEntities(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexReview/MergeEntities',
+            engram_dot_v1_dot_cortex__pb2.MergeEntitiesRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.MergeEntitiesResponse.FromString,
             options,
             channel_credentials,
             insecure,

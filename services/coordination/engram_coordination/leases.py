@@ -93,7 +93,7 @@ class Leases:
                                   f"lease {name!r} is free and offered to you until "
                                   f"{(start + window).isoformat()}; take it with "
                                   f"board_lease(action='claim', name={name!r})")
-        row = await conn.fetchrow("SELECT *, now() AS now FROM leases WHERE name = $1", name)
+        row = await repo_leases.state(conn, name)
         return LeaseState(row, queue, start + window if head else None)
 
     async def _enqueue(self, conn: asyncpg.Connection, actor: Actor, name: str,

@@ -20,6 +20,7 @@ from engram_kit.errors import (
     PermissionDenied,
     ResourceExhausted,
 )
+from engram_kit.vocab import Role
 
 from . import repo, repo_mail
 from .board import Actor, HintPublisher, Hints, board_read_tx, board_tx
@@ -140,8 +141,7 @@ class Mail:
         digest, hints = body_hash(text), Hints()
         async with board_tx(self._pool, actor) as conn:
             # One sender's sends are serialised, so rate and dedup checks hold.
-            await conn.execute("SELECT pg_advisory_xact_lock(hashtext($1))",
-                               f"{actor.namespace}/{actor.agent_id}")
+            await repo_mail.lock_sender(conn, actor.namespace, actor.agent_id)
             if request_id:
                 earlier = await repo_mail.by_request(conn, actor.agent_id, request_id)
                 if earlier:
@@ -200,9 +200,9 @@ class Mail:
         return acked, already
 
     async def redact(self, actor: Actor, ids: list[str]) -> int:
-        if actor.role != "operator":
+        if actor.role != Role.OPERATOR:
             raise PermissionDenied("redacting mail needs the operator role; you are "
-                                   f"{actor.role or 'agent'}")
+                                   f"{actor.role or Role.AGENT}")
         wanted = parse_ids(ids, self._s.ack_max_ids)
         async with board_tx(self._pool, actor) as conn:
             done = await repo_mail.redact(conn, wanted, actor.principal)

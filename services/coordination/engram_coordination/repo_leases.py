@@ -101,3 +101,8 @@ async def sweep_candidates(conn: asyncpg.Connection) -> list[asyncpg.Record]:
            WHERE (l.holder IS NOT NULL AND l.expires_at <= now())
               OR (l.holder IS NULL AND l.free_since IS NOT NULL)
            LIMIT 500""")
+
+
+async def state(conn: asyncpg.Connection, name: str) -> asyncpg.Record:
+    """The lease row with the database's clock."""
+    return await conn.fetchrow("SELECT *, now() AS now FROM leases WHERE name = $1", name)

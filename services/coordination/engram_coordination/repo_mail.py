@@ -99,3 +99,7 @@ async def redact(conn: asyncpg.Connection, ids: list[uuid.UUID],
            WHERE id = ANY($1::uuid[]) AND body IS NOT NULL
            RETURNING id, body_hmac""",
         ids, by)
+
+
+async def lock_sender(conn: asyncpg.Connection, namespace: str, agent_id: str) -> None:
+    await conn.execute("SELECT pg_advisory_xact_lock(hashtext($1))", f"{namespace}/{agent_id}")

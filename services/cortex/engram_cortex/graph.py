@@ -13,6 +13,7 @@ import asyncpg
 from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.errors import Conflict, InvalidArgument, NotFound, PermissionDenied
+from engram_kit.vocab import REVIEWER_ROLES, EdgeAction, Role
 
 from . import repo, repo_graph
 from .normalise import entity_name
@@ -47,15 +48,14 @@ class Graph:
             s, rel, d = (await Vocabulary.load(conn)).canonical(relation, s, d)
             existing = await repo_graph.live_edge(conn, s, rel.name, d)
             if existing is not None:
-                return "confirm", existing
+                return EdgeAction.CONFIRM, existing
             for name in (s, d):
-                await conn.execute("INSERT INTO entities (namespace, name) VALUES ($1, $2) "
-                                   "ON CONFLICT DO NOTHING", ns, name)
+                await repo.ensure_entity(conn, ns, name)
             row = await repo_graph.insert_edge(conn, ns, s, rel.name, d, provenance, quote,
                                                ctx.principal, valid_from)
             await repo.audit(conn, ns, ctx.principal, "edge.relate", str(row["id"]),
                              {"edge": f"{s} {rel.name} {d}", "provenance": provenance})
-            return "insert", row
+            return EdgeAction.INSERT, row
 
     async def unrelate(self, ctx: CallerContext, src: str, relation: str,
                        dst: str) -> asyncpg.Record:
@@ -102,9 +102,9 @@ class Graph:
 
     async def add_relation(self, ctx: CallerContext, rel: Relation) -> list[Relation]:
         ns = ctx.require_namespace()
-        if ctx.role not in ("reviewer", "operator"):
+        if ctx.role not in REVIEWER_ROLES:
             raise PermissionDenied("extending the relation vocabulary needs the reviewer "
-                                   f"role; you are {ctx.role or 'agent'}")
+                                   f"role; you are {ctx.role or Role.AGENT}")
         inverse = rel.name if rel.symmetric else rel.inverse
         for name in {rel.name, inverse}:
             if not NAME_RE.match(name):

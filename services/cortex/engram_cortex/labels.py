@@ -1,4 +1,5 @@
-"""Serving labels: how a fact may be read, stated next to it (DESIGN.md §5)."""
+"""Serving labels: how a fact may be read, stated next to it
+(docs/architecture.md#serving-labels)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import uuid
 from datetime import UTC, datetime
 
 import asyncpg
+
+from engram_kit.vocab import Verdict
 
 
 def resolve_call(conflict_id: uuid.UUID | str) -> str:
@@ -20,19 +23,19 @@ def label(row: asyncpg.Record, conflict_id: uuid.UUID | None = None,
     verdict, day = row["verdict"], row["valid_from"].date().isoformat()
     if as_of is not None:
         prefix = f"as of {as_of.date().isoformat()}: "
-        if verdict == "superseded":
+        if verdict == Verdict.SUPERSEDED:
             return prefix + f"true then; later superseded by {row['superseded_by']}"
-        if verdict == "withdrawn":
+        if verdict == Verdict.WITHDRAWN:
             return prefix + "a set member then; removed later"
     else:
         prefix = ""
-    if verdict == "superseded":
+    if verdict == Verdict.SUPERSEDED:
         return f"superseded by {row['superseded_by']} (history, not current)"
-    if verdict == "withdrawn":
+    if verdict == Verdict.WITHDRAWN:
         return f"withdrawn: {row['retire_reason'] or 'retracted'} (history, not current)"
-    if verdict == "parked":
+    if verdict == Verdict.PARKED:
         return "parked contender: not current; a stronger or verified value stands"
-    if verdict == "contested":
+    if verdict == Verdict.CONTESTED:
         cid = conflict_id or "unknown"
         return prefix + f"contested: both sides served, neither is settled; {resolve_call(cid)}"
     if row["kind"] == "EVENT":

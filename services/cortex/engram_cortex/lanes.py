@@ -15,9 +15,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from engram_kit.vocab import FactAction, Lane, Origin
+
 from .normalise import identifier_like, negated, numbers, value_form, value_tokens
 
-TIERS = {"user": 3, "action": 2, "agent": 1, "assistant": 0}
+TIERS = {Origin.USER: 3, Origin.ACTION: 2, Origin.AGENT: 1, Origin.ASSISTANT: 0}
 # Wording by which a capture says it replaces an earlier value.
 CHANGE_CUES = re.compile(
     r"\b(?:now|no longer|anymore|instead|from now on|going forward|as of today|"
@@ -49,24 +51,24 @@ class Incoming:
 
 @dataclass(frozen=True)
 class Decision:
-    action: str          # insert | confirm | supersede | contest | park
-    lane: str
+    action: FactAction
+    lane: Lane
     related: tuple[str, ...] = ()
 
 
-def same_value(a: str, b: str, cosine: float | None, threshold: float) -> str | None:
-    """'restatement', 'paraphrase' or None (a changed value)."""
+def same_value(a: str, b: str, cosine: float | None, threshold: float) -> Lane | None:
+    """RESTATEMENT, PARAPHRASE or None (a changed value)."""
     if value_form(a) == value_form(b):
-        return "restatement"
+        return Lane.RESTATEMENT
     if numbers(a) != numbers(b) or negated(a) != negated(b):
         return None
     if identifier_like(a) or identifier_like(b):
         return None
     ta, tb = value_tokens(a), value_tokens(b)
     if ta and ta == tb:
-        return "paraphrase"
+        return Lane.PARAPHRASE
     if cosine is not None and cosine >= threshold:
-        return "paraphrase"
+        return Lane.PARAPHRASE
     return None
 
 
@@ -79,23 +81,23 @@ def decide(new: Incoming, live: list[Existing], cosines: dict[str, float],
     """`live`: active/contested facts of the same kind in the slot, newest first;
     `cosines`: fact id -> similarity of its value to the new value."""
     if not live:
-        return Decision("insert", "new")
+        return Decision(FactAction.INSERT, Lane.NEW)
     # A write that says it replaces the value is a change, not a rewording:
     # only an exact restatement confirms it.
     replacing = says_it_replaces(new)
     for old in live:
         cosine = None if replacing else cosines.get(old.id)
         same = same_value(new.value, old.value, cosine, threshold)
-        if same == "paraphrase" and replacing:
+        if same == Lane.PARAPHRASE and replacing:
             continue
         if same:
-            return Decision("confirm", same, (old.id,))
+            return Decision(FactAction.CONFIRM, same, (old.id,))
     related = tuple(old.id for old in live)
     strongest = max(TIERS.get(old.origin, 1) for old in live)
     if new.kind == "RULE":
-        return Decision("contest", "rule", related)
+        return Decision(FactAction.CONTEST, Lane.RULE, related)
     if TIERS.get(new.origin, 1) < strongest:
-        return Decision("park", "origin_tier", related)
+        return Decision(FactAction.PARK, Lane.ORIGIN_TIER, related)
     if replacing:
-        return Decision("supersede", "explicit", related)
-    return Decision("contest", "contested", related)
+        return Decision(FactAction.SUPERSEDE, Lane.EXPLICIT, related)
+    return Decision(FactAction.CONTEST, Lane.CONTESTED, related)

@@ -17,7 +17,7 @@ from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.errors import InvalidArgument
 
-from . import journal, repo
+from . import journal, repo, repo_lessons
 from .settings import CortexSettings
 
 RANK = {"correction": 3, "failure": 2, "success": 1}
@@ -73,27 +73,15 @@ class LessonMerger:
         if not batch.strip() or len(batch) > 200:
             raise InvalidArgument("batch is 1-200 characters", field="batch")
         async with tenant_tx(self._pool, ns) as conn:
-            await conn.execute("SELECT pg_advisory_xact_lock(hashtext($1))", f"lessons/{ns}")
-            rows = await conn.fetch(
-                "SELECT * FROM live_lessons WHERE embedding IS NOT NULL "
-                "ORDER BY created_at LIMIT $1", MAX_LESSONS)
+            await repo.advisory_lock(conn, f"lessons/{ns}")
+            rows = await repo_lessons.embedded(conn, MAX_LESSONS)
             pairs = near_identical(rows, self._s.lesson_merge_cosine)
             if not pairs:
                 return []
             ids = [r["id"] for p in pairs for r in p[:2]]
             before = await journal.rows(conn, "lessons", ids)
             for keep, drop, _ in pairs:
-                await conn.execute(
-                    """UPDATE lessons SET retired_at = clock_timestamp(), merged_into = $2
-                       WHERE id = $1""", drop["id"], keep["id"])
-                await conn.execute(
-                    """UPDATE lessons k SET signals = k.signals + $2,
-                              confidence = greatest(k.confidence, $3),
-                              subject_fact_ids = coalesce((SELECT array_agg(DISTINCT x)
-                                  FROM unnest(k.subject_fact_ids || $4::uuid[]) x), '{}'),
-                              updated_at = clock_timestamp()
-                       WHERE id = $1""",
-                    keep["id"], drop["signals"], drop["confidence"], drop["subject_fact_ids"])
+                await repo_lessons.merge_into(conn, keep, drop)
             await journal.record(conn, ns, batch, before,
                                  await journal.rows(conn, "lessons", ids))
             await repo.audit(conn, ns, ctx.principal, "lesson.merge", batch, {"merged": [

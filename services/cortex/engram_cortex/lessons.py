@@ -1,6 +1,6 @@
 """Outcomes and lessons. `outcome_record` stores a signal; identical signals
 repeated (or one explicit correction) distil a do/avoid lesson here,
-deterministically. The dreamer will distil the rest (issue #6)."""
+deterministically; the dreamer merges near-identical ones (lesson_merge.py)."""
 
 from __future__ import annotations
 
@@ -18,9 +18,10 @@ from engram_kit.embedder_client import EmbedderClient
 from engram_kit.errors import InvalidArgument
 from engram_kit.idempotency import Keyed
 
-from . import events, repo
+from . import events, repo, repo_lessons
 from .normalise import value_form
-from .search_sql import briefing_limit, check_query, ranked
+from .repo_search import ranked
+from .search_args import briefing_limit, check_query
 from .settings import CortexSettings
 
 OUTCOMES = ("success", "failure", "correction")
@@ -40,8 +41,8 @@ class Recorded:
 
 async def _replayed(conn: asyncpg.Connection, earlier: dict[str, Any]) -> Recorded:
     """The first call's answer; its lesson as it is now."""
-    lesson = await conn.fetchrow("SELECT *, false AS re_verify FROM lessons WHERE id = $1",
-                                 uuid.UUID(earlier["lesson_id"])) if earlier["lesson_id"] else None
+    lesson = (await repo_lessons.get(conn, uuid.UUID(earlier["lesson_id"]))
+              if earlier["lesson_id"] else None)
     return Recorded(uuid.UUID(earlier["outcome_id"]), earlier["identical"], lesson)
 
 
@@ -93,29 +94,24 @@ class Lessons:
         async with tenant_tx(self._pool, ns) as conn:
             if (earlier := await idempotency.replay(conn, keyed)) is not None:
                 return await _replayed(conn, earlier)
-            await conn.execute("SELECT pg_advisory_xact_lock(hashtext($1))",
-                               f"lesson/{ns}/{signature}")
+            await repo.advisory_lock(conn, f"lesson/{ns}/{signature}")
             outcome_id = uuid.uuid4()
-            await conn.execute(
-                """INSERT INTO outcomes (namespace, id, task, outcome, detail, signature,
-                       used_ids, writer_principal) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)""",
-                ns, outcome_id, task, outcome, detail, signature, [str(i) for i in ids],
-                ctx.principal)
+            await repo_lessons.insert_outcome(conn, ns, outcome_id, task, outcome, detail,
+                                              signature, [str(i) for i in ids], ctx.principal)
             await repo.audit(conn, ns, ctx.principal, "outcome.record", str(outcome_id),
                              {"outcome": outcome, "task": task})
-            identical = await conn.fetchval(
-                "SELECT count(*) FROM outcomes WHERE signature = $1", signature)
+            identical = await repo_lessons.signals(conn, signature)
             lesson = None
             if identical >= THRESHOLD[outcome]:
-                facts = await conn.fetch(
-                    """SELECT id FROM facts WHERE id::text IN (
-                           SELECT unnest(used_ids) FROM outcomes WHERE signature = $1)""",
-                    signature)
+                facts = await repo_lessons.facts_used(conn, signature)
                 confidence = min(0.99, BASE_CONFIDENCE[outcome]
                                  + 0.05 * (identical - THRESHOLD[outcome]))
-                lesson = await self._absorbed(conn, signature) or await self._upsert(
-                    conn, ns, signature, polarity, text, task, confidence, identical,
-                    [f["id"] for f in facts], vectors[0] if vectors else None)
+                # A signal for a lesson a dream pass merged into another
+                # strengthens that one (instead of drawing the merged lesson again).
+                lesson = await repo_lessons.reinforce_merged(
+                    conn, signature) or await repo_lessons.upsert(
+                    conn, ns, signature, polarity, text, task, confidence, identical, facts,
+                    DISTILLER, vectors[0] if vectors else None)
                 await repo.audit(conn, ns, ctx.principal, "lesson.distil", str(lesson["id"]),
                                  {"signals": identical, "distilled_by": DISTILLER})
             await events.outcome_recorded(conn, ctx, outcome_id, outcome,
@@ -125,35 +121,6 @@ class Lessons:
                 "lesson_id": str(lesson["id"]) if lesson else ""})
         self._on_outbox_write()
         return Recorded(outcome_id, identical, lesson)
-
-    @staticmethod
-    async def _absorbed(conn: asyncpg.Connection, signature: str) -> asyncpg.Record | None:
-        """A signal for a lesson a dream pass merged into another strengthens
-        that one (instead of drawing the merged lesson again)."""
-        return await conn.fetchrow(
-            """UPDATE lessons k SET signals = k.signals + 1,
-                      confidence = least(0.99, k.confidence + 0.05),
-                      updated_at = clock_timestamp()
-               FROM (SELECT merged_into FROM lessons WHERE signature = $1
-                     AND merged_into IS NOT NULL ORDER BY retired_at DESC LIMIT 1) m
-               WHERE k.id = m.merged_into AND k.retired_at IS NULL
-               RETURNING k.*, false AS re_verify""", signature)
-
-    async def _upsert(self, conn: asyncpg.Connection, ns: str, signature: str, polarity: str,
-                      text: str, task: str, confidence: float, signals: int,
-                      subjects: list[uuid.UUID], embedding: object) -> asyncpg.Record:
-        return await conn.fetchrow(
-            """INSERT INTO lessons (namespace, id, signature, polarity, text, task, confidence,
-                   signals, subject_fact_ids, distilled_by, embedding)
-               VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-               ON CONFLICT (namespace, signature) WHERE retired_at IS NULL DO UPDATE SET
-                   confidence = EXCLUDED.confidence, signals = EXCLUDED.signals,
-                   subject_fact_ids = coalesce((SELECT array_agg(DISTINCT x) FROM unnest(
-                       lessons.subject_fact_ids || EXCLUDED.subject_fact_ids) x), '{}'),
-                   updated_at = clock_timestamp()
-               RETURNING *, false AS re_verify""",
-            ns, uuid.uuid4(), signature, polarity, text, task, confidence, signals, subjects,
-            DISTILLER, embedding)
 
     async def search(self, ctx: CallerContext, query: str, top_k: int) -> list[asyncpg.Record]:
         """Lessons near the query; `re_verify` when a fact it rests on was
@@ -172,19 +139,14 @@ class Lessons:
         ns = ctx.require_namespace()
         limit = briefing_limit(limit, 5, "lessons")
         async with tenant_tx(self._pool, ns) as conn:
-            rows = await conn.fetch(
-                """SELECT * FROM live_lessons
-                   ORDER BY signals DESC, confidence DESC, updated_at DESC, id LIMIT $1""",
-                limit)
-            total = await conn.fetchval("SELECT count(*) FROM live_lessons")
+            rows = await repo_lessons.strongest(conn, limit)
+            total = await repo_lessons.count_live(conn)
             return await _flagged(conn, rows), total
 
 
 async def _flagged(conn: asyncpg.Connection, rows: list[asyncpg.Record]) -> list[dict]:
     """Each lesson with `re_verify`: a fact it rests on was retired,
     superseded or contested since the lesson was last drawn."""
-    flags = {r["id"]: await conn.fetchval(
-        """SELECT EXISTS (SELECT 1 FROM facts WHERE id = ANY($1::uuid[])
-             AND (verdict <> 'active' OR retired_at > $2 OR recorded_at > $2))""",
-        r["subject_fact_ids"], r["updated_at"]) for r in rows}
+    flags = {r["id"]: await repo_lessons.subjects_changed(conn, r["subject_fact_ids"],
+                                                           r["updated_at"]) for r in rows}
     return [dict(r) | {"re_verify": flags[r["id"]]} for r in rows]

@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from engram.v1 import cortex_pb2_grpc
+import grpc
+
+from engram.v1 import cortex_pb2_grpc as rpc
 from engram_kit import audit
 from engram_kit.embedder_client import EmbedderClient, EmbeddingSpaceMismatch
 from engram_kit.events import NatsLink
@@ -23,7 +25,10 @@ from .reads import FactReader
 from .recall import Recall
 from .review import Review
 from .review_queue import ReviewQueue
-from .servicer import CortexServicer
+from .servicer_facts import FactsDeps, FactsServicer
+from .servicer_graph import GraphDeps, GraphServicer
+from .servicer_knowledge import KnowledgeDeps, KnowledgeServicer
+from .servicer_review import ReviewDeps, ReviewServicer
 from .settings import CortexSettings
 from .slots import SlotEditor
 from .tags import TagRegistry
@@ -32,6 +37,16 @@ from .world import World
 
 SCHEMA = "cortex"
 MIGRATIONS = Path(__file__).parent / "migrations"
+
+
+def register(servicers: tuple[FactsServicer, GraphServicer, KnowledgeServicer,
+                              ReviewServicer], server: grpc.aio.Server) -> None:
+    """The four cortex services share one server (one port, one pool)."""
+    facts, graph, knowledge, review = servicers
+    rpc.add_CortexFactsServicer_to_server(facts, server)
+    rpc.add_CortexGraphServicer_to_server(graph, server)
+    rpc.add_CortexKnowledgeServicer_to_server(knowledge, server)
+    rpc.add_CortexReviewServicer_to_server(review, server)
 
 
 async def amain(stop: asyncio.Event) -> None:
@@ -54,15 +69,22 @@ async def amain(stop: asyncio.Event) -> None:
         readiness.info["nats_connected"] = lambda: link.connected
         reader, review = FactReader(pool, embedder, s), Review(pool)
         graph = Graph(pool, WalkLimits.of(s))
-        knowledge = (World(pool, embedder, s), Lessons(pool, embedder, s, relay.notify),
-                     TagRegistry(pool), ReviewQueue(pool, review))
-        servicer = CortexServicer(FactStore(pool, embedder, s, relay.notify), reader,
-                                  SlotEditor(pool, embedder, s), review, graph,
-                                  Recall(pool, reader, graph, s.recall_max_seeds), knowledge,
-                                  (Merging(pool), LessonMerger(pool, s)))
+        servicers = (
+            FactsServicer(FactsDeps(
+                pool=pool, facts=FactStore(pool, embedder, s, relay.notify), reader=reader,
+                slots=SlotEditor(pool, embedder, s), review=review)),
+            GraphServicer(GraphDeps(
+                graph=graph, recall=Recall(pool, reader, graph, s.recall_max_seeds))),
+            KnowledgeServicer(KnowledgeDeps(
+                reader=reader, world=World(pool, embedder, s),
+                lessons=Lessons(pool, embedder, s, relay.notify),
+                lesson_merger=LessonMerger(pool, s))),
+            ReviewServicer(ReviewDeps(
+                review=review, queue=ReviewQueue(pool, review), tags=TagRegistry(pool),
+                merging=Merging(pool))))
         readiness.info["embedding_space"] = lambda: embedder.state
-        return (lambda server: cortex_pb2_grpc.add_CortexServiceServicer_to_server(
-            servicer, server)), [embedder.keep_connected, link.run, relay.run]
+        jobs = [embedder.keep_connected, link.run, relay.run]
+        return (lambda server: register(servicers, server)), jobs
 
     try:
         await run_database_service(s, stop, SCHEMA, MIGRATIONS, build)

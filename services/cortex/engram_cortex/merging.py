@@ -22,10 +22,10 @@ from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.errors import Conflict, InvalidArgument, NotFound, PermissionDenied
 from engram_kit.idempotency import Keyed
+from engram_kit.vocab import REVIEWER_ROLES, Role
 
 from . import repo, repo_merge
 from .normalise import entity_name
-from .review import REVIEWER_ROLES
 
 MAX_ENTITIES_COMPARED = 20000
 MAX_ASKED = 200
@@ -158,7 +158,7 @@ class Merging:
         ns = ctx.require_namespace()
         if ctx.role not in REVIEWER_ROLES:
             raise PermissionDenied("merging entities needs the reviewer role; you are "
-                                   f"{ctx.role or 'agent'}")
+                                   f"{ctx.role or Role.AGENT}")
         merge, into = entity_name(merge, "merge"), entity_name(into, "into")
         if merge == into:
             raise InvalidArgument("merge and into must differ", field="merge")
@@ -167,8 +167,7 @@ class Merging:
             if (earlier := await idempotency.replay(conn, keyed)) is not None:
                 return Merged(**earlier)
             for name in sorted((merge, into)):  # one lock order: no deadlock
-                await conn.execute("SELECT pg_advisory_xact_lock(hashtext($1))",
-                                   f"entity/{ns}/{name}")
+                await repo.advisory_lock(conn, f"entity/{ns}/{name}")
             into = await repo.resolve_entity(conn, into)
             if await repo.resolve_entity(conn, merge) != merge:
                 raise Conflict(f"{merge!r} is already an alias")

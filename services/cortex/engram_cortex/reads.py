@@ -12,11 +12,13 @@ import asyncpg
 from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.embedder_client import EmbedderClient
+from engram_kit.vocab import Verdict
 
 from . import repo
 from . import repo_conflicts as conflicts
 from .normalise import attribute_name, entity_name
-from .search_sql import briefing_limit, check_query, ranked
+from .repo_search import ranked
+from .search_args import briefing_limit, check_query
 from .settings import CortexSettings
 
 # What the session-start briefing shows of the facts, in this order.
@@ -58,15 +60,13 @@ class FactReader:
         entity, attribute = entity_name(entity), attribute_name(attribute)
         async with tenant_tx(self._pool, ns) as conn:
             entity = await repo.resolve_entity(conn, entity)
-            slot = await conn.fetchrow(
-                "SELECT set_valued FROM slots WHERE entity = $1 AND attribute = $2",
-                entity, attribute)
+            slot = await repo.slot_row(conn, entity, attribute)
             if as_of is not None:
                 current = await repo.as_of(conn, entity, attribute, as_of)
                 parked: list[asyncpg.Record] = []
             else:
                 current = await repo.live_in_slot(conn, entity, attribute)
-                parked = await repo.live_in_slot(conn, entity, attribute, ("parked",))
+                parked = await repo.live_in_slot(conn, entity, attribute, (Verdict.PARKED,))
             return SlotAnswer(await self._served(conn, current),
                               await self._served(conn, parked),
                               bool(slot and slot["set_valued"]), entity, attribute)

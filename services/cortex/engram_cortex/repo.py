@@ -12,8 +12,9 @@ import asyncpg
 import numpy as np
 
 from engram_kit import audit as audit_log
+from engram_kit.vocab import Verdict
 
-LIVE_SERVED = ("active", "contested")  # current truth, contested served with both sides
+LIVE_SERVED = (Verdict.ACTIVE, Verdict.CONTESTED)  # current truth, contested served with both sides
 
 
 @dataclass(frozen=True)
@@ -198,3 +199,40 @@ async def live_of_kinds(conn: asyncpg.Connection, kinds: list[str],
     total = await conn.fetchval(
         "SELECT count(*) FROM live_facts WHERE kind = ANY($1::text[])", kinds)
     return rows, total
+
+
+async def advisory_lock(conn: asyncpg.Connection, key: str) -> None:
+    """A transaction-scoped lock on a name (a slot, an entity, a namespace's lessons)."""
+    await conn.execute("SELECT pg_advisory_xact_lock(hashtext($1))", key)
+
+
+async def ensure_entity(conn: asyncpg.Connection, namespace: str, name: str) -> None:
+    await conn.execute("INSERT INTO entities (namespace, name) VALUES ($1, $2) "
+                       "ON CONFLICT DO NOTHING", namespace, name)
+
+
+async def slot_row(conn: asyncpg.Connection, entity: str,
+                   attribute: str) -> asyncpg.Record | None:
+    return await conn.fetchrow(
+        "SELECT set_valued FROM slots WHERE entity = $1 AND attribute = $2", entity, attribute)
+
+
+async def has_facts(conn: asyncpg.Connection, entity: str) -> bool:
+    return bool(await conn.fetchval("SELECT 1 FROM facts WHERE entity = $1 LIMIT 1", entity))
+
+
+async def alias_target(conn: asyncpg.Connection, alias: str) -> str | None:
+    return await conn.fetchval("SELECT entity FROM aliases WHERE alias = $1", alias)
+
+
+async def insert_alias(conn: asyncpg.Connection, namespace: str, alias: str, entity: str,
+                       principal: str) -> None:
+    await conn.execute(
+        """INSERT INTO aliases (namespace, alias, entity, created_by)
+           VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING""",
+        namespace, alias, entity, principal)
+
+
+async def mark_set_valued(conn: asyncpg.Connection, entity: str, attribute: str) -> None:
+    await conn.execute("UPDATE slots SET set_valued = true WHERE entity = $1 "
+                       "AND attribute = $2", entity, attribute)

@@ -10,14 +10,14 @@ import asyncpg
 from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.errors import Conflict, InvalidArgument, NotFound, PermissionDenied
+from engram_kit.vocab import REVIEWER_ROLES, ConflictStatus, Role, Verdict
 
 from . import repo
 from . import repo_conflicts as conflicts
 from .facts import parse_fact_id
 from .normalise import entity_name
 
-REVIEWER_ROLES = ("reviewer", "operator")
-STATUSES = ("open", "resolved", "both_stand")
+STATUSES = tuple(ConflictStatus)
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class Review:
 
     async def list(self, ctx: CallerContext, status: str, limit: int) -> list[ConflictView]:
         ns = ctx.require_namespace()
-        status = status or "open"
+        status = status or ConflictStatus.OPEN
         if status not in STATUSES:
             raise InvalidArgument(f"status is one of {', '.join(STATUSES)}", field="status")
         if not 0 <= limit <= 200:
@@ -49,11 +49,12 @@ class Review:
 
     async def resolve(self, ctx: CallerContext, conflict_id: str, winner_id: str,
                       both_stand: bool, reasoning: str) -> ConflictView:
-        """A person's call (DESIGN.md §3): reviewers only, never the writing agent."""
+        """A person's call (docs/architecture.md#reviewer-decisions): reviewers only,
+        never the writing agent."""
         ns = ctx.require_namespace()
         if ctx.role not in REVIEWER_ROLES:
             raise PermissionDenied("settling a conflict needs the reviewer role; you are "
-                                   f"{ctx.role or 'agent'}: ask a reviewer")
+                                   f"{ctx.role or Role.AGENT}: ask a reviewer")
         if both_stand == bool(winner_id):
             raise InvalidArgument("give exactly one of winner_id or both_stand", field="winner_id")
         reasoning = reasoning.strip()
@@ -64,7 +65,7 @@ class Review:
             row = await conflicts.lock(conn, cid)
             if row is None:
                 raise NotFound(f"no conflict {cid}")
-            if row["status"] != "open":
+            if row["status"] != ConflictStatus.OPEN:
                 raise Conflict(f"conflict {cid} is already {row['status']}"
                                + (f" (winner {row['winner']})" if row["winner"] else "")
                                + "; a settled conflict is not reopened")
@@ -84,11 +85,11 @@ class Review:
             raise InvalidArgument(f"winner_id must be {row['fact_a']} or {row['fact_b']}",
                                   field="winner_id")
         loser = row["fact_b"] if winner == row["fact_a"] else row["fact_a"]
-        await repo.set_verdict(conn, [winner], "active")
+        await repo.set_verdict(conn, [winner], Verdict.ACTIVE)
         retired = await repo.supersede(conn, loser, winner, f"conflict resolved: {reasoning}")
         await repo.tombstone(conn, retired, f"lost conflict {row['id']}")
-        decided = await conflicts.decide(conn, row["id"], "resolved", winner, reasoning,
-                                         ctx.principal)
+        decided = await conflicts.decide(conn, row["id"], ConflictStatus.RESOLVED, winner,
+                                         reasoning, ctx.principal)
         await conflicts.close_for_retired(conn, loser, ctx.principal,
                                           f"lost conflict {row['id']}")
         return decided
@@ -96,12 +97,12 @@ class Review:
     async def _both_stand(self, conn: asyncpg.Connection, row: asyncpg.Record,
                           reasoning: str, ctx: CallerContext) -> asyncpg.Record:
         facts = await conflicts.facts_by_id(conn, [row["fact_a"], row["fact_b"]])
-        if any(f["verdict"] not in ("contested", "active") for f in facts.values()):
+        if any(f["verdict"] not in (Verdict.CONTESTED, Verdict.ACTIVE) for f in facts.values()):
             raise Conflict("both_stand needs both facts still live; one was retired since")
-        decided = await conflicts.decide(conn, row["id"], "both_stand", None, reasoning,
-                                         ctx.principal)
+        decided = await conflicts.decide(conn, row["id"], ConflictStatus.BOTH_STAND, None,
+                                         reasoning, ctx.principal)
         still_open = await conflicts.open_for(conn, [row["fact_a"], row["fact_b"]])
-        await repo.set_verdict(conn, [f for f in facts if f not in still_open], "active")
+        await repo.set_verdict(conn, [f for f in facts if f not in still_open], Verdict.ACTIVE)
         return decided
 
     async def add_alias(self, ctx: CallerContext, entity: str, alias: str) -> tuple[str, str]:
@@ -111,15 +112,12 @@ class Review:
             raise InvalidArgument("an alias must differ from the entity", field="alias")
         async with tenant_tx(self._pool, ns) as conn:
             entity = await repo.resolve_entity(conn, entity)
-            if await conn.fetchval("SELECT 1 FROM facts WHERE entity = $1 LIMIT 1", alias):
+            if await repo.has_facts(conn, alias):
                 raise Conflict(f"{alias!r} already has facts of its own; merging two "
                                "entities is a reviewer's proposal, not an alias")
-            existing = await conn.fetchval("SELECT entity FROM aliases WHERE alias = $1", alias)
+            existing = await repo.alias_target(conn, alias)
             if existing and existing != entity:
                 raise Conflict(f"{alias!r} is already an alias of {existing!r}")
-            await conn.execute(
-                """INSERT INTO aliases (namespace, alias, entity, created_by)
-                   VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING""",
-                ns, alias, entity, ctx.principal)
+            await repo.insert_alias(conn, ns, alias, entity, ctx.principal)
             await repo.audit(conn, ns, ctx.principal, "alias.add", alias, {"entity": entity})
             return entity, alias

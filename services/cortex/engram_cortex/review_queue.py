@@ -1,5 +1,5 @@
 """What waits for a person: open conflicts and proposed root tags, listed
-and decided in one place by reviewer principals (DESIGN.md §3)."""
+and decided in one place by reviewer principals (docs/architecture.md#reviewer-decisions)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,11 @@ import asyncpg
 from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.errors import Conflict, InvalidArgument, NotFound, PermissionDenied
+from engram_kit.vocab import REVIEWER_ROLES, ConflictStatus, Role, TagStatus
 
-from . import repo
+from . import repo, repo_tags
 from .labels import resolve_call
-from .review import REVIEWER_ROLES, ConflictView, Review
+from .review import ConflictView, Review
 
 KINDS = ("conflict", "root_tag")
 TAG_PREFIX = "tag:"
@@ -41,15 +42,14 @@ class ReviewQueue:
             raise InvalidArgument(f"kind is one of {', '.join(KINDS)}", field="kind")
         items: list[Item] = []
         if kind in ("", "conflict"):
-            for v in await self._review.list(ctx, "open", 100):
+            for v in await self._review.list(ctx, ConflictStatus.OPEN, 100):
                 summary = (f"{v.fact_a['entity']}.{v.fact_a['attribute']}: "
                            f"{v.fact_a['value']!r} vs {v.fact_b['value']!r} ({v.row['lane']})")
                 items.append(Item(str(v.row["id"]), "conflict", summary, v.row["opened_at"], v,
                                   resolve_call(v.row["id"])))
         if kind in ("", "root_tag"):
             async with tenant_tx(self._pool, ns) as conn:
-                rows = await conn.fetch("SELECT * FROM tags WHERE status = 'proposed' "
-                                        "ORDER BY created_at")
+                rows = await repo_tags.proposed(conn)
             for r in rows:
                 item_id = f"{TAG_PREFIX}{r['name']}"
                 items.append(Item(item_id, "root_tag",
@@ -64,7 +64,7 @@ class ReviewQueue:
         """(kind, status) after the decision."""
         if ctx.role not in REVIEWER_ROLES:
             raise PermissionDenied("review decisions need the reviewer role; you are "
-                                   f"{ctx.role or 'agent'}: you may propose, a reviewer "
+                                   f"{ctx.role or Role.AGENT}: you may propose, a reviewer "
                                    "decides")
         if not item_id.startswith(TAG_PREFIX):
             if decision not in ("winner", "both_stand"):
@@ -79,16 +79,14 @@ class ReviewQueue:
         if not reasoning.strip() or len(reasoning) > 2000:
             raise InvalidArgument("reasoning is 1-2000 characters", field="reasoning")
         ns, name = ctx.require_namespace(), item_id.removeprefix(TAG_PREFIX)
-        status = "approved" if decision == "approve" else "rejected"
+        status = TagStatus.APPROVED if decision == "approve" else TagStatus.REJECTED
         async with tenant_tx(self._pool, ns) as conn:
-            row = await conn.fetchrow("SELECT * FROM tags WHERE name = $1 FOR UPDATE", name)
+            row = await repo_tags.get(conn, name, for_update=True)
             if row is None:
                 raise NotFound(f"no proposed tag {name!r}")
-            if row["status"] != "proposed":
+            if row["status"] != TagStatus.PROPOSED:
                 raise Conflict(f"tag {name!r} is already {row['status']}")
-            await conn.execute(
-                """UPDATE tags SET status = $2, decided_by = $3, decided_at = clock_timestamp(),
-                          reason = $4 WHERE name = $1""", name, status, ctx.principal, reasoning)
+            await repo_tags.decide(conn, name, status, ctx.principal, reasoning)
             await repo.audit(conn, ns, ctx.principal, f"tag.{decision}", name,
                              {"reasoning": reasoning})
         return "root_tag", status

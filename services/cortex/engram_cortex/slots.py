@@ -16,6 +16,7 @@ from engram_kit.db import tenant_tx
 from engram_kit.embedder_client import EmbedderClient
 from engram_kit.errors import Conflict, InvalidArgument, NotFound, ResourceExhausted
 from engram_kit.idempotency import Keyed
+from engram_kit.vocab import FactAction, Origin, Verdict
 
 from . import lanes, repo
 from . import repo_conflicts as conflicts
@@ -59,7 +60,7 @@ class SlotEditor:
             entity = await repo.resolve_entity(conn, entity)
             await repo.lock_slot(conn, ns, entity, attribute)
             live = await repo.live_in_slot(conn, entity, attribute,
-                                           ("active", "contested", "parked"))
+                                           (Verdict.ACTIVE, Verdict.CONTESTED, Verdict.PARKED))
             if value.strip():
                 live = [r for r in live if r["norm_value"] == value_form(value)]
             if not live:
@@ -89,31 +90,31 @@ class SlotEditor:
             entity = await repo.resolve_entity(conn, entity)
             slot = await repo.lock_slot(conn, ns, entity, attribute)
             members = await repo.live_in_slot(conn, entity, attribute,
-                                              ("active", "contested", "parked"))
+                                              (Verdict.ACTIVE, Verdict.CONTESTED, Verdict.PARKED))
             if slot is not None and not slot["set_valued"] and members:
                 raise Conflict(f"{entity}.{attribute} holds one value; use fact_set, or "
                                "retract it before using it as a set")
             norm = value_form(member)
             same = [r for r in members if r["norm_value"] == norm]
             if same:
-                return MemberOutcome("confirm", same[0], len(members))
+                return MemberOutcome(FactAction.CONFIRM, same[0], len(members))
             if len(members) >= self._s.set_members_max:
                 raise ResourceExhausted(f"{entity}.{attribute} has {len(members)} members "
                                         f"(set_members_max={self._s.set_members_max})")
             tomb = await repo.find_tombstone(conn, entity, attribute, norm)
-            parked = tomb is not None and lanes.TIERS[origin] < lanes.TIERS["user"]
+            parked = tomb is not None and lanes.TIERS[origin] < lanes.TIERS[Origin.USER]
             row = await repo.insert_fact(conn, repo.NewFact(
-                ns, entity, attribute, member, norm, kind, "parked" if parked else "active",
-                origin, 1.0, evidence.quote, evidence.source_type, evidence.source_ref,
+                ns, entity, attribute, member, norm, kind,
+                Verdict.PARKED if parked else Verdict.ACTIVE, origin, 1.0, evidence.quote,
+                evidence.source_type, evidence.source_ref,
                 evidence.captured_by or ctx.principal, ctx.principal, ctx.client_id,
                 ctx.session_id, None, vectors[0] if vectors else None, set_member=True))
             await repo.ensure_slot(conn, ns, entity, attribute, True)
-            await conn.execute("UPDATE slots SET set_valued = true WHERE entity = $1 "
-                               "AND attribute = $2", entity, attribute)
+            await repo.mark_set_valued(conn, entity, attribute)
             await repo.audit(conn, ns, ctx.principal, "set.add", str(row["id"]),
                              {"slot": f"{entity}.{attribute}",
                               "member_hmac": content_digest(member), "parked": parked})
-            return MemberOutcome("park" if parked else "insert", row,
+            return MemberOutcome(FactAction.PARK if parked else FactAction.INSERT, row,
                                  len(members) + (0 if parked else 1),
                                  str(tomb) if tomb else "")
 
@@ -125,7 +126,7 @@ class SlotEditor:
         async with tenant_tx(self._pool, ns) as conn:
             entity = await repo.resolve_entity(conn, entity)
             await repo.lock_slot(conn, ns, entity, attribute)
-            members = await repo.live_in_slot(conn, entity, attribute, ("active",))
+            members = await repo.live_in_slot(conn, entity, attribute, (Verdict.ACTIVE,))
             match = [r for r in members if r["norm_value"] == value_form(member)]
             if not match:
                 raise NotFound(f"{member!r} is not a current member of {entity}.{attribute}")
@@ -134,4 +135,4 @@ class SlotEditor:
             await repo.audit(conn, ns, ctx.principal, "set.remove", str(row["id"]),
                              {"slot": f"{entity}.{attribute}",
                               "member_hmac": content_digest(member), "reason": reason})
-            return MemberOutcome("remove", row, len(members) - 1)
+            return MemberOutcome(FactAction.REMOVE, row, len(members) - 1)

@@ -13,8 +13,9 @@ import asyncpg
 from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.errors import Conflict, InvalidArgument, NotFound
+from engram_kit.vocab import TagStatus
 
-from . import repo
+from . import repo, repo_tags
 
 TAG_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*(?:\.[a-z0-9][a-z0-9_-]*)*\Z")
 MAX_TAGS = 20
@@ -30,22 +31,17 @@ def tag_form(raw: str, field: str = "tag") -> str:
 
 async def resolve(conn: asyncpg.Connection, ns: str, raw: str, principal: str) -> str | None:
     tag = tag_form(raw)
-    alias = await conn.fetchval("SELECT tag FROM tag_aliases WHERE alias = $1", tag)
+    alias = await repo_tags.alias_target(conn, tag)
     if alias:
         return alias
-    if await conn.fetchval("SELECT 1 FROM tags WHERE name = $1 AND status = 'approved'", tag):
+    if await repo_tags.is_approved(conn, tag):
         return tag
     if "." not in tag:
-        leaves = await conn.fetch(
-            "SELECT name FROM tags WHERE status = 'approved' AND name LIKE '%.' || $1", tag)
-        return leaves[0]["name"] if len(leaves) == 1 else None
+        leaves = await repo_tags.approved_leaves(conn, tag)
+        return leaves[0] if len(leaves) == 1 else None
     parent = tag.rsplit(".", 1)[0]
-    if await conn.fetchval("SELECT 1 FROM tags WHERE name = $1 AND status = 'approved'",
-                           parent):
-        await conn.execute(
-            """INSERT INTO tags (namespace, name, parent, status, created_by, reason)
-               VALUES ($1, $2, $3, 'approved', $4, 'leaf minted under an approved parent')
-               ON CONFLICT DO NOTHING""", ns, tag, parent, principal)
+    if await repo_tags.is_approved(conn, parent):
+        await repo_tags.mint_leaf(conn, ns, tag, parent, principal)
         await repo.audit(conn, ns, principal, "tag.mint", tag, {"parent": parent})
         return tag
     return None
@@ -78,35 +74,28 @@ class TagRegistry:
         if not reason.strip() or len(reason) > 500:
             raise InvalidArgument("reason is 1-500 characters", field="reason")
         async with tenant_tx(self._pool, ns) as conn:
-            row = await conn.fetchrow("SELECT * FROM tags WHERE name = $1", tag)
-            if row is not None and row["status"] == "rejected":
+            row = await repo_tags.get(conn, tag)
+            if row is not None and row["status"] == TagStatus.REJECTED:
                 raise Conflict(f"root {tag!r} was rejected by {row['decided_by']} "
                                f"({row['reason']}); it is not proposed again")
             if row is not None:
                 return tag, row["status"]
-            await conn.execute(
-                """INSERT INTO tags (namespace, name, parent, status, reason, created_by)
-                   VALUES ($1, $2, NULL, 'proposed', $3, $4)""", ns, tag, reason, ctx.principal)
+            await repo_tags.propose_root(conn, ns, tag, reason, ctx.principal)
             await repo.audit(conn, ns, ctx.principal, "tag.propose_root", tag,
                              {"reason": reason})
-            return tag, "proposed"
+            return tag, TagStatus.PROPOSED
 
     async def add_alias(self, ctx: CallerContext, raw_alias: str, raw_tag: str) -> str:
         ns = ctx.require_namespace()
         alias, tag = tag_form(raw_alias, "alias"), tag_form(raw_tag)
         async with tenant_tx(self._pool, ns) as conn:
-            if not await conn.fetchval(
-                    "SELECT 1 FROM tags WHERE name = $1 AND status = 'approved'", tag):
+            if not await repo_tags.is_approved(conn, tag):
                 raise NotFound(f"no approved tag {tag!r}")
-            if await conn.fetchval("SELECT 1 FROM tags WHERE name = $1", alias):
+            if await repo_tags.exists(conn, alias):
                 raise Conflict(f"{alias!r} is itself a tag")
-            existing = await conn.fetchval("SELECT tag FROM tag_aliases WHERE alias = $1",
-                                           alias)
+            existing = await repo_tags.alias_target(conn, alias)
             if existing and existing != tag:
                 raise Conflict(f"{alias!r} already maps to {existing!r}")
-            await conn.execute(
-                """INSERT INTO tag_aliases (namespace, alias, tag, created_by)
-                   VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING""",
-                ns, alias, tag, ctx.principal)
+            await repo_tags.insert_alias(conn, ns, alias, tag, ctx.principal)
             await repo.audit(conn, ns, ctx.principal, "tag.alias", alias, {"tag": tag})
             return tag

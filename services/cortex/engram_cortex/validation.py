@@ -6,11 +6,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from engram_kit.errors import InvalidArgument
+from engram_kit.vocab import Origin
 
 from .settings import CortexSettings
 
 KINDS = ("DECISION", "RULE", "STATE", "PREFERENCE", "REFERENCE", "RESIDUAL", "EVENT")
-ORIGINS = ("user", "action", "agent", "assistant")
+ORIGINS = tuple(Origin)
 SOURCE_TYPES = ("utterance", "capture", "file", "commit", "url", "memory_entry", "")
 # Which kind owns which column.
 DETAIL_OWNERS = {
@@ -40,7 +41,7 @@ def check_kind(kind: str) -> str:
 
 
 def check_origin(origin: str) -> str:
-    origin = origin or "agent"
+    origin = origin or Origin.AGENT
     if origin not in ORIGINS:
         raise InvalidArgument(f"origin must be one of {', '.join(ORIGINS)}", field="origin")
     return origin

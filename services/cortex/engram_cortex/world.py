@@ -3,7 +3,6 @@ quote, whose trust decays with age by freshness class."""
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -14,11 +13,13 @@ from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.embedder_client import EmbedderClient
 from engram_kit.errors import InvalidArgument
+from engram_kit.vocab import FactAction
 
-from . import repo
+from . import repo, repo_world
 from .facts import statement
 from .normalise import attribute_name, entity_name, value_form
-from .search_sql import check_query, ranked
+from .repo_search import ranked
+from .search_args import check_query
 from .settings import CortexSettings
 from .validation import check_confidence, check_value
 
@@ -73,35 +74,27 @@ class World:
         vectors = await self._embedder.embed_many([statement(entity, attribute, value)], ctx)
         async with tenant_tx(self._pool, ns) as conn:
             await repo.lock_slot(conn, ns, f"world:{entity}", attribute)
-            live = await conn.fetch("SELECT * FROM live_world_facts WHERE entity = $1 "
-                                    "AND attribute = $2", entity, attribute)
+            live = await repo_world.live_in_slot(conn, entity, attribute)
             same = [r for r in live if r["norm_value"] == value_form(value)]
             if same:
-                row = await conn.fetchrow(
-                    """UPDATE world_facts SET checked_at = clock_timestamp(), source_url = $2,
-                              source_quote = $3, confidence = $4 WHERE id = $1 RETURNING *""",
-                    same[0]["id"], url, quote, confidence)
+                row = await repo_world.recheck(conn, same[0]["id"], url, quote, confidence)
                 await repo.audit(conn, ns, ctx.principal, "world.confirm", str(row["id"]),
                                  {"source_url": url})
-                return "confirm", decayed(row)
+                return FactAction.CONFIRM, decayed(row)
             row = await self._insert(conn, ctx, entity, attribute, value, url, quote,
                                      freshness, confidence, vectors)
             for old in live:  # a newer citation for the slot replaces the older one
-                await conn.execute("UPDATE world_facts SET retired_at = clock_timestamp(), "
-                                   "superseded_by = $2 WHERE id = $1", old["id"], row["id"])
+                await repo_world.retire(conn, old["id"], row["id"])
             await repo.audit(conn, ns, ctx.principal, "world.set", str(row["id"]),
                              {"source_url": url, "superseded": [str(o["id"]) for o in live]})
-            return ("supersede" if live else "insert"), decayed(row)
+            return (FactAction.SUPERSEDE if live else FactAction.INSERT), decayed(row)
 
     async def _insert(self, conn: asyncpg.Connection, ctx: CallerContext, entity: str,
                       attribute: str, value: str, url: str, quote: str, freshness: str,
                       confidence: float, vectors: list[np.ndarray] | None) -> asyncpg.Record:
-        return await conn.fetchrow(
-            """INSERT INTO world_facts (namespace, id, entity, attribute, value, norm_value,
-                   source_url, source_quote, freshness, confidence, writer_principal, embedding)
-               VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING *""",
-            ctx.namespace, uuid.uuid4(), entity, attribute, value, value_form(value), url,
-            quote, freshness, confidence, ctx.principal, vectors[0] if vectors else None)
+        return await repo_world.insert(
+            conn, ctx.namespace, entity, attribute, value, value_form(value), url, quote,
+            freshness, confidence, ctx.principal, vectors[0] if vectors else None)
 
     async def search(self, ctx: CallerContext, query: str, top_k: int) -> list[WorldView]:
         ns = ctx.require_namespace()

@@ -20,7 +20,10 @@ class Backends:
         self._memory_channel = open_channel(s.memory_addr)
         self._cortex_channel = open_channel(s.cortex_addr)
         self._memory = memory_pb2_grpc.MemoryServiceStub(self._memory_channel)
-        self._cortex = cortex_pb2_grpc.CortexServiceStub(self._cortex_channel)
+        self._facts = cortex_pb2_grpc.CortexFactsStub(self._cortex_channel)
+        self._graph = cortex_pb2_grpc.CortexGraphStub(self._cortex_channel)
+        self._knowledge = cortex_pb2_grpc.CortexKnowledgeStub(self._cortex_channel)
+        self._review = cortex_pb2_grpc.CortexReviewStub(self._cortex_channel)
 
     @staticmethod
     def context(namespace: str) -> CallerContext:
@@ -51,34 +54,34 @@ class Backends:
         first reply instead of writing (or confirming) again."""
         ctx = dataclasses.replace(self.context(namespace),
                                   idempotency_key=f"dream/{request.batch}/{uuid.uuid4()}")
-        return await self._caller.call(self._cortex.SetFact, request, ctx, idempotent=True)
+        return await self._caller.call(self._facts.SetFact, request, ctx, idempotent=True)
 
     async def revert(self, namespace: str, batch: str) -> Any:
-        return await self._caller.call(self._cortex.RevertBatch,
+        return await self._caller.call(self._facts.RevertBatch,
                                        cortex_pb2.RevertBatchRequest(batch=batch),
                                        self.context(namespace))
 
     async def history(self, namespace: str, entity: str) -> cortex_pb2.FactHistoryResponse:
-        return await self._caller.call(self._cortex.FactHistory,
+        return await self._caller.call(self._facts.FactHistory,
                                        cortex_pb2.FactHistoryRequest(entity=entity),
                                        self.context(namespace), idempotent=True)
 
     async def relate(self, ctx: CallerContext,
                      request: cortex_pb2.RelateRequest) -> cortex_pb2.RelateResponse:
         """An approved proposal, written as the reviewer who approved it."""
-        return await self._caller.call(self._cortex.Relate, request, ctx,
+        return await self._caller.call(self._graph.Relate, request, ctx,
                                        idempotent=bool(ctx.idempotency_key))
 
     async def near_duplicates(self, namespace: str,
                               entities: list[str]) -> cortex_pb2.NearDuplicatesResponse:
         return await self._caller.call(
-            self._cortex.NearDuplicates, cortex_pb2.NearDuplicatesRequest(entities=entities),
+            self._review.NearDuplicates, cortex_pb2.NearDuplicatesRequest(entities=entities),
             self.context(namespace), idempotent=True)
 
     async def retract(self, ctx: CallerContext, entity: str, attribute: str, value: str,
                       reason: str) -> int:
         """An approved fact merge: the duplicate goes, as the reviewer."""
-        reply = await self._caller.call(self._cortex.RetractFact, cortex_pb2.RetractFactRequest(
+        reply = await self._caller.call(self._facts.RetractFact, cortex_pb2.RetractFactRequest(
             entity=entity, attribute=attribute, value=value, reason=reason), ctx,
             idempotent=bool(ctx.idempotency_key))
         return reply.retracted
@@ -86,12 +89,12 @@ class Backends:
     async def merge_entities(self, ctx: CallerContext, merge: str, into: str,
                              reasoning: str) -> cortex_pb2.MergeEntitiesResponse:
         """An approved merge proposal, run as the reviewer who approved it."""
-        return await self._caller.call(self._cortex.MergeEntities, cortex_pb2.MergeEntitiesRequest(
+        return await self._caller.call(self._review.MergeEntities, cortex_pb2.MergeEntitiesRequest(
             merge=merge, into=into, reasoning=reasoning), ctx,
             idempotent=bool(ctx.idempotency_key))
 
     async def merge_lessons(self, namespace: str, batch: str) -> int:
-        reply = await self._caller.call(self._cortex.MergeLessons,
+        reply = await self._caller.call(self._knowledge.MergeLessons,
                                         cortex_pb2.MergeLessonsRequest(batch=batch),
                                         self.context(namespace))
         return len(reply.merged)
@@ -99,7 +102,7 @@ class Backends:
     async def forget_sources(self, namespace: str, entry_ids: list[str],
                              reason: str) -> int:
         reply = await self._caller.call(
-            self._cortex.ForgetBySource,
+            self._facts.ForgetBySource,
             cortex_pb2.ForgetBySourceRequest(source_refs=entry_ids, reason=reason),
             self.context(namespace), idempotent=True)  # a repeat forgets nothing more
         return reply.forgotten

@@ -61,7 +61,8 @@ async def amain(stop: asyncio.Event) -> None:
             return intake.connected and link.connected
 
         async def consume(stop: asyncio.Event) -> None:
-            await run_consumer(link, spec, intake.handle, stop, on_bound=intake.set_connected)
+            await run_consumer(link, spec, intake.handle, stop, on_bound=intake.set_connected,
+                               gate=lambda: readiness.state.get("database", False))
 
         readiness.add("nats_consumer", consumer_bound)
         readiness.info["extractor"] = extractor.name if extractor else "none"

@@ -40,7 +40,7 @@ async def _unlock_or_drop(conn: asyncpg.Connection, key: str) -> None:
     (engram_kit.db), so if the unlock cannot run (cancelled, connection
     broken) the connection is dropped: its session, and the lock, end."""
     try:
-        await conn.execute("SELECT pg_advisory_unlock(hashtext($1))", key)
+        await repo.session_unlock(conn, key)
     except BaseException:
         conn.terminate()
         raise
@@ -79,7 +79,7 @@ class DreamPasses:
         try:
             async with self._pool.acquire() as conn:
                 key = f"dream/{ns}"
-                if not await conn.fetchval("SELECT pg_try_advisory_lock(hashtext($1))", key):
+                if not await repo.try_session_lock(conn, key):
                     raise Conflict(f"a dream pass is already running in {ns}")
                 try:
                     yield
@@ -285,8 +285,7 @@ class DreamPasses:
                 await self.proposals.revert_run(conn, run_id)
                 await repo.reopen_entries(conn, run_id)
                 await repo.reopen_marks(conn, run_id)
-                done = await conn.fetchrow(
-                    "UPDATE runs SET status = 'rolled_back' WHERE id = $1 RETURNING *", run_id)
+                done = await repo.mark_rolled_back(conn, run_id)
             return reverted, done
 
 

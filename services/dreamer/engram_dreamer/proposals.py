@@ -31,11 +31,12 @@ from engram_kit.errors import (
     PermissionDenied,
     Unavailable,
 )
+from engram_kit.vocab import REVIEWER_ROLES, ProposalStatus, Role
 
+from . import repo_proposals as repo
 from .backends import Backends
 from .extractor import Candidate
 
-REVIEWERS = ("reviewer", "operator")
 KINDS = ("graph_link", "merge_entity", "merge_fact")
 RELATION_OF = {"uses": "uses", "consumes_from": "uses", "caches": "uses",
                "runs_on": "deployed_to", "hosted_on": "deployed_to",
@@ -74,13 +75,9 @@ def fact_merge_link(pair: cortex_pb2.FactPair) -> Link:
 
 # The status a reader sees: an open proposal past its expiry is expired,
 # whether or not a pass has marked it yet.
-_STATUS_SQL = ("(CASE WHEN status = 'open' AND expires_at < now() THEN 'expired' "
-               "ELSE status END)")
-
-
 def _as_listed(r: Mapping[str, Any]) -> Mapping[str, Any]:
-    if r["status"] == "open" and r["expires_at"] < datetime.now(UTC):
-        return {**dict(r), "status": "expired"}
+    if r["status"] == ProposalStatus.OPEN and r["expires_at"] < datetime.now(UTC):
+        return {**dict(r), "status": ProposalStatus.EXPIRED}
     return r
 
 
@@ -124,24 +121,17 @@ class Proposals:
         """Proposals made, by kind (a signature seen before is not made again).
         Open proposals past their expiry are marked expired here, in the pass's
         write path, not by a listing."""
-        await conn.execute("UPDATE proposals SET status = 'expired' "
-                           "WHERE status = 'open' AND expires_at < now()")
+        await repo.expire_open(conn)
         made: dict[str, int] = {}
         for link in links:
-            inserted = await conn.fetchval(
-                """INSERT INTO proposals (namespace, id, signature, kind, src, relation, dst,
-                       evidence_quote, run_id, entity, value, source_ref)
-                   VALUES ($1, $2, $3, $9, $4, $5, $6, $7, $8, $10, $11, $12)
-                   ON CONFLICT (namespace, signature) DO NOTHING RETURNING id""",
-                ns, uuid.uuid4(), link.signature, link.src, link.relation, link.dst,
-                link.quote, run_id, link.kind, link.entity, link.value, link.source_ref)
+            inserted = await repo.insert(conn, ns, run_id, link)
             if inserted is not None:
                 made[link.kind] = made.get(link.kind, 0) + 1
         return made
 
     async def listing(self, ns: str, status: str, kind: str = "") -> list[Mapping[str, Any]]:
-        status = status or "open"
-        if status not in ("open", "applying", "approved", "rejected", "expired"):
+        status = status or ProposalStatus.OPEN
+        if status not in tuple(ProposalStatus):
             raise InvalidArgument("status is open, applying, approved, rejected or expired",
                                   field="status")
         if kind not in ("", *KINDS):
@@ -149,17 +139,15 @@ class Proposals:
         # A read writes nothing: an open proposal past its expiry is listed
         # as expired here and marked so by the next pass (record).
         async with tenant_tx(self._pool, ns) as conn:
-            rows = await conn.fetch(
-                f"SELECT * FROM proposals WHERE {_STATUS_SQL} = $1 AND ($2 = '' OR kind = $2) "
-                "ORDER BY created_at LIMIT 200", status, kind)
+            rows = await repo.listing(conn, status, kind)
         return [_as_listed(r) for r in rows]
 
     async def decide(self, ctx: CallerContext, proposal_id: str, decision: str,
                      reasoning: str) -> asyncpg.Record:
         ns = ctx.require_namespace()
-        if ctx.role not in REVIEWERS:
+        if ctx.role not in REVIEWER_ROLES:
             raise PermissionDenied("deciding a proposal needs the reviewer role; you are "
-                                   f"{ctx.role or 'agent'}")
+                                   f"{ctx.role or Role.AGENT}")
         if decision not in ("approve", "reject"):
             raise InvalidArgument("decision is approve or reject", field="decision")
         if not reasoning.strip() or len(reasoning) > 2000:
@@ -172,11 +160,13 @@ class Proposals:
         if decision == "reject":
             async with tenant_tx(self._pool, ns) as conn:
                 await self._open_row(conn, pid, decision)
-                return await _decided(conn, pid, "rejected", ctx.principal, reasoning)
+                return await repo.decide(conn, pid, ProposalStatus.REJECTED, ctx.principal,
+                                         reasoning)
         async with tenant_tx(self._pool, ns) as conn:  # the mark
             row = await self._open_row(conn, pid, decision)
-            if row["status"] == "open":
-                row = await _decided(conn, pid, "applying", ctx.principal, reasoning)
+            if row["status"] == ProposalStatus.OPEN:
+                row = await repo.decide(conn, pid, ProposalStatus.APPLYING, ctx.principal,
+                                        reasoning)
         return await self._finish(ctx, row)
 
     @staticmethod
@@ -184,16 +174,16 @@ class Proposals:
                         decision: str) -> asyncpg.Record:
         """The proposal, locked; open, or being applied and this an approval
         (a retry finishes it)."""
-        row = await conn.fetchrow("SELECT * FROM proposals WHERE id = $1 FOR UPDATE", pid)
+        row = await repo.lock(conn, pid)
         if row is None:
             raise NotFound(f"no proposal {pid}")
         status = _as_listed(row)["status"]
-        if status == "applying" and decision == "approve":
+        if status == ProposalStatus.APPLYING and decision == "approve":
             return row
-        if status == "applying":
+        if status == ProposalStatus.APPLYING:
             raise Conflict(f"proposal {pid} is being applied (approved by "
                            f"{row['decided_by']}); repeat the approval to finish it")
-        if status != "open":
+        if status != ProposalStatus.OPEN:
             raise Conflict(f"proposal {pid} is already {status}")
         return row
 
@@ -207,16 +197,10 @@ class Proposals:
             raise  # the mark stays: a retry or the next pass finishes it
         except DomainError:  # cortex refused it (e.g. the slots disagree now): reopen
             async with tenant_tx(self._pool, ctx.require_namespace()) as conn:
-                await conn.execute("UPDATE proposals SET status = 'open', decided_by = NULL, "
-                                   "decided_at = NULL WHERE id = $1 AND status = 'applying'",
-                                   row["id"])
+                await repo.reopen(conn, row["id"])
             raise
         async with tenant_tx(self._pool, ctx.require_namespace()) as conn:
-            done = await conn.fetchrow("UPDATE proposals SET status = 'approved' "
-                                       "WHERE id = $1 AND status = 'applying' RETURNING *",
-                                       row["id"])
-            return done or await conn.fetchrow("SELECT * FROM proposals WHERE id = $1",
-                                               row["id"])
+            return await repo.finalise(conn, row["id"]) or await repo.get(conn, row["id"])
 
     async def _apply(self, keyed: CallerContext, row: asyncpg.Record) -> None:
         reasoning = row["reasoning"]
@@ -235,25 +219,16 @@ class Proposals:
         """Approvals a failure left marked but unapplied, finished (at the
         start of a pass), as the reviewer who decided them."""
         async with tenant_tx(self._pool, ns) as conn:
-            rows = await conn.fetch("SELECT * FROM proposals WHERE status = 'applying'")
+            rows = await repo.applying(conn)
         for row in rows:
             await self._finish(CallerContext(principal=row["decided_by"], namespace=ns,
-                                             client_id="dreamer", role=REVIEWERS[0]), row)
+                                             client_id="dreamer", role=Role.REVIEWER), row)
         return len(rows)
 
     async def revert_run(self, conn: asyncpg.Connection, run_id: uuid.UUID) -> None:
         """Part of a rollback: the run's proposals go; a decided one blocks it."""
-        decided = await conn.fetch("SELECT id, status FROM proposals WHERE run_id = $1 "
-                                   "AND status IN ('applying', 'approved', 'rejected')", run_id)
+        decided = await repo.decided_of_run(conn, run_id)
         if decided:
             raise Conflict("later writes depend on this run: proposals already decided: "
                            + ", ".join(f"{r['id']} ({r['status']})" for r in decided))
-        await conn.execute("DELETE FROM proposals WHERE run_id = $1", run_id)
-
-
-async def _decided(conn: asyncpg.Connection, pid: uuid.UUID, status: str, principal: str,
-                   reasoning: str) -> asyncpg.Record:
-    return await conn.fetchrow(
-        """UPDATE proposals SET status = $2, decided_by = $3,
-                  decided_at = clock_timestamp(), reasoning = $4
-           WHERE id = $1 RETURNING *""", pid, status, principal, reasoning)
+        await repo.delete_of_run(conn, run_id)

@@ -136,3 +136,44 @@ async def forget_proposal_sources(conn: asyncpg.Connection, entry_ids: list[str]
                        "AND source_ref = ANY($1::text[])", entry_ids)
     await conn.execute("UPDATE proposals SET evidence_quote = '' "
                        "WHERE source_ref = ANY($1::text[])", entry_ids)
+
+
+async def mark_rolled_back(conn: asyncpg.Connection, run_id: uuid.UUID) -> asyncpg.Record:
+    return await conn.fetchrow(
+        "UPDATE runs SET status = 'rolled_back' WHERE id = $1 RETURNING *", run_id)
+
+
+async def try_session_lock(conn: asyncpg.Connection, key: str) -> bool:
+    """A session-level lock (a pass spans several transactions)."""
+    return await conn.fetchval("SELECT pg_try_advisory_lock(hashtext($1))", key)
+
+
+async def session_unlock(conn: asyncpg.Connection, key: str) -> None:
+    await conn.execute("SELECT pg_advisory_unlock(hashtext($1))", key)
+
+
+async def pending_work(conn: asyncpg.Connection) -> list[asyncpg.Record]:
+    """Per namespace: how much waits (entries and marks), oldest and newest."""
+    return await conn.fetch(
+        """SELECT namespace, count(*) AS n, min(at) AS oldest, max(at) AS newest
+           FROM (SELECT namespace, stored_at AS at FROM pending_entries
+                 WHERE status = 'pending'
+                 UNION ALL
+                 SELECT namespace, at FROM marks WHERE status = 'pending') work
+           GROUP BY namespace""")
+
+
+async def last_started(conn: asyncpg.Connection) -> Any:
+    return await conn.fetchval("SELECT max(started_at) FROM runs")
+
+
+async def namespaces(conn: asyncpg.Connection) -> list[str]:
+    """Every namespace the dreamer has seen an entry of (a loose index scan:
+    one probe per namespace)."""
+    return [r["n"] for r in await conn.fetch(
+        """WITH RECURSIVE ns(n) AS (
+               SELECT min(namespace) FROM pending_entries
+               UNION ALL
+               SELECT (SELECT min(namespace) FROM pending_entries WHERE namespace > ns.n)
+               FROM ns WHERE ns.n IS NOT NULL)
+           SELECT n FROM ns WHERE n IS NOT NULL""")]

@@ -14,6 +14,7 @@ from engram_kit.db import duty_tx, tenant_tx
 from engram_kit.errors import DomainError
 from engram_kit.runtime import sleep_or_stop
 
+from . import repo_passes as repo
 from .passes import DreamPasses
 from .settings import DreamerSettings
 
@@ -59,19 +60,13 @@ class Scheduler:
 
     async def tick(self) -> list[tuple[str, str]]:
         async with duty_tx(self._pool, "dream_scheduler") as conn:
-            rows = await conn.fetch(
-                """SELECT namespace, count(*) AS n, min(at) AS oldest, max(at) AS newest
-                   FROM (SELECT namespace, stored_at AS at FROM pending_entries
-                         WHERE status = 'pending'
-                         UNION ALL
-                         SELECT namespace, at FROM marks WHERE status = 'pending') work
-                   GROUP BY namespace""")
+            rows = await repo.pending_work(conn)
             rows = [dict(r) for r in rows] + await self._idle_namespaces(
                 conn, {r["namespace"] for r in rows})
         started = []
         for r in rows:
             async with tenant_tx(self._pool, r["namespace"]) as conn:
-                last = await conn.fetchval("SELECT max(started_at) FROM runs")
+                last = await repo.last_started(conn)
             trigger = due(self._s, r["n"], r["oldest"], r["newest"], last, datetime.now(UTC))
             if trigger is None:
                 continue
@@ -91,15 +86,9 @@ class Scheduler:
                 now - self._idle_scan_at < min(self._s.trigger_schedule_s, 300)):
             return []
         self._idle_scan_at = now
-        names = await conn.fetch(
-            """WITH RECURSIVE ns(n) AS (
-                   SELECT min(namespace) FROM pending_entries
-                   UNION ALL
-                   SELECT (SELECT min(namespace) FROM pending_entries WHERE namespace > ns.n)
-                   FROM ns WHERE ns.n IS NOT NULL)
-               SELECT n FROM ns WHERE n IS NOT NULL""")
-        return [{"namespace": r["n"], "n": 0, "oldest": None, "newest": None}
-                for r in names if r["n"] not in busy]
+        names = await repo.namespaces(conn)
+        return [{"namespace": n, "n": 0, "oldest": None, "newest": None}
+                for n in names if n not in busy]
 
     async def run(self, stop: asyncio.Event) -> None:
         if self._passes.extractor is None:

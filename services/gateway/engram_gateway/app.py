@@ -21,21 +21,13 @@ from .auth import PrincipalTokenVerifier
 from .clients import Backends
 from .http_guard import HttpGuard
 from .mcp_guard import guard_mcp
+from .mcp_tools import register_briefing_prompt, register_tools
 from .principals import PrincipalStore
+from .registry import TIERS, TOOLS
 from .rest_board import build_board_router
 from .rest_memory import build_memory_router
 from .settings import GatewaySettings
 from .strict_args import forbid_unknown_arguments
-from .tools import register_memory_tools
-from .tools_board import register_board_tools
-from .tools_documents import register_document_tools
-from .tools_dream import register_dream_tools
-from .tools_episodes import register_episode_tools
-from .tools_facts import register_fact_tools
-from .tools_graph import register_graph_tools
-from .tools_knowledge import register_knowledge_tools
-from .tools_lifecycle import register_lifecycle_tools
-from .tools_toolset import register_toolset_tool
 from .toolsets import Toolsets
 
 INSTRUCTIONS = """engram is your long-term memory, shared across sessions.
@@ -49,7 +41,7 @@ Replies are compact JSON; `tokens` estimates their size."""
 
 
 def build_mcp(settings: GatewaySettings, store: PrincipalStore, backends: Backends) -> MCPServer:
-    toolsets = Toolsets(settings.default_toolset)
+    toolsets = Toolsets(settings.default_toolset, TIERS)
     mcp = MCPServer(
         name="engram", instructions=INSTRUCTIONS, version="0.1.0", middleware=[toolsets],
         token_verifier=PrincipalTokenVerifier(store),
@@ -57,16 +49,8 @@ def build_mcp(settings: GatewaySettings, store: PrincipalStore, backends: Backen
                           resource_server_url=f"{settings.base_url}/mcp",
                           validate_token_resource=False),
     )
-    register_memory_tools(mcp, backends)
-    register_lifecycle_tools(mcp, backends)
-    register_episode_tools(mcp, backends)
-    register_document_tools(mcp, backends)
-    register_board_tools(mcp, backends)
-    register_fact_tools(mcp, backends)
-    register_graph_tools(mcp, backends)
-    register_knowledge_tools(mcp, backends)
-    register_dream_tools(mcp, backends)
-    register_toolset_tool(mcp, toolsets)
+    register_tools(mcp, TOOLS, backends, {"toolsets": toolsets})
+    register_briefing_prompt(mcp, backends)
     forbid_unknown_arguments(mcp)
     return mcp
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import re
 import uuid
 
@@ -12,9 +11,9 @@ from mcp.server.auth.provider import AccessToken
 from mcp.server.mcpserver.exceptions import ToolError
 
 from engram_kit.context import NAMESPACE_RE, CallerContext
-from engram_kit.errors import InvalidArgument
 
 from .principals import PrincipalStore
+from .toolspec import Access
 
 
 class PrincipalTokenVerifier:
@@ -34,43 +33,10 @@ class PrincipalTokenVerifier:
         )
 
 
-# Operations that read only; everything else needs a write grant on the
-# namespace. Board and dream operations are "<tool>:<RPC or action>".
-REQUEST_ID_MAX_CHARS = 128
-READ_OPERATIONS = frozenset({
-    "memory_search", "memory_get", "memory_recent", "briefing", "document_search",
-    "fact_get", "fact_history", "conflict_list", "graph_neighbors", "relation_list",
-    "memory_recall", "world_search", "lesson_search", "review_list",
-    "board_agents:ListAgents", "board_lease:ListLeases", "board_message:ReceiveMessages",
-    "dream:status", "dream:runs", "toolset",
-})
-
-
-def caller_for(namespace: str | None, session_id: str = "",
-               operation: str = "", request_id: str = "") -> CallerContext:
-    """The authenticated MCP caller acting in `namespace` (default: its first).
-    `request_id`: the client's retry key; the write it names takes effect once."""
-    caller = _caller_for(namespace, session_id, operation)
-    try:
-        return with_request_id(caller, request_id)
-    except InvalidArgument as exc:
-        raise ToolError(exc.message) from None
-
-
-def with_request_id(caller: CallerContext, request_id: str) -> CallerContext:
-    """The caller whose write carries the client's retry key as its
-    idempotency key, per principal: two agents choosing the same key never
-    share a reply."""
-    if not request_id:
-        return caller
-    if len(request_id) > REQUEST_ID_MAX_CHARS or not (
-            request_id.isascii() and request_id.isprintable()):  # it travels as gRPC metadata
-        raise InvalidArgument(f"request_id is 1-{REQUEST_ID_MAX_CHARS} printable ASCII "
-                              "characters", field="request_id")
-    return dataclasses.replace(caller, idempotency_key=f"client/{caller.principal}/{request_id}")
-
-
-def _caller_for(namespace: str | None, session_id: str, operation: str) -> CallerContext:
+def caller_for(namespace: str | None, session_id: str, access: Access,
+               what: str) -> CallerContext:
+    """The authenticated MCP caller acting in `namespace` (default: its
+    first), holding the grant and role that `access` needs for `what`."""
     token = get_access_token()
     if token is None:  # the transport rejects unauthenticated calls first
         raise ToolError("not authenticated")
@@ -81,13 +47,17 @@ def _caller_for(namespace: str | None, session_id: str, operation: str) -> Calle
         return caller_context(token.client_id, (token.scopes or [""])[0],
                               list(claims.get("namespaces", [])), namespace, session_id,
                               read_only=list(claims.get("read_namespaces", [])),
-                              write=operation not in READ_OPERATIONS)
+                              access=access, what=what)
     except (NamespaceRefused, BadSession) as exc:
         raise ToolError(str(exc)) from None
 
 
 class NamespaceRefused(Exception):
     """The principal may not act in the namespace it asked for."""
+
+
+class RoleRefused(NamespaceRefused):
+    """The principal's role may not perform the operation."""
 
 
 class BadSession(Exception):
@@ -101,9 +71,10 @@ SESSION_RE = re.compile(r"[A-Za-z0-9._:@/+=-]{1,128}")
 
 def caller_context(principal: str, role: str, allowed: list[str], namespace: str | None,
                    session_id: str = "", *, read_only: list[str] | None = None,
-                   write: bool = True) -> CallerContext:
+                   access: Access = Access.WRITE, what: str = "this call") -> CallerContext:
     """The caller context for an authenticated principal (MCP and REST).
-    `allowed` are read-write grants, `read_only` read grants."""
+    `allowed` are read-write grants, `read_only` read grants; `access` (from
+    the tool registry) says which grant and role the operation needs."""
     read_only = read_only or []
     if session_id and not SESSION_RE.fullmatch(session_id):
         raise BadSession("X-Engram-Session must be 1-128 characters of A-Z a-z 0-9 . _ : @ / "
@@ -118,9 +89,12 @@ def caller_context(principal: str, role: str, allowed: list[str], namespace: str
             f"principal {principal!r} may not use namespace {chosen!r}; "
             f"allowed: {', '.join(grants) or 'none'}"
         )
-    if write and chosen not in allowed:
+    if access is not Access.READ and chosen not in allowed:
         raise NamespaceRefused(f"principal {principal!r} has read-only access to namespace "
                                f"{chosen!r}; this call writes")
+    if (role or "agent") not in access.roles:
+        raise RoleRefused(f"{what} needs the {access.value} role; you are "
+                          f"{role or 'agent'}")
     return CallerContext(
         principal=principal, namespace=chosen, client_id=principal,
         session_id=session_id or f"principal:{principal}",

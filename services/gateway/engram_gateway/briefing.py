@@ -18,11 +18,11 @@ from engram.v1 import coordination_pb2, cortex_pb2, memory_pb2
 from engram_kit.context import CallerContext
 from engram_kit.errors import DomainError
 
-from .clients import Backends
+from .clients import Calls
 from .shaping import approx_tokens, briefing_reply
 from .shaping_board import inbox_reply
 from .shaping_facts import conflict_item, fact_item
-from .tools_knowledge import lesson_item
+from .shaping_knowledge import lesson_item
 
 RULES, LESSONS, CONFLICTS, MAIL = 10, 5, 5, 5
 # The cortex and board sections take at most this share of the budget; the
@@ -42,7 +42,7 @@ async def _section(service: str, call: Awaitable[Any]) -> tuple[Any, str]:
         return None, f"{service}: {exc.message}"
 
 
-async def _gather(backends: Backends, caller: CallerContext) -> tuple[dict, dict]:
+async def _gather(backends: Calls, caller: CallerContext) -> tuple[dict, dict]:
     (knowledge, k_err), (conflicts, c_err), (mail, m_err) = await asyncio.gather(
         _section("cortex", backends.cortex("KnowledgeBriefing", caller,
                                            cortex_pb2.KnowledgeBriefingRequest(
@@ -89,7 +89,7 @@ def _trim(sections: dict[str, Any], budget: int) -> bool:
     return trimmed
 
 
-async def build_briefing(backends: Backends, caller: CallerContext,
+async def build_briefing(backends: Calls, caller: CallerContext,
                          token_budget: int) -> dict[str, Any]:
     sections, unavailable = await _gather(backends, caller)
     trimmed = _trim(sections, int(token_budget * SECTIONS_SHARE))

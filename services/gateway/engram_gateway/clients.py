@@ -2,23 +2,40 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Any
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from engram.v1 import coordination_pb2_grpc, cortex_pb2_grpc, dreamer_pb2_grpc, memory_pb2_grpc
+from engram.v1 import (
+    coordination_pb2_grpc,
+    cortex_pb2,
+    cortex_pb2_grpc,
+    dreamer_pb2_grpc,
+    memory_pb2_grpc,
+)
 from engram_kit.context import CallerContext
 from engram_kit.grpc_client import Caller, open_channel
 
 from .settings import GatewaySettings
 
-_IDEMPOTENT = frozenset({"Search", "Get", "Recent", "Briefing", "DocumentSearch",
-                         "ListAgents", "ListLeases", "ReceiveMessages", "GetFact",
-                         "FactHistory", "ListConflicts", "SearchFacts", "Neighbors",
-                         "Recall", "ListRelations", "WorldSearch", "LessonSearch",
-                         "ReviewList", "Status", "Runs", "ListProposals",
-                         "KnowledgeBriefing"})
+
+class Service(StrEnum):
+    MEMORY = "memory"
+    CORTEX = "cortex"
+    COORDINATION = "coordination"
+    DREAMER = "dreamer"
+
+
+def cortex_stubs(channel: grpc.aio.Channel) -> dict[str, Any]:
+    """Cortex's RPCs by name over its four services (one channel): RPC names
+    are unique across them, so a caller names the RPC, not the service."""
+    stubs: dict[str, Any] = {}
+    for service in cortex_pb2.DESCRIPTOR.services_by_name.values():
+        stub = getattr(cortex_pb2_grpc, f"{service.name}Stub")(channel)
+        stubs.update((m.name, getattr(stub, m.name)) for m in service.methods)
+    return stubs
 
 
 class Backends:
@@ -37,7 +54,7 @@ class Backends:
         self._coordination = coordination_pb2_grpc.CoordinationServiceStub(
             self._coordination_channel)
         self._cortex_channel = open_channel(self._settings.cortex_addr)
-        self._cortex = cortex_pb2_grpc.CortexServiceStub(self._cortex_channel)
+        self._cortex = cortex_stubs(self._cortex_channel)
         self._dreamer_channel = open_channel(self._settings.dreamer_addr)
         self._dreamer = dreamer_pb2_grpc.DreamerServiceStub(self._dreamer_channel)
         self._health = {
@@ -57,30 +74,49 @@ class Backends:
                 checks[name] = False
         return checks
 
-    async def memory(self, method: str, ctx: CallerContext, request: Any) -> Any:
-        """Call MemoryService.<method>. Reads retry on UNAVAILABLE; writes only
-        when gRPC never sent them (a retry after sending could apply one twice)."""
-        return await self._caller.call(getattr(self._memory, method), request, ctx,
-                                       idempotent=method in _IDEMPOTENT)
-
-    async def coordination(self, method: str, ctx: CallerContext, request: Any) -> Any:
-        """Call CoordinationService.<method> (reads retry, writes when unsent)."""
-        return await self._caller.call(getattr(self._coordination, method), request, ctx,
-                                       idempotent=method in _IDEMPOTENT)
-
-    async def cortex(self, method: str, ctx: CallerContext, request: Any) -> Any:
-        """Call CortexService.<method> (reads retry, writes when unsent)."""
-        return await self._caller.call(getattr(self._cortex, method), request, ctx,
-                                       idempotent=method in _IDEMPOTENT)
-
-    async def dreamer(self, method: str, ctx: CallerContext, request: Any) -> Any:
-        """Call DreamerService.<method> (a pass can take a while: 120 s deadline)."""
-        return await self._caller.call(getattr(self._dreamer, method), request, ctx,
-                                       idempotent=method in _IDEMPOTENT,
-                                       timeout_s=120.0 if method == "Run" else None)
+    async def call(self, service: Service, method: str, ctx: CallerContext, request: Any,
+                   *, resend: bool) -> Any:
+        """Call <service>.<method> (cortex: whichever of its services serves it).
+        UNAVAILABLE is retried when gRPC never sent the call, and with `resend`
+        (an operation that changes nothing) also after it was sent: a write
+        retried after sending could apply twice."""
+        if service is Service.CORTEX:
+            rpc = self._cortex[method]
+        else:
+            stub = {Service.MEMORY: self._memory, Service.COORDINATION: self._coordination,
+                    Service.DREAMER: self._dreamer}[service]
+            rpc = getattr(stub, method)
+        # A dream pass can take a while.
+        timeout = 120.0 if (service, method) == (Service.DREAMER, "Run") else None
+        return await self._caller.call(rpc, request, ctx, idempotent=resend, timeout_s=timeout)
 
     async def close(self) -> None:
         await self._dreamer_channel.close()
         await self._cortex_channel.close()
         await self._memory_channel.close()
         await self._coordination_channel.close()
+
+
+class Calls:
+    """The backends as one tool operation calls them: `resend` comes from
+    the operation's entry in the tool registry (only reads are resent)."""
+
+    def __init__(self, backends: Backends, resend: bool) -> None:
+        self._backends = backends
+        self._resend = resend
+
+    async def call(self, service: Service, method: str, ctx: CallerContext,
+                   request: Any) -> Any:
+        return await self._backends.call(service, method, ctx, request, resend=self._resend)
+
+    async def memory(self, method: str, ctx: CallerContext, request: Any) -> Any:
+        return await self.call(Service.MEMORY, method, ctx, request)
+
+    async def cortex(self, method: str, ctx: CallerContext, request: Any) -> Any:
+        return await self.call(Service.CORTEX, method, ctx, request)
+
+    async def coordination(self, method: str, ctx: CallerContext, request: Any) -> Any:
+        return await self.call(Service.COORDINATION, method, ctx, request)
+
+    async def dreamer(self, method: str, ctx: CallerContext, request: Any) -> Any:
+        return await self.call(Service.DREAMER, method, ctx, request)

@@ -21,11 +21,19 @@ TOOL_LATENCY = Histogram(
 )
 
 
+def unavailable_text(exc: Unavailable, request_id: str) -> str:
+    """What an agent needs to act: the error is temporary, and when to retry.
+    A write that failed this way may or may not have been applied; the
+    gateway never retries it on its own."""
+    return (f"unavailable: {exc.message}. This call can be retried: retry after "
+            f"{exc.retry_after_s} s (request id {request_id})")
+
+
 def _safe(exc: Exception, request_id: str) -> ToolError:
     if isinstance(exc, ToolError):
         return exc
     if isinstance(exc, Unavailable):
-        return ToolError(f"{exc.message}; retry shortly (request id {request_id})")
+        return ToolError(unavailable_text(exc, request_id))
     if isinstance(exc, DomainError) and type(exc) is not DomainError:
         # Service messages are written for the user and carry no internals.
         return ToolError(exc.message)

@@ -8,13 +8,13 @@ from engram.v1 import cortex_pb2 as pb
 from engram_kit.context import CallerContext
 from engram_kit.errors import DomainError
 
-from .clients import Backends
+from .clients import Calls
 from .shaping_facts import fact_item
 
 FACTS_UNAVAILABLE = "facts unavailable: the cortex did not answer; entries are served alone"
 
 
-async def served_facts(backends: Backends, caller: CallerContext, query: str, top_k: int,
+async def served_facts(backends: Calls, caller: CallerContext, query: str, top_k: int,
                        historical: bool) -> tuple[list[dict[str, Any]], str]:
     """The facts block of memory_search: live facts only, so a historical
     search (as_of / include_history) serves none rather than current ones."""

@@ -18,7 +18,9 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-ROLES = ("agent", "reviewer", "operator")
+from engram_kit.vocab import Role
+
+ROLES = tuple(Role)
 TOKEN_PREFIX = "eg_"
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,62}\Z")
 

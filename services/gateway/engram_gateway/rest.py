@@ -1,6 +1,7 @@
 """What the REST routes share: the authenticated caller (bearer token as for
-/mcp, rate limit, namespace grants) and one mapping of domain errors to HTTP
-status codes with a JSON body {error, detail}."""
+/mcp, rate limit, the grant and role the tool registry names), the registry
+operation a route runs, and one mapping of domain errors to HTTP status
+codes with a JSON body {error, detail}."""
 
 from __future__ import annotations
 
@@ -13,22 +14,49 @@ from fastapi.responses import JSONResponse
 from mcp.server.mcpserver.exceptions import ToolError
 
 from engram_kit.context import CallerContext
-from engram_kit.errors import DomainError
+from engram_kit.errors import DomainError, Unavailable
 
 from . import limits
 from .auth import BadSession, NamespaceRefused, caller_context
-from .principals import PrincipalStore
+from .clients import Backends, Calls
+from .principals import Principal, PrincipalStore
+from .registry import operation, tool
+from .toolspec import Effect, Invocation
 
 HTTP_STATUS = {"invalid_argument": 400, "unauthenticated": 401, "permission_denied": 403,
                "not_found": 404, "conflict": 409, "resource_exhausted": 429,
                "unavailable": 503, "deadline_exceeded": 504, "unimplemented": 501}
 
 
-async def rest_caller(request: Request,
-                      x_engram_namespace: Annotated[str | None, Header()] = None,
-                      x_engram_session: Annotated[str | None, Header()] = None,
-                      ) -> CallerContext:
-    """The authenticated REST caller; the principal store is on app.state."""
+def grant(tool_name: str, action: str = "") -> Any:
+    """The REST caller type of a route that runs `tool_name` (`action`): the
+    bearer token as for /mcp, the rate limit, and the grant and role the
+    registry says the operation needs."""
+    needs = operation(tool_name, action).access
+    what = tool(tool_name).label(action)
+
+    async def rest_caller(request: Request,
+                          x_engram_namespace: Annotated[str | None, Header()] = None,
+                          x_engram_session: Annotated[str | None, Header()] = None,
+                          ) -> CallerContext:
+        principal = await _principal(request)
+        try:
+            return caller_context(principal.name, principal.role, list(principal.namespaces),
+                                  x_engram_namespace, x_engram_session or "",
+                                  read_only=list(principal.read_namespaces),
+                                  access=needs, what=what)
+        except NamespaceRefused as exc:
+            raise HTTPException(403, {"error": "permission_denied", "detail": str(exc)}) \
+                from None
+        except BadSession as exc:
+            raise HTTPException(400, {"error": "invalid_argument", "detail": str(exc)}) \
+                from None
+
+    return Annotated[CallerContext, Depends(rest_caller)]
+
+
+async def _principal(request: Request) -> Principal:
+    """The principal of the request's bearer token, under its rate limit."""
     store: PrincipalStore = request.app.state.principals
     scheme, _, token = request.headers.get("authorization", "").partition(" ")
     principal = (await asyncio.to_thread(store.verify, token)
@@ -41,27 +69,29 @@ async def rest_caller(request: Request,
         limits.LIMITER.take(principal.name)
     except limits.RateLimited as exc:
         raise HTTPException(429, {"error": "resource_exhausted", "detail": str(exc)}) from None
-    try:
-        return caller_context(principal.name, principal.role, list(principal.namespaces),
-                              x_engram_namespace, x_engram_session or "",
-                              read_only=list(principal.read_namespaces),
-                              write=request.method != "GET")
-    except NamespaceRefused as exc:
-        raise HTTPException(403, {"error": "permission_denied", "detail": str(exc)}) \
-            from None
-    except BadSession as exc:
-        raise HTTPException(400, {"error": "invalid_argument", "detail": str(exc)}) from None
+    return principal
 
 
-Caller = Annotated[CallerContext, Depends(rest_caller)]
-
-
+async def run_op(backends: Backends, caller: CallerContext, tool_name: str,
+                 args: dict[str, Any], action: str = "",
+                 shape: Callable[..., dict[str, Any]] | None = None) -> Any:
+    """Run a registry operation for a REST route: the tool's defaults fill
+    what the route does not take, so MCP and REST build the same request."""
+    spec = tool(tool_name)
+    full = spec.defaults() | args | ({spec.action_arg: action} if spec.action_arg else {})
+    o = spec.op_for(full)
+    calls = Calls(backends, resend=o.effect is Effect.NONE)
+    return await answer(o.invoke(Invocation(calls, caller, full), shape), lambda r: r)
 
 
 async def answer(reply: Awaitable[Any], shape: Callable[[Any], Any]) -> Any:
     """Await a backend call and shape it; a domain error becomes its HTTP status."""
     try:
         return shape(await reply)
+    except Unavailable as exc:  # temporary: say when to come back
+        return JSONResponse({"error": exc.kind, "detail": exc.message,
+                             "retry_after_s": exc.retry_after_s},
+                            status_code=503, headers={"Retry-After": str(exc.retry_after_s)})
     except DomainError as exc:
         return JSONResponse({"error": exc.kind, "detail": exc.message},
                             status_code=HTTP_STATUS.get(exc.kind, 500))

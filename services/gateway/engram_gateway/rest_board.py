@@ -1,30 +1,31 @@
 """REST routes for the agent board (/v1/board/...), for scripts and
-dashboards that do not speak MCP. Same backend calls and shapes as the
-board_* tools; bearer tokens as for /mcp; the agent is the principal plus
-the optional X-Engram-Session header."""
+dashboards that do not speak MCP. Each route runs the registry operation of
+its board_* tool action (same request builder and reply shape); bearer
+tokens as for /mcp; the agent is the principal plus the optional
+X-Engram-Session header."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query
 from pydantic import Field
 
-from engram.v1 import coordination_pb2 as pb
-from engram_kit.context import CallerContext
-
 from .clients import Backends
-from .rest import Caller, answer
-from .shaping_board import (
-    agent_item,
-    agents_reply,
-    inbox_reply,
-    lease_item,
-    lease_reply,
-    send_reply,
-)
+from .rest import grant, run_op
 from .strict_args import StrictBody, known_query_only
+
+ListAgentsCaller = grant("board_agents", "list")
+UpdateAgentCaller = grant("board_agents", "update")
+ParkCaller = grant("board_agents", "park")
+ListLeasesCaller = grant("board_lease", "list")
+ClaimCaller = grant("board_lease", "claim")
+RenewCaller = grant("board_lease", "renew")
+ReleaseCaller = grant("board_lease", "release")
+SendCaller = grant("board_message", "send")
+ReceiveCaller = grant("board_message", "receive")
+AckCaller = grant("board_message", "ack")
+RedactCaller = grant("board_message", "redact")
 
 
 class AgentUpdateBody(StrictBody):
@@ -62,68 +63,60 @@ def build_board_router(backends: Backends) -> APIRouter:
     router = APIRouter(prefix="/v1/board", tags=["board"],
                        dependencies=[Depends(known_query_only)])
 
-    async def call(method: str, caller: CallerContext, request: Any,
-                   shape: Callable[[Any], dict[str, Any]]) -> Any:
-        return await answer(backends.coordination(method, caller, request), shape)
-
     @router.get("/agents")
-    async def list_agents(caller: Caller, limit: Annotated[int, Query(ge=0, le=50)] = 0) -> Any:
-        return await call("ListAgents", caller, pb.ListAgentsRequest(limit=limit),
-                          agents_reply)
+    async def list_agents(caller: ListAgentsCaller,
+                          limit: Annotated[int, Query(ge=0, le=50)] = 0) -> Any:
+        return await run_op(backends, caller, "board_agents", {"limit": limit}, "list")
 
     @router.post("/agents")
-    async def update_agent(body: AgentUpdateBody, caller: Caller) -> Any:
-        request = pb.UpdateAgentRequest(set_children=body.children is not None,
-                                        children=body.children or [])
-        for name in ("project", "task", "status", "expect_seconds"):
-            if getattr(body, name) is not None:
-                setattr(request, name, getattr(body, name))
-        return await call("UpdateAgent", caller, request, lambda r: {"agent": agent_item(r.agent)})
+    async def update_agent(body: AgentUpdateBody, caller: UpdateAgentCaller) -> Any:
+        return await run_op(backends, caller, "board_agents", body.model_dump(), "update")
 
     @router.post("/agents/park")
-    async def park_agent(body: ParkBody, caller: Caller) -> Any:
-        return await call("ParkAgent", caller, pb.ParkRequest(**body.model_dump()),
-                          lambda r: {"agent": agent_item(r.agent)})
+    async def park_agent(body: ParkBody, caller: ParkCaller) -> Any:
+        args = {"park_reason": body.reason, "park_needs": body.needs,
+                "park_clear_by": body.clear_by, "park_resume": body.resume,
+                "park_expires_seconds": body.expires_in_seconds}
+        return await run_op(backends, caller, "board_agents", args, "park")
 
+    _lease_and_mail_routes(router, backends)
+    return router
+
+
+def _lease_and_mail_routes(router: APIRouter, backends: Backends) -> None:
     @router.get("/leases")
-    async def list_leases(caller: Caller, prefix: str = "") -> Any:
-        return await call("ListLeases", caller, pb.ListLeasesRequest(name_prefix=prefix),
-                          lambda r: {"leases": [lease_item(x) for x in r.leases]})
+    async def list_leases(caller: ListLeasesCaller, prefix: str = "") -> Any:
+        return await run_op(backends, caller, "board_lease", {"name": prefix}, "list")
 
     @router.post("/leases/{name:path}/claim")
-    async def claim_lease(name: str, body: ClaimBody, caller: Caller) -> Any:
-        request = pb.ClaimLeaseRequest(name=name, ttl_seconds=body.ttl_seconds,
-                                       no_queue=not body.queue)
-        return await call("ClaimLease", caller, request, lease_reply)
+    async def claim_lease(name: str, body: ClaimBody, caller: ClaimCaller) -> Any:
+        return await run_op(backends, caller, "board_lease", {"name": name, **body.model_dump()},
+                            "claim")
 
     @router.post("/leases/{name:path}/renew")
-    async def renew_lease(name: str, body: ClaimBody, caller: Caller) -> Any:
-        return await call("RenewLease", caller,
-                          pb.LeaseRequest(name=name, ttl_seconds=body.ttl_seconds), lease_reply)
+    async def renew_lease(name: str, body: ClaimBody, caller: RenewCaller) -> Any:
+        return await run_op(backends, caller, "board_lease",
+                            {"name": name, "ttl_seconds": body.ttl_seconds}, "renew")
 
     @router.post("/leases/{name:path}/release")
-    async def release_lease(name: str, caller: Caller) -> Any:
-        return await call("ReleaseLease", caller, pb.LeaseRequest(name=name), lease_reply)
+    async def release_lease(name: str, caller: ReleaseCaller) -> Any:
+        return await run_op(backends, caller, "board_lease", {"name": name}, "release")
 
     @router.post("/messages")
-    async def send_message(body: SendBody, caller: Caller) -> Any:
-        return await call("SendMessage", caller, pb.SendMessageRequest(**body.model_dump()),
-                          send_reply)
+    async def send_message(body: SendBody, caller: SendCaller) -> Any:
+        return await run_op(backends, caller, "board_message", body.model_dump(), "send")
 
     @router.get("/messages")
-    async def receive_messages(caller: Caller, limit: Annotated[int, Query(ge=0, le=50)] = 0,
+    async def receive_messages(caller: ReceiveCaller,
+                               limit: Annotated[int, Query(ge=0, le=50)] = 0,
                                cursor: str = "") -> Any:
-        return await call("ReceiveMessages", caller,
-                          pb.ReceiveMessagesRequest(limit=limit, cursor=cursor), inbox_reply)
+        return await run_op(backends, caller, "board_message",
+                            {"limit": limit, "cursor": cursor}, "receive")
 
     @router.post("/messages/ack")
-    async def ack_messages(body: IdsBody, caller: Caller) -> Any:
-        return await call("AckMessages", caller, pb.AckMessagesRequest(ids=body.ids),
-                          lambda r: {"acked": r.acked, "already_acked": list(r.already_acked)})
+    async def ack_messages(body: IdsBody, caller: AckCaller) -> Any:
+        return await run_op(backends, caller, "board_message", {"ids": body.ids}, "ack")
 
     @router.post("/messages/redact")
-    async def redact_messages(body: IdsBody, caller: Caller) -> Any:
-        return await call("RedactMessages", caller, pb.RedactMessagesRequest(ids=body.ids),
-                          lambda r: {"redacted": r.redacted})
-
-    return router
+    async def redact_messages(body: IdsBody, caller: RedactCaller) -> Any:
+        return await run_op(backends, caller, "board_message", {"ids": body.ids}, "redact")

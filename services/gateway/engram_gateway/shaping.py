@@ -1,4 +1,4 @@
-"""Reply shapes (DESIGN.md §12): stable keys, compact unless verbose."""
+"""Reply shapes (docs/architecture.md#reply-shapes): stable keys, compact unless verbose."""
 
 from __future__ import annotations
 

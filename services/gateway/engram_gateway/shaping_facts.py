@@ -1,4 +1,4 @@
-"""Reply shapes for facts and conflicts (DESIGN.md §12)."""
+"""Reply shapes for facts and conflicts (docs/architecture.md#reply-shapes)."""
 
 from __future__ import annotations
 

@@ -1,70 +1,100 @@
-"""MCP tool for the dreamer: status, run, runs, rollback."""
+"""Registry entries for the dreamer (status, run, runs, rollback) and for
+`toolset`, which changes how many tools this principal sees."""
 
 from __future__ import annotations
 
-import json
+import logging
 from typing import Annotated, Any, Literal
 
-from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from engram.v1 import common_pb2, dreamer_pb2
+from engram.v1 import common_pb2
+from engram.v1 import dreamer_pb2 as pb
 
-from .auth import caller_for
-from .clients import Backends
-from .errors import tool_errors
-from .shaping import iso_time
-from .tools import Namespace, session_id
+from .clients import Service
+from .shaping_knowledge import run_item
+from .toolspec import Access, Args, Effect, Invocation, Namespace, Retry, Tier, ToolSpec, op, read
 
-
-def run_item(r: dreamer_pb2.DreamRun) -> dict[str, Any]:
-    return {"id": r.id, "status": r.status, "trigger": r.trigger, "extractor": r.extractor,
-            "model": r.model or None, "started_at": iso_time(r, "started_at"),
-            "finished_at": iso_time(r, "finished_at"), "entries": r.entries,
-            "candidates": r.candidates, "facts_written": r.facts_written,
-            "dropped_unanchored": r.dropped_unanchored, "quarantined": r.quarantined,
-            "errors": r.errors, "proposals": r.proposals, "archived": r.archived,
-            "counts": json.loads(r.counts_json or "{}"),
-            "error_detail": r.error_detail or None}
+log = logging.getLogger(__name__)
 
 
-def register_dream_tools(mcp: MCPServer, backends: Backends) -> None:
-    @mcp.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True,
-                                          idempotent_hint=False))
-    async def dream(
-        ctx: Context,
-        action: Annotated[Literal["status", "run", "runs", "rollback"], Field(
-            description="status | run a pass now | runs (journal) | rollback a run")] = "status",
-        run_id: Annotated[str, Field(description="The run to roll back.")] = "",
-        limit: Annotated[int, Field(ge=0, le=200)] = 0,
-        namespace: Namespace = None,
-    ) -> dict[str, Any]:
-        """Background consolidation: turns stored memories into typed facts in the cortex.
-        status says which extractor runs (rules, openai or none), what is pending and when
-        passes start; run starts a pass now; runs lists the journal (inputs, counts,
-        errors); rollback reverts a committed pass exactly, or refuses and says which
-        later writes depend on it."""
-        caller = caller_for(namespace, session_id(ctx), f"dream:{action}")
-        with tool_errors("dream", caller.request_id):
-            if action == "status":
-                r = await backends.dreamer("Status", caller, dreamer_pb2.DreamStatusRequest())
-                return {"extractor": r.extractor, "model": r.model or None,
-                        "pending_entries": r.pending_entries,
-                        "pending_marks": r.pending_marks, "triggers": r.triggers,
-                        "events_processed": r.events_processed,
-                        "consumer_connected": r.consumer_connected,
-                        "last_run": run_item(r.last_run) if r.HasField("last_run") else None}
-            if action == "run":
-                r = await backends.dreamer("Run", caller, dreamer_pb2.DreamRunRequest())
-                return {"run_id": r.run_id, "run": run_item(r.run)}
-            if action == "runs":
-                r = await backends.dreamer("Runs", caller, dreamer_pb2.DreamRunsRequest(
-                    page=common_pb2.PageRequest(limit=limit)))
-                return {"runs": [run_item(x) for x in r.runs]}
-            if not run_id:
-                raise ToolError("rollback needs run_id (see dream(action='runs'))")
-            r = await backends.dreamer("Rollback", caller,
-                                       dreamer_pb2.DreamRollbackRequest(run_id=run_id))
-            return {"run_id": r.run_id, "reverted_rows": r.reverted, "run": run_item(r.run)}
+def dream(
+    action: Annotated[Literal["status", "run", "runs", "rollback"], Field(
+        description="status | run a pass now | runs (journal) | rollback a run")] = "status",
+    run_id: Annotated[str, Field(description="The run to roll back.")] = "",
+    limit: Annotated[int, Field(ge=0, le=200)] = 0,
+    namespace: Namespace = None,
+) -> None:
+    """Background consolidation: turns stored memories into typed facts in the cortex.
+    status says which extractor runs (rules, openai or none), what is pending and when
+    passes start; run starts a pass now; runs lists the journal (inputs, counts,
+    errors); rollback reverts a committed pass exactly, or refuses and says which
+    later writes depend on it."""
+
+
+def status_reply(r: pb.DreamStatusResponse) -> dict[str, Any]:
+    return {"extractor": r.extractor, "model": r.model or None,
+            "pending_entries": r.pending_entries, "pending_marks": r.pending_marks,
+            "triggers": r.triggers, "events_processed": r.events_processed,
+            "consumer_connected": r.consumer_connected,
+            "last_run": run_item(r.last_run) if r.HasField("last_run") else None}
+
+
+def rollback_request(a: Args) -> pb.DreamRollbackRequest:
+    if not a["run_id"]:
+        raise ToolError("rollback needs run_id (see dream(action='runs'))")
+    return pb.DreamRollbackRequest(run_id=a["run_id"])
+
+
+def toolset(
+    action: Annotated[Literal["status", "expand", "collapse"], Field(
+        description="status | expand (one tier up) | collapse (one tier down)")] = "status",
+    tier: Annotated[Literal["", "minimal", "core", "full"], Field(
+        description="Go straight to this tier.")] = "",
+) -> None:
+    """How many engram tools you see: minimal (store, search, briefing), core (plus
+    corrections, facts, recall, the board), full (everything). Returns {tier, tools}.
+    Changing the tier sends tools/list_changed; list the tools again after it."""
+
+
+async def run_toolset(inv: Invocation) -> dict[str, Any]:
+    """Move this principal's tier and tell the client its tool list changed."""
+    toolsets, (action, tier) = inv.extras["toolsets"], (inv.args["action"], inv.args["tier"])
+    current = toolsets.tier(inv.caller.principal)
+    wanted = toolsets.step(current, action, tier)
+    if wanted != current:
+        toolsets.set(inv.caller.principal, wanted)
+        try:
+            await inv.ctx.notify_tools_changed()
+        except Exception as exc:  # no listener: the next tools/list shows it anyway
+            log.debug("tools/list_changed not published", extra={"fields": {
+                "error": repr(exc)}})
+    return {"tier": wanted, "changed": wanted != current,
+            "tools": toolsets.names(wanted) or "all engram tools"}
+
+
+D = Service.DREAMER
+
+TOOLS = [
+    ToolSpec(dream, Tier.FULL, {
+        "status": read(D, "Status", build=lambda a: pb.DreamStatusRequest(),
+                       shape=status_reply),
+        "run": op(Access.WRITE, Effect.DESTRUCTIVE, Retry.UNSAFE,
+                  "each call starts another pass (which may archive stale entries)",
+                  service=D, method="Run", build=lambda a: pb.DreamRunRequest(),
+                  shape=lambda r: {"run_id": r.run_id, "run": run_item(r.run)}),
+        "runs": read(D, "Runs", build=lambda a: pb.DreamRunsRequest(
+            page=common_pb2.PageRequest(limit=a["limit"])),
+            shape=lambda r: {"runs": [run_item(x) for x in r.runs]}),
+        "rollback": op(Access.WRITE, Effect.DESTRUCTIVE, Retry.SAFE,
+                       "a rolled-back run refuses a second rollback",
+                       service=D, method="Rollback", build=rollback_request,
+                       shape=lambda r: {"run_id": r.run_id, "reverted_rows": r.reverted,
+                                        "run": run_item(r.run)}),
+    }, action_arg="action", example={"run_id": "00000000-0000-0000-0000-000000000000"}),
+    ToolSpec(toolset, Tier.MINIMAL, {"": op(
+        Access.READ, Effect.SESSION, Retry.CONDITIONAL,
+        "tier= is safe to repeat; expand and collapse move one tier per call",
+        run=run_toolset)}),
+]

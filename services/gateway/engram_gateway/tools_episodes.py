@@ -1,77 +1,140 @@
-"""MCP tools for episodes and the session-start briefing."""
+"""Registry entries for episodes, the session-start briefing and documents."""
 
 from __future__ import annotations
 
+import base64
+import binascii
 from typing import Annotated, Any
 
-from mcp.server.mcpserver import Context, MCPServer
-from mcp.types import ToolAnnotations
+from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from engram.v1 import memory_pb2
+from engram.v1 import memory_pb2 as pb
 
-from .auth import caller_for
-from .briefing import build_briefing as gather_briefing
-from .clients import Backends
-from .errors import tool_errors
-from .tools import Namespace, RequestId, session_id
+from .briefing import build_briefing
+from .clients import Service
+from .shaping import approx_tokens, document_items
+from .toolspec import (
+    Access,
+    Args,
+    Effect,
+    Invocation,
+    Namespace,
+    RequestId,
+    Retry,
+    Tier,
+    ToolSpec,
+    op,
+    read,
+)
 
 Title = Annotated[str, Field(description="A short title (max 200 chars).")]
-WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False)
 
 
-def register_episode_tools(mcp: MCPServer, backends: Backends) -> None:
-    async def episode_call(tool: str, method: str, ctx: Context, namespace: str | None,
-                           title: str = "", request_id: str = "") -> dict[str, Any]:
-        caller = caller_for(namespace, session_id(ctx), tool, request_id)
-        with tool_errors(tool, caller.request_id):
-            reply = await backends.memory(method, caller, memory_pb2.EpisodeRequest(title=title))
-            return {"id": reply.id, "title": reply.title, "parent": reply.parent_id or None}
+def episode_start(title: Title, namespace: Namespace = None,
+                  request_id: RequestId = "") -> None:
+    """Open a task episode inside the current one (episodes nest); memories stored
+    until episode_end belong to it. Returns {id, title, parent}."""
 
-    @mcp.tool(annotations=WRITE)
-    async def episode_start(title: Title, ctx: Context, namespace: Namespace = None,
-                            request_id: RequestId = "") -> dict[str, Any]:
-        """Open a task episode inside the current one (episodes nest); memories stored
-        until episode_end belong to it. Returns {id, title, parent}."""
-        return await episode_call("episode_start", "EpisodeStart", ctx, namespace, title,
-                                  request_id)
 
-    @mcp.tool(annotations=WRITE)
-    async def episode_end(ctx: Context, namespace: Namespace = None,
-                          request_id: RequestId = "") -> dict[str, Any]:
-        """Close the innermost open task episode. Returns {id, title, parent}."""
-        return await episode_call("episode_end", "EpisodeEnd", ctx, namespace,
-                                  request_id=request_id)
+def episode_end(namespace: Namespace = None, request_id: RequestId = "") -> None:
+    """Close the innermost open task episode. Returns {id, title, parent}."""
 
-    @mcp.tool(annotations=WRITE)
-    async def session_title(title: Title, ctx: Context,
-                            namespace: Namespace = None) -> dict[str, Any]:
-        """Name this session's episode (shown in later briefings)."""
-        return await episode_call("session_title", "SessionTitle", ctx, namespace, title)
 
-    async def build_briefing(ctx: Context, namespace: str | None,
-                             token_budget: int) -> dict[str, Any]:
-        caller = caller_for(namespace, session_id(ctx), "briefing")
-        with tool_errors("briefing", caller.request_id):
-            return await gather_briefing(backends, caller, token_budget)
+def session_title(title: Title, namespace: Namespace = None) -> None:
+    """Name this session's episode (shown in later briefings)."""
 
-    @mcp.tool(annotations=ToolAnnotations(read_only_hint=True, idempotent_hint=True))
-    async def briefing(
-        ctx: Context,
-        token_budget: Annotated[int, Field(ge=100, le=8000,
-                                           description="Size limit in tokens.")] = 800,
-        namespace: Namespace = None,
-    ) -> dict[str, Any]:
-        """What to know at session start, within a token budget: live rules, decisions and
-        preferences; open fact conflicts; the lessons with most signals; your unread board
-        mail (not acknowledged); a recap of recent episodes (title, when, how many memories,
-        the latest ones). A section whose service is down is listed under `unavailable`
-        with the reason."""
-        return await build_briefing(ctx, namespace, token_budget)
 
-    @mcp.prompt(name="briefing", description="Session-start briefing from engram memory.")
-    async def briefing_prompt(ctx: Context) -> str:
-        import json
+def briefing(
+    token_budget: Annotated[int, Field(ge=100, le=8000,
+                                       description="Size limit in tokens.")] = 800,
+    namespace: Namespace = None,
+) -> None:
+    """What to know at session start, within a token budget: live rules, decisions and
+    preferences; open fact conflicts; the lessons with most signals; your unread board
+    mail (not acknowledged); a recap of recent episodes (title, when, how many memories,
+    the latest ones). A section whose service is down is listed under `unavailable`
+    with the reason."""
 
-        return "engram briefing:\n" + json.dumps(await build_briefing(ctx, None, 800), indent=1)
 
+def document_ingest(
+    content: Annotated[str, Field(description="The document's full text (max 2 MB), or "
+                                  "with format pdf the file base64-encoded (max 16 MB).")],
+    source: Annotated[str, Field(description="Where it is from (path, URL, name).")],
+    title: Annotated[str, Field(description="A title.")] = "",
+    format: Annotated[str, Field(description="text | markdown | html | pdf")] = "text",
+    namespace: Namespace = None,
+) -> None:
+    """Keep a document verbatim (notes, specs, transcripts) and index it in chunks for
+    document_search; memory_search falls through to documents when memories are thin.
+    Send the content itself (the server does not read client paths). Returns
+    {id, chunks, embedded, duplicate}."""
+
+
+def pdf_bytes(content: str) -> bytes:
+    try:
+        return base64.b64decode(content, validate=True)
+    except (binascii.Error, ValueError):
+        raise ToolError("format pdf needs the file base64-encoded in content; "
+                        "this is not valid base64") from None
+
+
+def ingest_request(a: Args) -> pb.DocumentIngestRequest:
+    if a["format"].lower() == "pdf":  # the file travels as bytes, not as text
+        return pb.DocumentIngestRequest(data=pdf_bytes(a["content"]), source=a["source"],
+                                        title=a["title"], format=a["format"])
+    return pb.DocumentIngestRequest(content=a["content"], source=a["source"],
+                                    title=a["title"], format=a["format"])
+
+
+def document_search(
+    query: Annotated[str, Field(description="What to find in stored documents.")],
+    top_k: Annotated[int, Field(ge=1, description="How many chunks (1-50).")] = 5,
+    namespace: Namespace = None,
+) -> None:
+    """Hybrid search over document chunks: {documents, mode, tokens}, each chunk with
+    document_id, chunk (ordinal), text, source, title, score, date."""
+
+
+def documents_reply(reply: pb.DocumentSearchResponse) -> dict[str, Any]:
+    result: dict[str, Any] = {"documents": document_items(reply.documents), "mode": reply.mode}
+    result["tokens"] = approx_tokens(result)
+    return result
+
+
+def episode_reply(reply: pb.EpisodeReply) -> dict[str, Any]:
+    return {"id": reply.id, "title": reply.title, "parent": reply.parent_id or None}
+
+
+async def run_briefing(inv: Invocation) -> dict[str, Any]:
+    return await build_briefing(inv.calls, inv.caller, inv.args["token_budget"])
+
+
+def episode_op(method: str, retry: Retry, note: str, keyed: bool = False) -> dict[str, Any]:
+    return {"": op(Access.WRITE, Effect.ADDITIVE, retry, note, service=Service.MEMORY,
+                   method=method, shape=episode_reply, keyed=keyed,
+                   build=lambda a: pb.EpisodeRequest(title=a.get("title", "")))}
+
+
+TOOLS = [
+    ToolSpec(episode_start, Tier.CORE, episode_op(
+        "EpisodeStart", Retry.CONDITIONAL, "safe with request_id (without, each call opens "
+        "another nested episode)", keyed=True),
+        example={"title": "t"}),
+    ToolSpec(episode_end, Tier.CORE, episode_op(
+        "EpisodeEnd", Retry.CONDITIONAL, "safe with request_id (without, a repeat closes the "
+        "next outer episode)", keyed=True)),
+    ToolSpec(session_title, Tier.FULL, episode_op(
+        "SessionTitle", Retry.SAFE, "the title is set, not appended"), example={"title": "t"}),
+    ToolSpec(briefing, Tier.MINIMAL, {"": read(run=run_briefing)}),
+    ToolSpec(document_ingest, Tier.FULL, {"": op(
+        Access.WRITE, Effect.ADDITIVE, Retry.SAFE, "the same content again is a duplicate",
+        service=Service.MEMORY, method="DocumentIngest", build=ingest_request,
+        shape=lambda r: {"id": r.id, "chunks": r.chunks, "embedded": r.embedded,
+                         "duplicate": r.duplicate})},
+        example={"content": "x", "source": "s"}),
+    ToolSpec(document_search, Tier.CORE, {"": read(
+        Service.MEMORY, "DocumentSearch", shape=documents_reply,
+        build=lambda a: pb.DocumentSearchRequest(query=a["query"], top_k=a["top_k"]))},
+        example={"query": "x"}),
+]

@@ -1,140 +1,126 @@
-"""MCP tools for the graph and multi-hop recall."""
+"""Registry entries for the graph and multi-hop recall."""
 
 from __future__ import annotations
 
 import asyncio
 from typing import Annotated, Any, Literal
 
-from mcp.server.mcpserver import Context, MCPServer
-from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from engram.v1 import cortex_pb2 as pb
 from engram.v1 import memory_pb2
 from engram_kit.timestamps import to_timestamp
 
-from .auth import caller_for
-from .clients import Backends
-from .errors import tool_errors
-from .shaping import iso_time, parse_time, search_reply
+from .clients import Service
+from .shaping import parse_time, search_reply
 from .shaping_facts import fact_item
-from .tools import Namespace, session_id
+from .shaping_knowledge import edge_item, neighbors_reply
+from .toolspec import Access, Effect, Invocation, Namespace, Retry, Tier, ToolSpec, op, read
 
-WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True)
-READ = ToolAnnotations(read_only_hint=True, idempotent_hint=True)
 Relation = Annotated[str, Field(description="From the vocabulary, e.g. depends_on, owned_by, "
                                 "part_of, uses (or an inverse such as owns); relation_list "
                                 "shows all.")]
 
 
-def edge_item(e: pb.Edge) -> dict[str, Any]:
-    item: dict[str, Any] = {"src": e.src, "relation": e.relation, "dst": e.dst,
-                            "provenance": e.provenance}
-    if e.derived:
-        item["derived"] = True
-    else:
-        item |= {"id": e.id, "evidence_quote": e.evidence_quote or None}
-        if e.HasField("retired_at"):
-            item["retired_at"] = iso_time(e, "retired_at")
-    return item
+def graph_relate(
+    src: str, relation: Relation, dst: str,
+    provenance: Literal["asserted", "extracted", "inferred"] = "asserted",
+    evidence_quote: str = "", valid_from: str | None = None, namespace: Namespace = None,
+) -> None:
+    """Record a typed edge between two entities (e.g. billing-api depends_on
+    postgres). Returns {action: insert|confirm, edge}."""
 
 
-def neighbors_reply(r: pb.NeighborsResponse) -> dict[str, Any]:
-    reply: dict[str, Any] = {
-        "nodes": [{"entity": n.entity, "depth": n.depth,
-                   "facts": [fact_item(f) for f in n.facts]} for n in r.nodes],
-        "edges": [edge_item(e) for e in r.edges], "truncated": r.truncated}
-    if r.path:
-        reply["path"] = list(r.path)
-        reply["path_edges"] = [edge_item(e) for e in r.path_edges]
-    return reply
+def graph_unrelate(src: str, relation: Relation, dst: str,
+                   namespace: Namespace = None) -> None:
+    """Retire an edge; it stays as history. Returns {action: retire, edge}."""
 
 
-def register_graph_tools(mcp: MCPServer, backends: Backends) -> None:
-    async def call(tool: str, method: str, ctx: Context, namespace: str | None,
-                   request: Any) -> Any:
-        caller = caller_for(namespace, session_id(ctx), tool)
-        with tool_errors(tool, caller.request_id):
-            return await backends.cortex(method, caller, request)
+def graph_neighbors(
+    entity: str,
+    depth: Annotated[int, Field(ge=1, le=3)] = 1,
+    to: Annotated[str, Field(description="Also find the shortest path to this.")] = "",
+    namespace: Namespace = None,
+) -> None:
+    """Entities within `depth` hops, each with its current facts, and the edges
+    between them (inverse and transitive consequences marked derived). Returns
+    {nodes, edges, path?, truncated}."""
 
-    @mcp.tool(annotations=WRITE)
-    async def graph_relate(
-        src: str, relation: Relation, dst: str, ctx: Context,
-        provenance: Literal["asserted", "extracted", "inferred"] = "asserted",
-        evidence_quote: str = "", valid_from: str | None = None, namespace: Namespace = None,
-    ) -> dict[str, Any]:
-        """Record a typed edge between two entities (e.g. billing-api depends_on
-        postgres). Returns {action: insert|confirm, edge}."""
-        r = await call("graph_relate", "Relate", ctx, namespace, pb.RelateRequest(
-            src=src, relation=relation, dst=dst, provenance=provenance,
-            evidence_quote=evidence_quote,
-            valid_from=to_timestamp(parse_time(valid_from, "valid_from"))))
-        return {"action": r.action, "edge": edge_item(r.edge)}
 
-    @mcp.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True,
-                                          idempotent_hint=False))
-    async def graph_unrelate(src: str, relation: Relation, dst: str, ctx: Context,
-                             namespace: Namespace = None) -> dict[str, Any]:
-        """Retire an edge; it stays as history. Returns {action: retire, edge}."""
-        r = await call("graph_unrelate", "Unrelate", ctx, namespace,
-                       pb.RelateRequest(src=src, relation=relation, dst=dst))
-        return {"action": r.action, "edge": edge_item(r.edge)}
+def relation_list(namespace: Namespace = None) -> None:
+    """The relation vocabulary: names, inverses, transitive/symmetric flags."""
 
-    @mcp.tool(annotations=READ)
-    async def graph_neighbors(
-        entity: str, ctx: Context,
-        depth: Annotated[int, Field(ge=1, le=3)] = 1,
-        to: Annotated[str, Field(description="Also find the shortest path to this.")] = "",
-        namespace: Namespace = None,
-    ) -> dict[str, Any]:
-        """Entities within `depth` hops, each with its current facts, and the edges
-        between them (inverse and transitive consequences marked derived). Returns
-        {nodes, edges, path?, truncated}."""
-        return neighbors_reply(await call("graph_neighbors", "Neighbors", ctx, namespace,
-                                          pb.NeighborsRequest(entity=entity, depth=depth,
-                                                              to=to)))
 
-    @mcp.tool(annotations=READ)
-    async def relation_list(ctx: Context, namespace: Namespace = None) -> dict[str, Any]:
-        """The relation vocabulary: names, inverses, transitive/symmetric flags."""
-        r = await call("relation_list", "ListRelations", ctx, namespace,
-                       pb.ListRelationsRequest())
-        return {"relations": [{"name": x.name, "inverse": x.inverse,
-                               "transitive": x.transitive, "symmetric": x.symmetric}
-                              for x in r.relations]}
+def relation_add(name: str, inverse: str, transitive: bool = False,
+                 symmetric: bool = False, namespace: Namespace = None) -> None:
+    """Reviewer only: extend the relation vocabulary of this namespace."""
 
-    @mcp.tool(annotations=WRITE)
-    async def relation_add(name: str, inverse: str, ctx: Context, transitive: bool = False,
-                           symmetric: bool = False, namespace: Namespace = None
-                           ) -> dict[str, Any]:
-        """Reviewer only: extend the relation vocabulary of this namespace."""
-        r = await call("relation_add", "AddRelation", ctx, namespace, pb.AddRelationRequest(
-            relation=pb.Relation(name=name, inverse=inverse, transitive=transitive,
-                                 symmetric=symmetric)))
-        return {"relations": [x.name for x in r.relations]}
 
-    @mcp.tool(annotations=READ)
-    async def memory_recall(
-        query: str, ctx: Context,
-        hops: Annotated[int, Field(ge=0, le=3, description="Graph hops from the seeds.")] = 1,
-        top_k: Annotated[int, Field(ge=1, le=20)] = 5,
-        namespace: Namespace = None,
-    ) -> dict[str, Any]:
-        """Multi-hop recall: seeds entities from the query (named entities and matching
-        facts), walks the graph `hops` steps, and returns the current facts met on the
-        way, the edges that connect them and supporting memory entries. `low_confidence`
-        is true when nothing strong matched. Returns {facts, edges, entries, seeds,
-        visited, low_confidence}."""
-        caller = caller_for(namespace, session_id(ctx), "memory_recall")
-        with tool_errors("memory_recall", caller.request_id):
-            recalled, found = await asyncio.gather(
-                backends.cortex("Recall", caller, pb.RecallRequest(query=query, hops=hops,
-                                                                   top_k=top_k)),
-                backends.memory("Search", caller, memory_pb2.SearchRequest(query=query,
-                                                                           top_k=top_k)))
-        entries = search_reply(found, verbose=False, explain=False, facts=[])["entries"]
-        return {"facts": [fact_item(f) for f in recalled.facts],
-                "edges": [edge_item(e) for e in recalled.edges], "entries": entries,
-                "seeds": list(recalled.seeds), "visited": list(recalled.visited),
-                "low_confidence": recalled.low_confidence,
-                "truncated": recalled.truncated}
+def memory_recall(
+    query: str,
+    hops: Annotated[int, Field(ge=0, le=3, description="Graph hops from the seeds.")] = 1,
+    top_k: Annotated[int, Field(ge=1, le=20)] = 5,
+    namespace: Namespace = None,
+) -> None:
+    """Multi-hop recall: seeds entities from the query (named entities and matching
+    facts), walks the graph `hops` steps, and returns the current facts met on the
+    way, the edges that connect them and supporting memory entries. `low_confidence`
+    is true when nothing strong matched. Returns {facts, edges, entries, seeds,
+    visited, low_confidence}."""
+
+
+async def run_recall(inv: Invocation) -> dict[str, Any]:
+    """The cortex's walk beside a plain memory search for the same words."""
+    a = inv.args
+    recalled, found = await asyncio.gather(
+        inv.calls.cortex("Recall", inv.caller, pb.RecallRequest(
+            query=a["query"], hops=a["hops"], top_k=a["top_k"])),
+        inv.calls.memory("Search", inv.caller, memory_pb2.SearchRequest(
+            query=a["query"], top_k=a["top_k"])))
+    entries = search_reply(found, verbose=False, explain=False, facts=[])["entries"]
+    return {"facts": [fact_item(f) for f in recalled.facts],
+            "edges": [edge_item(e) for e in recalled.edges], "entries": entries,
+            "seeds": list(recalled.seeds), "visited": list(recalled.visited),
+            "low_confidence": recalled.low_confidence, "truncated": recalled.truncated}
+
+
+def edge_reply(r: pb.RelateResponse) -> dict[str, Any]:
+    return {"action": r.action, "edge": edge_item(r.edge)}
+
+
+C = Service.CORTEX
+EDGE = {"src": "registry-a", "relation": "depends_on", "dst": "registry-b"}
+
+TOOLS = [
+    ToolSpec(graph_relate, Tier.FULL, {"": op(
+        Access.WRITE, Effect.ADDITIVE, Retry.SAFE, "a repeat confirms the edge",
+        service=C, method="Relate", shape=edge_reply,
+        build=lambda a: pb.RelateRequest(
+            src=a["src"], relation=a["relation"], dst=a["dst"], provenance=a["provenance"],
+            evidence_quote=a["evidence_quote"],
+            valid_from=to_timestamp(parse_time(a["valid_from"], "valid_from"))))},
+        example=EDGE),
+    ToolSpec(graph_unrelate, Tier.FULL, {"": op(
+        Access.WRITE, Effect.DESTRUCTIVE, Retry.SAFE, "a repeat finds no live edge",
+        service=C, method="Unrelate", shape=edge_reply,
+        build=lambda a: pb.RelateRequest(src=a["src"], relation=a["relation"],
+                                         dst=a["dst"]))}, example=EDGE),
+    ToolSpec(graph_neighbors, Tier.FULL, {"": read(
+        C, "Neighbors", shape=neighbors_reply,
+        build=lambda a: pb.NeighborsRequest(entity=a["entity"], depth=a["depth"],
+                                            to=a["to"]))}, example={"entity": "registry-a"}),
+    ToolSpec(relation_list, Tier.FULL, {"": read(
+        C, "ListRelations", build=lambda a: pb.ListRelationsRequest(),
+        shape=lambda r: {"relations": [{"name": x.name, "inverse": x.inverse,
+                                        "transitive": x.transitive, "symmetric": x.symmetric}
+                                       for x in r.relations]})}),
+    ToolSpec(relation_add, Tier.FULL, {"": op(
+        Access.REVIEWER, Effect.ADDITIVE, Retry.SAFE, "a repeat is refused: already there",
+        service=C, method="AddRelation",
+        build=lambda a: pb.AddRelationRequest(relation=pb.Relation(
+            name=a["name"], inverse=a["inverse"], transitive=a["transitive"],
+            symmetric=a["symmetric"])),
+        shape=lambda r: {"relations": [x.name for x in r.relations]})},
+        example={"name": "registry_rel", "inverse": "registry_rel_of"}),
+    ToolSpec(memory_recall, Tier.CORE, {"": read(run=run_recall)}, example={"query": "x"}),
+]

@@ -8,24 +8,24 @@ publishes tools/list_changed."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping
 from typing import Any
 
 from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, ListToolsResult, TextContent
 
-MINIMAL = frozenset({"memory_store", "memory_search", "briefing", "toolset"})
-CORE = MINIMAL | {"memory_get", "memory_recent", "memory_supersede", "memory_forget",
-                  "memory_reinforce", "memory_rescue", "episode_start", "episode_end",
-                  "document_search", "fact_set", "fact_get", "fact_history", "memory_recall",
-                  "board_agents", "board_lease", "board_message"}
 TIERS = ("minimal", "core", "full")
 
 
 class Toolsets:
-    def __init__(self, default: str) -> None:
+    """`tiers` maps each tool to the smallest tier it is in (the registry)."""
+
+    def __init__(self, default: str, tiers: Mapping[str, int]) -> None:
         if default not in TIERS:
             raise ValueError(f"default toolset must be one of {', '.join(TIERS)}")
         self.default = default
+        self._tiers = dict(tiers)
         self._by_principal: dict[str, str] = {}
         self._lock = threading.Lock()
 
@@ -37,9 +37,27 @@ class Toolsets:
         with self._lock:
             self._by_principal[principal] = tier
 
+    def allows(self, tier: str, tool: str) -> bool:
+        return tier == "full" or self._tiers.get(tool, len(TIERS)) <= TIERS.index(tier)
+
+    def names(self, tier: str) -> list[str]:
+        """The tools of a tier, sorted; empty for full (every tool)."""
+        return [] if tier == "full" else sorted(t for t in self._tiers if self.allows(tier, t))
+
     @staticmethod
-    def allows(tier: str, tool: str) -> bool:
-        return tier == "full" or tool in (MINIMAL if tier == "minimal" else CORE)
+    def step(current: str, action: str, tier: str) -> str:
+        """The tier a toolset call asks for: `tier` itself, or one step from
+        `current` for expand/collapse, or `current` for status."""
+        if tier:
+            wanted = tier
+        elif action == "status":
+            wanted = current
+        else:
+            step = 1 if action == "expand" else -1
+            wanted = TIERS[max(0, min(len(TIERS) - 1, TIERS.index(current) + step))]
+        if wanted not in TIERS:
+            raise ToolError(f"tier is one of {', '.join(TIERS)}")
+        return wanted
 
     async def __call__(self, ctx: Any, call_next: Any) -> Any:
         """ServerMiddleware: filter tools/list, refuse calls outside the tier."""

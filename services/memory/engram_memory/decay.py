@@ -21,7 +21,7 @@ from engram_kit.db import tenant_tx
 from engram_kit.errors import Conflict, InvalidArgument, NotFound
 from engram_kit.runtime import sleep_or_stop
 
-from . import decay_repo, repo
+from . import repo, repo_decay
 from .validation import clean_text
 
 MAX_ARCHIVE_PER_CALL = 1000
@@ -51,7 +51,7 @@ class UseMarks:
         n = 0
         for namespace, ids in pending.items():
             async with tenant_tx(self._pool, namespace) as conn:
-                await decay_repo.mark_used(conn, list(ids))
+                await repo_decay.mark_used(conn, list(ids))
             n += len(ids)
         return n
 
@@ -80,7 +80,7 @@ class Decay:
             raise InvalidArgument(f"limit is 1-{MAX_ARCHIVE_PER_CALL}", field="limit")
         batch = clean_text(batch, 100, "batch")
         async with tenant_tx(self._pool, ns) as conn:
-            ids = await decay_repo.archive_stale(conn, unused_for_s, limit, batch)
+            ids = await repo_decay.archive_stale(conn, unused_for_s, limit, batch)
             if ids:
                 await audit.append(conn, ns, ctx.principal, "entry.archive", batch,
                                    {"ids": [str(i) for i in ids],
@@ -93,7 +93,7 @@ class Decay:
         ns = ctx.require_namespace()
         batch = clean_text(batch, 100, "batch")
         async with tenant_tx(self._pool, ns) as conn:
-            restored = await decay_repo.unarchive(conn, batch)
+            restored = await repo_decay.unarchive(conn, batch)
             if restored:
                 await audit.append(conn, ns, ctx.principal, "entry.unarchive", batch,
                                    {"ids": [str(i) for i in restored]})
@@ -103,7 +103,7 @@ class Decay:
         ns = ctx.require_namespace()
         reason = clean_text(reason, 500, "reason") if reason.strip() else ""
         async with tenant_tx(self._pool, ns) as conn:
-            row = await decay_repo.rescue(conn, entry_id, ctx.principal, reason)
+            row = await repo_decay.rescue(conn, entry_id, ctx.principal, reason)
             if row is None:
                 current = await repo.get_entry(conn, entry_id)
                 if current is None:

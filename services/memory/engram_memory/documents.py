@@ -15,8 +15,8 @@ from engram_kit.db import tenant_tx
 from engram_kit.embedder_client import EmbedderClient
 from engram_kit.errors import InvalidArgument
 
-from . import documents_repo as repo
-from . import vector_queue
+from . import repo_documents as repo
+from . import repo_vector_queue as vector_queue
 from .chunking import chunk, plain_text
 from .fusion import reciprocal_rank_fusion
 from .pdf_worker import PdfExtractor

@@ -13,7 +13,7 @@ from engram_kit.db import tenant_tx
 from engram_kit.errors import Conflict, InvalidArgument
 from engram_kit.idempotency import Keyed
 
-from . import episodes_repo as repo
+from . import repo_episodes as repo
 from .validation import clean_text
 
 MAX_TITLE = 200

@@ -18,6 +18,7 @@ from engram_kit.outbox import OutboxRelay
 from engram_kit.runtime import run_until_signal
 
 from . import repo
+from .column_check import EmbeddingColumnCheck
 from .decay import Decay, UseMarks
 from .documents import Documents
 from .episodes import Episodes
@@ -26,7 +27,7 @@ from .pdf_worker import PdfExtractor
 from .reembed import ReembedSweep
 from .search import Searcher
 from .service import MemoryService
-from .servicer import MemoryServicer
+from .servicer import MemoryDeps, MemoryServicer
 from .settings import MemorySettings
 
 SCHEMA = "memory"
@@ -41,11 +42,8 @@ async def amain(stop: asyncio.Event) -> None:
     caller = Caller(s.internal_token.get_secret_value())
     embedder = EmbedderClient(s.embedder_addr, caller, s.embed_timeout_s, s.embedding_model,
                               s.embedding_dimension)
-    async with pool.acquire() as conn:
-        column_dim = await repo.vector_column_dimension(conn)
-    if column_dim != s.embedding_dimension:
-        raise SystemExit(f"memory refuses to start: entries.embedding is vector({column_dim}) "
-                         f"but ENGRAM_EMBEDDING_DIMENSION is {s.embedding_dimension}")
+    column = EmbeddingColumnCheck(pool, s.embedding_dimension)
+    await column.at_start()
     try:  # an embedder serving another space must not start mixing vectors in
         await embedder.verify(timeout_s=3.0)
     except EmbeddingSpaceMismatch as exc:
@@ -62,6 +60,7 @@ async def amain(stop: asyncio.Event) -> None:
 
     readiness = Readiness(s.service_name)
     add_database_checks(readiness, pool, SCHEMA, MIGRATIONS)
+    readiness.add("embedding_column", column.check)
     # NATS is not a readiness gate: writes must land while it is down (the
     # outbox holds events). Its state is reported on /health instead.
     readiness.info["nats_connected"] = lambda: link.connected
@@ -69,8 +68,9 @@ async def amain(stop: asyncio.Event) -> None:
 
     def register(server: object) -> None:
         memory_pb2_grpc.add_MemoryServiceServicer_to_server(
-            MemoryServicer(service, searcher, Lifecycle(service, uses), Episodes(pool),
-                           documents, Decay(pool)), server)
+            MemoryServicer(MemoryDeps(
+                service=service, searcher=searcher, lifecycle=Lifecycle(service, uses),
+                episodes=Episodes(pool), documents=documents, decay=Decay(pool))), server)
 
     try:
         jobs = [link.run, relay.run, sweep.run, uses.run, embedder.keep_connected]

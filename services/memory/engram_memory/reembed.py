@@ -17,7 +17,7 @@ from engram_kit.db import duty_tx, tenant_tx
 from engram_kit.embedder_client import EmbedderClient
 from engram_kit.runtime import sleep_or_stop
 
-from . import vector_queue as vq
+from . import repo_vector_queue as vq
 
 log = logging.getLogger(__name__)
 

@@ -21,7 +21,8 @@ from engram_kit.errors import Conflict, NotFound
 from engram_kit.idempotency import Keyed
 from engram_kit.outbox import enqueue
 
-from . import repo, vector_queue
+from . import repo
+from . import repo_vector_queue as vector_queue
 from .episodes import current_episode
 from .events import entry_stored_event
 from .findings import Neighbour, Typed, classify

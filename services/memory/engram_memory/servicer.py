@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 from typing import Any
 
 import asyncpg
@@ -12,15 +13,16 @@ from engram_kit.context import current_caller
 from engram_kit.errors import InvalidArgument
 from engram_kit.timestamps import optional_datetime, to_timestamp
 
+from . import servicer_decay as decay_replies
+from . import servicer_documents as document_replies
+from . import servicer_episodes as episode_replies
 from .decay import Decay
 from .documents import Documents
 from .episodes import Episodes
 from .lifecycle import ForgetFilter, Lifecycle
 from .search import Searcher, SearchInput, SearchResult, serving_label
 from .service import MemoryService, StoreInput, StoreResult
-from .servicer_decay import DecayHandlers
-from .servicer_documents import DocumentHandlers, document_hits
-from .servicer_episodes import EpisodeHandlers
+from .servicer_documents import document_hits
 
 FINDINGS = {
     "new": memory_pb2.FINDING_NEW,
@@ -91,16 +93,24 @@ def search_response(result: SearchResult, explain: bool) -> Any:
                                      layer=result.layer, trace=trace)
 
 
-class MemoryServicer(EpisodeHandlers, DocumentHandlers, DecayHandlers,
-                     memory_pb2_grpc.MemoryServiceServicer):
-    def __init__(self, service: MemoryService, searcher: Searcher, lifecycle: Lifecycle,
-                 episodes: Episodes, documents: Documents, decay: Decay) -> None:
-        self.service = service
-        self.decay = decay
-        self.searcher = searcher
-        self.lifecycle = lifecycle
-        self.episodes = episodes
-        self.documents = documents
+@dataclass(frozen=True)
+class MemoryDeps:
+    service: MemoryService
+    searcher: Searcher
+    lifecycle: Lifecycle
+    episodes: Episodes
+    documents: Documents
+    decay: Decay
+
+
+class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
+    def __init__(self, deps: MemoryDeps) -> None:
+        self.service = deps.service
+        self.searcher = deps.searcher
+        self.lifecycle = deps.lifecycle
+        self.episodes = deps.episodes
+        self.documents = deps.documents
+        self.decay = deps.decay
 
     async def Store(self, request: Any, context: Any) -> Any:  # noqa: N802 (gRPC name)
         result = await self.service.store(current_caller(), StoreInput(
@@ -160,3 +170,30 @@ class MemoryServicer(EpisodeHandlers, DocumentHandlers, DecayHandlers,
         entry_id = parse_id(request.entry_id, "entry_id")
         count = await self.lifecycle.reinforce(current_caller(), entry_id)
         return memory_pb2.ReinforceResponse(id=str(entry_id), confirmations=count)
+
+    async def EpisodeStart(self, request: Any, context: Any) -> Any:  # noqa: N802
+        return await episode_replies.start(self.episodes, request)
+
+    async def EpisodeEnd(self, request: Any, context: Any) -> Any:  # noqa: N802
+        return await episode_replies.end(self.episodes)
+
+    async def SessionTitle(self, request: Any, context: Any) -> Any:  # noqa: N802
+        return await episode_replies.title_session(self.episodes, request)
+
+    async def Briefing(self, request: Any, context: Any) -> Any:  # noqa: N802
+        return await episode_replies.briefing(self.episodes, request)
+
+    async def DocumentIngest(self, request: Any, context: Any) -> Any:  # noqa: N802
+        return await document_replies.ingest(self.documents, request)
+
+    async def DocumentSearch(self, request: Any, context: Any) -> Any:  # noqa: N802
+        return await document_replies.search(self.documents, request)
+
+    async def Rescue(self, request: Any, context: Any) -> Any:  # noqa: N802
+        return await decay_replies.rescue(self.decay, request)
+
+    async def ArchiveStale(self, request: Any, context: Any) -> Any:  # noqa: N802
+        return await decay_replies.archive_stale(self.decay, request)
+
+    async def Unarchive(self, request: Any, context: Any) -> Any:  # noqa: N802
+        return await decay_replies.unarchive(self.decay, request)

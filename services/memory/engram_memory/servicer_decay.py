@@ -1,4 +1,4 @@
-"""gRPC handlers for decay and rescue (mixed into MemoryServicer)."""
+"""Replies of decay and rescue (MemoryServicer delegates to these)."""
 
 from __future__ import annotations
 
@@ -21,20 +21,18 @@ def _entry_id(value: str) -> uuid.UUID:
                               field="entry_id") from None
 
 
-class DecayHandlers:
-    decay: Decay
+async def rescue(decay: Decay, request: Any) -> memory_pb2.RescueResponse:
+    done = await decay.rescue(current_caller(), _entry_id(request.entry_id), request.reason)
+    return memory_pb2.RescueResponse(id=str(done.entry_id), was_archived=done.was_archived,
+                                     rescued_at=to_timestamp(done.rescued_at))
 
-    async def Rescue(self, request: Any, context: Any) -> Any:  # noqa: N802 (gRPC name)
-        done = await self.decay.rescue(current_caller(), _entry_id(request.entry_id),
-                                       request.reason)
-        return memory_pb2.RescueResponse(id=str(done.entry_id), was_archived=done.was_archived,
-                                         rescued_at=to_timestamp(done.rescued_at))
 
-    async def ArchiveStale(self, request: Any, context: Any) -> Any:  # noqa: N802
-        ids = await self.decay.archive_stale(current_caller(), request.unused_for_s,
-                                             request.limit, request.batch)
-        return memory_pb2.ArchiveStaleResponse(archived=[str(i) for i in ids])
+async def archive_stale(decay: Decay, request: Any) -> memory_pb2.ArchiveStaleResponse:
+    ids = await decay.archive_stale(current_caller(), request.unused_for_s, request.limit,
+                                    request.batch)
+    return memory_pb2.ArchiveStaleResponse(archived=[str(i) for i in ids])
 
-    async def Unarchive(self, request: Any, context: Any) -> Any:  # noqa: N802
-        restored = await self.decay.unarchive(current_caller(), request.batch)
-        return memory_pb2.UnarchiveResponse(restored=restored)
+
+async def unarchive(decay: Decay, request: Any) -> memory_pb2.UnarchiveResponse:
+    restored = await decay.unarchive(current_caller(), request.batch)
+    return memory_pb2.UnarchiveResponse(restored=restored)

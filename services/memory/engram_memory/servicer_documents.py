@@ -1,4 +1,4 @@
-"""gRPC handlers for documents (mixed into MemoryServicer)."""
+"""Replies of the document RPCs (MemoryServicer delegates to these)."""
 
 from __future__ import annotations
 
@@ -19,18 +19,15 @@ def document_hits(hits: list[ChunkHit]) -> list[memory_pb2.DocumentHit]:
         for h in hits]
 
 
-class DocumentHandlers:
-    documents: Documents
+async def ingest(documents: Documents, request: Any) -> memory_pb2.DocumentIngestResponse:
+    result = await documents.ingest(current_caller(), request.content, request.source,
+                                    request.title, request.format, request.data)
+    return memory_pb2.DocumentIngestResponse(
+        id=str(result.id), chunks=result.chunks, embedded=result.embedded,
+        duplicate=result.duplicate)
 
-    async def DocumentIngest(self, request: Any, context: Any) -> Any:  # noqa: N802 (gRPC)
-        result = await self.documents.ingest(current_caller(), request.content, request.source,
-                                             request.title, request.format, request.data)
-        return memory_pb2.DocumentIngestResponse(
-            id=str(result.id), chunks=result.chunks, embedded=result.embedded,
-            duplicate=result.duplicate)
 
-    async def DocumentSearch(self, request: Any, context: Any) -> Any:  # noqa: N802
-        hits, dense = await self.documents.search_query(current_caller(), request.query,
-                                                        request.top_k)
-        return memory_pb2.DocumentSearchResponse(documents=document_hits(hits),
-                                                 mode="hybrid" if dense else "lexical")
+async def search(documents: Documents, request: Any) -> memory_pb2.DocumentSearchResponse:
+    hits, dense = await documents.search_query(current_caller(), request.query, request.top_k)
+    return memory_pb2.DocumentSearchResponse(documents=document_hits(hits),
+                                             mode="hybrid" if dense else "lexical")

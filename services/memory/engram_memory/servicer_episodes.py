@@ -1,4 +1,5 @@
-"""gRPC handlers for episodes and the briefing (mixed into MemoryServicer)."""
+"""Replies of the episode RPCs and the briefing (MemoryServicer delegates to
+these)."""
 
 from __future__ import annotations
 
@@ -19,30 +20,30 @@ def _reply(ep: Episode) -> memory_pb2.EpisodeReply:
                                    parent_id=str(ep.parent_id or ""))
 
 
-class EpisodeHandlers:
-    episodes: Episodes
+async def start(episodes: Episodes, request: Any) -> memory_pb2.EpisodeReply:
+    return _reply(await episodes.start(current_caller(), request.title))
 
-    async def EpisodeStart(self, request: Any, context: Any) -> Any:  # noqa: N802 (gRPC)
-        return _reply(await self.episodes.start(current_caller(), request.title))
 
-    async def EpisodeEnd(self, request: Any, context: Any) -> Any:  # noqa: N802
-        return _reply(await self.episodes.end(current_caller()))
+async def end(episodes: Episodes) -> memory_pb2.EpisodeReply:
+    return _reply(await episodes.end(current_caller()))
 
-    async def SessionTitle(self, request: Any, context: Any) -> Any:  # noqa: N802
-        return _reply(await self.episodes.title_session(current_caller(), request.title))
 
-    async def Briefing(self, request: Any, context: Any) -> Any:  # noqa: N802
-        budget = request.token_budget or DEFAULT_BUDGET
-        rows = await self.episodes.recent(current_caller(), 20, PER_EPISODE)
-        recaps, used = [], 0
-        for row in rows:
-            cost = (len(row["title"]) + sum(len(t) for t in row["latest"])) // 4 + 12
-            if recaps and used + cost > budget:
-                break
-            used += cost
-            recaps.append(memory_pb2.EpisodeRecap(
-                id=str(row["id"]), title=row["title"], parent_id=str(row["parent_id"] or ""),
-                started_at=to_timestamp(row["started_at"]),
-                ended_at=to_timestamp(row["ended_at"]), entries=row["entries"],
-                latest=list(row["latest"])))
-        return memory_pb2.BriefingResponse(episodes=recaps, truncated=len(recaps) < len(rows))
+async def title_session(episodes: Episodes, request: Any) -> memory_pb2.EpisodeReply:
+    return _reply(await episodes.title_session(current_caller(), request.title))
+
+
+async def briefing(episodes: Episodes, request: Any) -> memory_pb2.BriefingResponse:
+    budget = request.token_budget or DEFAULT_BUDGET
+    rows = await episodes.recent(current_caller(), 20, PER_EPISODE)
+    recaps, used = [], 0
+    for row in rows:
+        cost = (len(row["title"]) + sum(len(t) for t in row["latest"])) // 4 + 12
+        if recaps and used + cost > budget:
+            break
+        used += cost
+        recaps.append(memory_pb2.EpisodeRecap(
+            id=str(row["id"]), title=row["title"], parent_id=str(row["parent_id"] or ""),
+            started_at=to_timestamp(row["started_at"]),
+            ended_at=to_timestamp(row["ended_at"]), entries=row["entries"],
+            latest=list(row["latest"])))
+    return memory_pb2.BriefingResponse(episodes=recaps, truncated=len(recaps) < len(rows))

@@ -57,12 +57,10 @@ class MemorySettings(ServiceSettings, DatabaseSettings, NatsSettings, AuditSetti
     lexical_max_df: float = 0.1
     # Rarest first, query terms are used while their summed df stays within
     # this many rows (migration 0011): it bounds a lexical search's work at
-    # scale (1M rows: evals/bench_scale.py). Never reached on LoCoMo.
+    # scale (docs/decisions/0002-lexical-postings-under-rls.md).
     lexical_match_budget: int = Field(20_000, ge=100)
     # BM25 for entries (tf is 1: memories are short). b is the length norm's
-    # weight: 0 measured best through the real stack (LoCoMo turn R@10 0.728
-    # against 0.726 at b=0.3 and 0.723 at b=0.75). Until 2026-11-30 the SQL let Postgres type
-    # both as integers, so every earlier run measured k1=1, b=0; with b=0, k1
-    # has no effect. Document chunks use the textbook 1.2 / 0.75.
+    # weight, off by default (docs/decisions/0001-bm25-without-length-norm.md);
+    # with b=0, k1 has no effect. Document chunks use the textbook 1.2 / 0.75.
     lexical_k1: float = Field(1.2, gt=0)
     lexical_b: float = Field(0.0, ge=0, le=1)

@@ -1,4 +1,4 @@
--- Memory schema v15: a write that carries an idempotency key (gRPC metadata
+-- Memory schema v16: a write that carries an idempotency key (gRPC metadata
 -- x-engram-idempotency-key) takes effect once. The key is recorded in the
 -- write's own transaction with the reply; a repeat of the same request gets that reply,
 -- a different request under the same key is refused. Keys expire after 7 days.

@@ -1,4 +1,4 @@
--- Dreamer schema v5: an approved proposal is applied in three steps, none of
+-- Dreamer schema v6: an approved proposal is applied in three steps, none of
 -- them holding a transaction across the cortex call: the decision is marked
 -- ('applying', with who decided and why), cortex is called with the
 -- proposal's idempotency key, then the mark is finalised ('approved'). A

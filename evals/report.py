@@ -1,0 +1,369 @@
+"""Write docs/benchmarks.md (and its plots under docs/img/) from evals/results/.
+
+Only the newest artefact of each kind feeds the page, so a number on it never
+outlives its artefact; artefacts with a variant suffix (`-bm25-b03`) are
+shown only where they are compared with the newest run of their kind.
+
+    .venv/bin/python evals/report.py            # rewrite the page and the plots
+    .venv/bin/python evals/report.py --check    # exit 1 if the page is stale
+    .venv/bin/python evals/report.py --no-plots # the page only
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "evals" / "results"
+PAGE = ROOT / "docs" / "benchmarks.md"
+IMG = ROOT / "docs" / "img"
+NAME = re.compile(r"^(?P<kind>[a-z][a-z-]*?)-(?P<ts>\d{8}T\d{6}Z)"
+                  r"(?P<variant>-[A-Za-z0-9-]+)?\.json$")
+BASELINE_NAMES = {"bm25": "BM25 (plain tokens)", "bm25-stem": "BM25 (stemmed, stop words)",
+                  "dense": "dense MiniLM", "rrf": "RRF(BM25, dense)",
+                  "rrf-stem": "RRF(stemmed BM25, dense)"}
+DEFAULTS = "rrf(sel10% x1.5,dense) k=10 +nb0.3 +ep0.3"  # the memory service's ranking defaults
+
+
+@dataclass(frozen=True)
+class Artefact:
+    kind: str
+    stamp: str
+    variant: str
+    path: Path
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    def load(self) -> dict[str, Any]:
+        return json.loads(self.path.read_text())
+
+
+def artefacts(results: Path = RESULTS) -> list[Artefact]:
+    found = []
+    for path in sorted(results.glob("*.json")):
+        m = NAME.match(path.name)
+        if m:
+            found.append(Artefact(m["kind"], m["ts"], (m["variant"] or "").lstrip("-"), path))
+    return found
+
+
+def latest(found: list[Artefact], kind: str) -> Artefact | None:
+    plain = [a for a in found if a.kind == kind and not a.variant]
+    return max(plain, key=lambda a: a.stamp) if plain else None
+
+
+def f(value: float, digits: int = 1) -> str:
+    return f"{value:,.{digits}f}".replace(",", " ")
+
+
+def table(head: list[str], rows: list[list[str]]) -> list[str]:
+    return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head),
+            *["| " + " | ".join(r) + " |" for r in rows], ""]
+
+
+def source(a: Artefact, data: dict[str, Any]) -> str:
+    cmd = data.get("command", "")
+    return f"Artefact `evals/results/{a.name}`" + (f"; command `{cmd}`." if cmd else ".")
+
+
+def mcp_latency(a: Artefact) -> list[str]:
+    d = a.load()
+    rows = [[f"`memory_{op}` via MCP", f(d["mcp"][op]["p50_ms"]), f(d["mcp"][op]["p95_ms"])]
+            for op in ("store", "search")]
+    rows += [[f"`MemoryService.{op.title()}` direct gRPC", f(d["grpc_direct"][op]["p50_ms"]),
+              f(d["grpc_direct"][op]["p95_ms"])] for op in ("store", "search")]
+    r = d["ratios"]
+    return ["## MCP latency", "",
+            f"{d['n']} sequential calls per tool and path after "
+            f"{d['warmup_calls_per_path']} warm-up calls, one client, embedded stack on "
+            f"{d['machine']['cpu_count']} CPUs, the memory service called directly over gRPC in the"
+            " same run as the baseline. " + source(a, d), "",
+            *table(["", "p50 ms", "p95 ms"], rows),
+            f"Gateway + MCP overhead at p50: ×{r['store_p50_mcp_over_grpc']} on store, "
+            f"×{r['search_p50_mcp_over_grpc']} on search. Cold start {d['cold_start_s']} s.", "",
+            "![MCP and gRPC latency](img/latency.png)", ""]
+
+
+def store_cpu(a: Artefact) -> list[str]:
+    d = a.load()
+    rows = []
+    for key, label in (("full_stack", "whole stack"), ("dreamer_stopped", "dreamer stopped")):
+        part = d[key]
+        rows.append([label, f"{f(part['store']['p50_ms'])} / {f(part['store']['p95_ms'])}",
+                     f(part["cpu_ms_per_store_total"]), f(part["cpu_ms_per_store"]["embedder"])])
+    floor = d["call_floor"]
+    return ["## Where a store's time goes", "",
+            f"{d['n']} MCP stores one at a time; CPU per store read from `/proc` for every "
+            "process of the embedded stack. " + source(a, d), "",
+            *table(["", "store p50 / p95 ms", "CPU ms per store", "of which the embedder"], rows),
+            f"A bare encode of the same texts takes {f(d['bare_encode_idle']['p50_ms_used'])} ms "
+            f"p50; a store is ×{d['store_over_encode_p50']['full_stack']} that. The floor of any "
+            f"tool call, `memory_recent` n=1: {f(floor['mcp_memory_recent']['p50_ms'])} ms p50 "
+            f"through MCP, {f(floor['grpc_memory_recent']['p50_ms'])} ms straight over gRPC "
+            f"({floor['mcp_recent_p50_over_encode_p50']} of the encode).", ""]
+
+
+def _recall_row(name: str, block: dict[str, Any]) -> list[str]:
+    cats = block["per_category"]
+    return [name, f(block["turn"]["r@10"], 3),
+            *[f(cats[c]["turn"]["r@10"], 3) for c in sorted(cats)]]
+
+
+def locomo(a: Artefact, found: list[Artefact]) -> list[str]:
+    d = a.load()
+    cats = d["engram"]["per_category"]
+    head = ["turn-level R@10", "all", *[cats[c]["name"] for c in sorted(cats)]]
+    rows = [_recall_row("**engram**", d["engram"])]
+    rows += [_recall_row(BASELINE_NAMES.get(k, k), v) for k, v in d["baselines"].items()]
+    lat = d["latency"]
+    out = ["## Retrieval on LoCoMo", "",
+           f"Every turn of the {len(d['dataset']['conversations'])} conversations stored through "
+           f"MCP `memory_store` (one episode per session), the {d['n_questions']} category 1–4 "
+           "questions asked through `memory_search`, the baselines on the same texts in the "
+           "same run. " + source(a, d), "", *table(head, rows),
+           f"Best baseline: {BASELINE_NAMES.get(d['best_baseline'], d['best_baseline'])}; engram "
+           f"is +{f(100 * d['engram_minus_best_baseline_turn_r10'])} points over it. "
+           f"Session-level R@10 {f(d['engram']['session']['r@10'], 3)}; about "
+           f"{f(d['context_tokens_at_10'], 0)} context tokens per query at k=10.", "",
+           "![recall@k on LoCoMo](img/recall_at_k.png)", "",
+           f"Latency in the same run: store p50 {f(lat['store_p50_ms'])} / p95 "
+           f"{f(lat['store_p95_ms'])} ms, search p50 {f(lat['search_p50_ms'])} / p95 "
+           f"{f(lat['search_p95_ms'])} ms; a bare encode {f(lat['encode_p50_ms'])} ms at the same "
+           f"moments (store ×{lat['store_over_encode_p50']}).", ""]
+    return out + bm25_variants(a, d, found)
+
+
+def bm25_variants(a: Artefact, d: dict[str, Any], found: list[Artefact]) -> list[str]:
+    variants = sorted((v for v in found if v.kind == "locomo" and v.variant.startswith("bm25")),
+                      key=lambda v: v.stamp)
+    if not variants:
+        return []
+    rows = [["b=0 (default)", f(d["engram"]["turn"]["r@10"], 3), f"`{a.name}`"]]
+    for v in variants:
+        b = v.variant.removeprefix("bm25-b")
+        label = f"b=0.{b[1:]}" if b.startswith("0") else f"b={b}"
+        rows.append([label, f(v.load()["engram"]["turn"]["r@10"], 3), f"`{v.name}`"])
+    return ["### BM25 length norm", "",
+            "The same benchmark with `ENGRAM_LEXICAL_B` changed "
+            "([decision 0001](decisions/0001-bm25-without-length-norm.md)).", "",
+            *table(["memories' BM25", "turn R@10", "artefact"], rows)]
+
+
+def ablation(a: Artefact) -> list[str]:
+    d = a.load()
+    summary: dict[str, dict[str, float]] = d["summary"]
+    single = ("bm25", "bm25-stem", "dense", "dense-ctx", "rrf(bm25,dense)")
+    named = [k for k in single if k in summary]
+    fused = sorted((k for k in summary if k not in named), key=lambda k: -summary[k]["turn_r@10"])
+    shown = named + fused[:5] + ([DEFAULTS] if DEFAULTS in summary and DEFAULTS not in fused[:5]
+                                 else [])
+    rows = [[f"`{k}`" + (" (the service's defaults)" if k == DEFAULTS else ""),
+             f(summary[k]["turn_r@10"], 3), f(summary[k]["turn_r@5"], 3),
+             f(summary[k]["turn_r@20"], 3)] for k in shown]
+    return ["### Ablation", "",
+            f"In-process on identical texts ({d['model']}, {d['depth']} candidates per channel); "
+            f"{len(summary)} variants: the single channels, the five best fused ones and the "
+            "service's defaults. "
+            "`sel10%`: only terms in at most 10% of rows, tf=1; `xW`: lexical weight; `k`: RRF k; "
+            "`nb`/`ep`: context and episode lifts. " + source(a, d), "",
+            *table(["variant", "turn R@10", "R@5", "R@20"], rows)]
+
+
+def scale(a: Artefact) -> list[str]:
+    d = a.load()
+    rows = [[f(p["entries"], 0), f(p["copy_s"], 0) + " s", f(p["index_build_s"], 0) + " s",
+             f"{f(p['store_p50_ms'], 0)} / {f(p['store_p95_ms'], 0)}",
+             f"{f(p['search_p50_ms'], 0)} / {f(p['search_p95_ms'], 0)}",
+             f"{f(p['bytes_per_entry'], 0)} / {f(p['entries_bytes_per_entry'], 0)}",
+             f(p["hnsw_bytes"] / 2**20, 0) + " MiB"] for p in d["points"]]
+    g = d["search_p95_growth"]
+    return ["## One namespace at scale", "",
+            f"{d['vectors']}. {d['storage']}. " + source(a, d), "",
+            *table(["entries", "COPY", "HNSW build", "store p50 / p95 ms", "search p50 / p95 ms",
+                    "bytes per entry: all / entries", "HNSW"], rows),
+            f"Search p95 grows ×{f(g['ratio'], 2)} from {f(g['from'], 0)} to {f(g['to'], 0)} "
+            "entries.", "", "![latency against namespace size](img/scale.png)", ""]
+
+
+def documents(a: Artefact) -> list[str]:
+    d = a.load()
+    rows = [[f(p["chunks"], 0),
+             f"{f(p['document_search_p50_ms'])} / {f(p['document_search_p95_ms'])}",
+             f"{f(p['lexical_p50_ms'])} / {f(p['lexical_p95_ms'])}",
+             f"{f(p['baseline_full_text_scan_p50_ms'])} / {f(p['baseline_full_text_scan_p95_ms'])}"]
+            for p in d["points"]]
+    return ["### Document chunks at scale", "", f"{d['chunks']}; {d['queries']}. " + source(a, d),
+            "", *table(["chunks", "`document_search` p50 / p95 ms (MCP)",
+                        "lexical channel p50 / p95 ms", "old full-text scan p50 / p95 ms"], rows)]
+
+
+def embedder(a: Artefact) -> list[str]:
+    d = a.load()
+    conc = [p["concurrency"] for p in d["service_batched"]["short"]]
+
+    def line(label: str, key: str, kind: str) -> list[str]:
+        return [label, *[f(p["sentences_per_s"], 0) for p in d[key][kind]]]
+    rows = [line("service, batched", "service_batched", "short"),
+            line("batching off, one model thread", "service_unbatched", "short"),
+            line("batching off, side lane on", "service_unbatched_two_lanes", "short"),
+            line("service, batched (mixed 6–200 words)", "service_batched", "mixed")]
+    idle, bulk = d["idle_single_request"], d["interactive_under_bulk"]
+    raw = d["raw"]["short"]
+    return ["## Embedder", "",
+            f"{d['backend']['model']} on {d['machine']['cpus']} CPU cores ({d['backend']['name']}),"
+            " one text per request, client and service on the same cores. " + source(a, d), "",
+            *table(["texts per second at concurrency", *map(str, conc)], rows),
+            f"Raw model in-process: {f(raw['best_sentences_per_s'], 0)}/s at batch "
+            f"{raw['best_batch']}. At concurrency 32 the service reaches "
+            f"{f(d['ratio_vs_raw_c32'], 2)} of raw (target 0.85) and "
+            f"×{f(d['ratio_vs_unbatched_c32'], 2)} its unbatched self (target ×4). Idle single "
+            f"request {f(idle['service_p50_ms'])} ms p50 against "
+            f"{f(idle['direct_encode_p50_ms'])} ms for a direct encode "
+            f"(+{f(idle['overhead_p50_ms'])} ms). Interactive p95 while a bulk stream runs: "
+            f"{f(bulk['busy_p95_ms'])} ms against {f(bulk['idle_p95_ms'])} ms idle "
+            f"(×{f(bulk['ratio_p95'], 2)}; target ×2).", "",
+            "![embedder throughput](img/embedder.png)", ""]
+
+
+def embedder_probe(a: Artefact) -> list[str]:
+    d = a.load()
+    race = d["tokenizer_race"]
+    st = race["st_encode_x2_plus_unpadded_count"]
+    be = race["backend_encode_x3"]
+    failed = sum(st["failures"].values())
+    rows = []
+    for n, rnd in enumerate(d["lanes_at_concurrency_32"]["rounds"], 1):
+        for label, r in rnd.items():
+            rows.append([str(n), label, f(r["sentences_per_s"], 0), f(r["lanes_busy_share"], 2)])
+    return ["### Embedder probes", "",
+            f"Tokenizer race ({f(race['seconds_each'], 0)} s each): sentence-transformers' `encode`"
+            f" on two threads beside an unpadded token count failed {failed} of "
+            f"{st['calls']['encode']} encodes; the backend on three threads failed "
+            f"{sum(be['failures'].values())} of {be['calls']['encode']} "
+            "([decision 0004](decisions/0004-embedder-lanes-and-tokenizer-lock.md)). "
+            + source(a, d), "",
+            *table(["round", "lane setting at concurrency 32", "texts/s", "lanes busy"], rows)]
+
+
+def conflicts(a: Artefact) -> list[str]:
+    d = a.load()
+    e, b = d["engram"], d["baseline_exact_only"]
+    rows = [[k, f(v["precision"], 3), f(v["recall"], 3), f(v["f1"], 3),
+             f(b["per_outcome"][k]["f1"], 3), str(v["support"])]
+            for k, v in e["per_outcome"].items()]
+    actions = ["insert", "confirm", "supersede", "contest", "park"]
+    confusion = [[label, *[str(e["confusion"].get(label, {}).get(x, 0)) for x in actions]]
+                 for label in e["per_outcome"]]
+    cats = ", ".join(f"{k} {v}" for k, v in sorted(d["accuracy_by_category"].items()))
+    return ["## Conflict typing in `fact_set`", "",
+            f"{d['pairs']} labelled fact pairs (`{d['data']}`), each written through MCP "
+            "`fact_set` on a fresh stack; the second write's action is compared with the label. "
+            "The baseline knows only exact normalised restatements. " + source(a, d), "",
+            f"Accuracy {d['engram']['accuracy']} (baseline {b['accuracy']}), macro-F1 "
+            f"{e['macro_f1']} (baseline {b['macro_f1']}).", "",
+            *table(["outcome", "precision", "recall", "F1", "baseline F1", "pairs"], rows),
+            "Confusion (rows: label, columns: `fact_set` action):", "",
+            *table(["label", *actions], confusion), f"Accuracy by category: {cats}.", ""]
+
+
+def _extraction_rows(d: dict[str, Any]) -> list[list[str]]:
+    ex, ho = d["extractor"]["per_kind"], d["heldout"]["per_kind"]
+    return [[k, f(v["precision"], 3), f(v["recall"], 3), f(ho[k]["precision"], 3),
+             f(ho[k]["recall"], 3)] for k, v in ex.items()]
+
+
+def extraction(rules: Artefact | None, openai: Artefact | None) -> list[str]:
+    out = ["## Fact extraction by the dreamer", ""]
+    if rules:
+        d = rules.load()
+        ex, ho, base = d["extractor"], d["heldout"], d["baseline_every_sentence_state"]
+        out += [f"The `rules` backend on {d['entries']} labelled entries (`{d['data']}`) and "
+                f"{ho['entries']} held-out ones (`{d['heldout_data']}`), written without seeing "
+                "the grammar. " + source(rules, d), "",
+                *table(["kind", "precision", "recall", "held-out precision", "held-out recall"],
+                       _extraction_rows(d)),
+                f"Micro precision {ex['micro_precision']}, recall {ex['micro_recall']} "
+                f"({ho['micro_precision']} and {ho['micro_recall']} held out); facts from chatter "
+                f"entries: {ex['facts_from_chatter']}. The baseline (every sentence a STATE fact): "
+                f"precision {base['micro_precision']}, recall {base['micro_recall']}.", ""]
+    if openai:
+        d = openai.load()
+        out += [f"The `openai` backend with `{d['model']}` (batches of {d['batch']}): micro "
+                f"precision {d['extractor']['micro_precision']}, recall "
+                f"{d['extractor']['micro_recall']}; {d['dropped_unanchored']} candidates dropped "
+                f"as unanchored, {d['failed_batches']} batches failed, {f(d['seconds'], 0)} s. "
+                + source(openai, d), ""]
+    return out
+
+
+def board(a: Artefact) -> list[str]:
+    d = a.load()
+    g, m = d["grpc_direct"], d["mcp"]
+    rows = [[op, f"{f(g['ops'][op]['per_s'])}/s",
+             f"{f(g['ops'][op]['p50_ms'])} / {f(g['ops'][op]['p95_ms'])}",
+             f"{f(m['ops'][op]['per_s'])}/s",
+             f"{f(m['ops'][op]['p50_ms'])} / {f(m['ops'][op]['p95_ms'])}"] for op in g["ops"]]
+    loop = d["loop"]
+    return ["## Agent board", "",
+            f"{g['agents']} simulated agents in closed loops over {loop['leases']} shared leases "
+            f"(ttl {loop['lease_ttl_s']} s), mail every {loop['send_interval_s']} s; first "
+            "straight to the coordination service over gRPC, then through the gateway with one "
+            "MCP client per agent. " + source(a, d), "",
+            *table(["op", "gRPC throughput", "gRPC p50 / p95 ms", "MCP throughput",
+                    "MCP p50 / p95 ms"], rows),
+            f"Totals: {f(g['total_per_s'])} ops/s direct, {f(m['total_per_s'])} through MCP. "
+            f"Errors: {sum(g['errors'].values()) + sum(m['errors'].values())}.", ""]
+
+
+def render(found: list[Artefact]) -> str:
+    used = {k: latest(found, k) for k in (
+        "mcp-latency", "store-cpu", "locomo", "locomo-ablation", "scale", "documents", "embedder",
+        "embedder-probe", "conflicts", "extraction-rules", "extraction-openai", "board")}
+    parts = ["# Benchmarks", "",
+             "Generated by `python evals/report.py` from the newest artefact of each kind under "
+             "`evals/results/`; do not edit by hand (a test fails when this page is stale). How "
+             "each benchmark runs: [evals/README.md](../evals/README.md). Why the defaults are "
+             "what they are: [decisions/](decisions/README.md).", ""]
+    sections = [("mcp-latency", mcp_latency), ("store-cpu", store_cpu),
+                ("locomo", lambda a: locomo(a, found)), ("locomo-ablation", ablation),
+                ("scale", scale), ("documents", documents), ("embedder", embedder),
+                ("embedder-probe", embedder_probe), ("conflicts", conflicts), ("board", board)]
+    for kind, section in sections:
+        art = used[kind]
+        if art:
+            parts += section(art)
+    if used["extraction-rules"] or used["extraction-openai"]:
+        parts += extraction(used["extraction-rules"], used["extraction-openai"])
+    return "\n".join(parts).rstrip("\n") + "\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--check", action="store_true", help="exit 1 if the page is stale")
+    parser.add_argument("--no-plots", action="store_true", help="write the page only")
+    args = parser.parse_args()
+    found = artefacts()
+    page = render(found)
+    if args.check:
+        if PAGE.read_text() != page:
+            sys.stderr.write("docs/benchmarks.md is stale: run python evals/report.py\n")
+            return 1
+        return 0
+    PAGE.write_text(page)
+    if not args.no_plots:
+        from report_plots import draw_all  # matplotlib is a dev extra: only needed for plots
+        draw_all(found, latest, IMG)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,76 @@
+"""SQL of the dreamer's proposals. The caller owns the transaction."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import asyncpg
+
+# An open proposal past its expiry reads as expired before a pass marks it.
+_STATUS_SQL = ("(CASE WHEN status = 'open' AND expires_at < now() THEN 'expired' "
+               "ELSE status END)")
+
+
+async def expire_open(conn: asyncpg.Connection) -> None:
+    await conn.execute("UPDATE proposals SET status = 'expired' "
+                       "WHERE status = 'open' AND expires_at < now()")
+
+
+async def insert(conn: asyncpg.Connection, ns: str, run_id: uuid.UUID,
+                 link: Any) -> uuid.UUID | None:
+    """None when a proposal with the link's signature exists."""
+    return await conn.fetchval(
+        """INSERT INTO proposals (namespace, id, signature, kind, src, relation, dst,
+               evidence_quote, run_id, entity, value, source_ref)
+           VALUES ($1, $2, $3, $9, $4, $5, $6, $7, $8, $10, $11, $12)
+           ON CONFLICT (namespace, signature) DO NOTHING RETURNING id""",
+        ns, uuid.uuid4(), link.signature, link.src, link.relation, link.dst,
+        link.quote, run_id, link.kind, link.entity, link.value, link.source_ref)
+
+
+async def listing(conn: asyncpg.Connection, status: str, kind: str) -> list[asyncpg.Record]:
+    return await conn.fetch(
+        f"SELECT * FROM proposals WHERE {_STATUS_SQL} = $1 AND ($2 = '' OR kind = $2) "
+        "ORDER BY created_at LIMIT 200", status, kind)
+
+
+async def lock(conn: asyncpg.Connection, pid: uuid.UUID) -> asyncpg.Record | None:
+    return await conn.fetchrow("SELECT * FROM proposals WHERE id = $1 FOR UPDATE", pid)
+
+
+async def get(conn: asyncpg.Connection, pid: uuid.UUID) -> asyncpg.Record | None:
+    return await conn.fetchrow("SELECT * FROM proposals WHERE id = $1", pid)
+
+
+async def applying(conn: asyncpg.Connection) -> list[asyncpg.Record]:
+    """Approvals marked but not yet applied (a failure left them)."""
+    return await conn.fetch("SELECT * FROM proposals WHERE status = 'applying'")
+
+
+async def reopen(conn: asyncpg.Connection, pid: uuid.UUID) -> None:
+    await conn.execute("UPDATE proposals SET status = 'open', decided_by = NULL, "
+                       "decided_at = NULL WHERE id = $1 AND status = 'applying'", pid)
+
+
+async def finalise(conn: asyncpg.Connection, pid: uuid.UUID) -> asyncpg.Record | None:
+    """The applied approval marked approved; None when another call did it."""
+    return await conn.fetchrow("UPDATE proposals SET status = 'approved' "
+                               "WHERE id = $1 AND status = 'applying' RETURNING *", pid)
+
+
+async def decide(conn: asyncpg.Connection, pid: uuid.UUID, status: str, principal: str,
+                 reasoning: str) -> asyncpg.Record:
+    return await conn.fetchrow(
+        """UPDATE proposals SET status = $2, decided_by = $3,
+                  decided_at = clock_timestamp(), reasoning = $4
+           WHERE id = $1 RETURNING *""", pid, status, principal, reasoning)
+
+
+async def decided_of_run(conn: asyncpg.Connection, run_id: uuid.UUID) -> list[asyncpg.Record]:
+    return await conn.fetch("SELECT id, status FROM proposals WHERE run_id = $1 "
+                            "AND status IN ('applying', 'approved', 'rejected')", run_id)
+
+
+async def delete_of_run(conn: asyncpg.Connection, run_id: uuid.UUID) -> None:
+    await conn.execute("DELETE FROM proposals WHERE run_id = $1", run_id)
