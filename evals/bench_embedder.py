@@ -36,13 +36,14 @@ from pathlib import Path
 import grpc
 import httpx
 import numpy as np
+from benchlib import parse_with_smoke, results_dir
 
 from engram.v1 import embedder_pb2 as pb
 from engram.v1 import embedder_pb2_grpc
 from engram_embedder.backend import VllmBackend
 from engram_kit.context import CallerContext
 
-RESULTS = Path(__file__).parent / "results"
+RESULTS = results_dir()
 REPS = 3  # throughput points are medians: single 2-core runs vary by +-10%
 WORDS = [
     "memory", "agent", "vector", "store", "search", "lease", "mail", "graph", "fact", "rule",
@@ -232,7 +233,7 @@ def main() -> None:
     parser.add_argument("--model-name", default="")
     parser.add_argument("--model-processes", action="store_true",
                         help="run the service's model in worker processes")
-    args = parser.parse_args()
+    args = parse_with_smoke(parser, {"n": 32})
     token = secrets.token_urlsafe(16)
     md = CallerContext(principal="bench", namespace="bench").to_metadata(token)
     encode, backend_model = raw_encoder(args)

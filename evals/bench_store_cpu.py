@@ -33,7 +33,7 @@ from typing import Any
 
 import httpx2
 from bench_mcp_latency import memories, summary
-from benchlib import REPO_ROOT, command_line, stop_stack_on_sigterm
+from benchlib import REPO_ROOT, command_line, parse_with_smoke, results_dir, stop_stack_on_sigterm
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -43,7 +43,7 @@ from engram_cli.stack import Stack
 from engram_kit.context import CallerContext
 from engram_kit.grpc_client import open_channel
 
-RESULTS_DIR = REPO_ROOT / "evals" / "results"
+RESULTS_DIR = results_dir()
 TICKS = os.sysconf("SC_CLK_TCK")
 WARMUP = 20
 SETTLE_S = 10.0
@@ -179,7 +179,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=200, help="timed stores per phase")
     parser.add_argument("--port-offset", type=int, default=300)
-    args = parser.parse_args()
+    args = parse_with_smoke(parser, {"n": 10})
     started_at = datetime.now(UTC)
     data_dir = Path(tempfile.mkdtemp(prefix="engram-bench-"))
     stack = Stack(CliSettings(data_dir=data_dir, port_offset=args.port_offset))
