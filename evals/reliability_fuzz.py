@@ -36,6 +36,30 @@ async def _client_call(url: str, token: str, tool: str, args: dict[str, Any]) ->
         return await client.call_tool(tool, args)
 
 
+CALLS = [0]
+
+
+def fuzz_one(up: EngramUp, token: str, name: str, schema: dict[str, Any], examples: int,
+             seen: list[tuple[dict, str]]) -> Any:
+    """A hypothesis test for one tool; on failure hypothesis shrinks the
+    arguments, so the last one recorded is the minimal example."""
+    @settings(max_examples=examples, deadline=None, derandomize=True, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(from_schema(schema))
+    def one(args: dict[str, Any]) -> None:
+        CALLS[0] += 1
+        try:
+            result = asyncio.run(_client_call(up.s.mcp_url, token, name, args))
+        except Exception as exc:  # noqa: BLE001 (a protocol-level failure)
+            seen.append((args, repr(exc)[:300]))
+            raise AssertionError(repr(exc)) from None
+        _, text = classify_mcp(result)
+        if result.is_error and any(b in text for b in BANNED):
+            seen.append((args, text[:300]))
+            raise AssertionError(text)
+    return one
+
+
 def fuzz_mcp(up: EngramUp, examples: int) -> dict[str, Any]:
     """Per tool: hypothesis over its input schema; a failure is shrunk to a
     minimal example. Any outcome is fine except an untyped error."""
@@ -44,37 +68,20 @@ def fuzz_mcp(up: EngramUp, examples: int) -> dict[str, Any]:
     tools = asyncio.run(_client_call(up.s.mcp_url, token, None, {}))
     per_tool = max(3, examples // max(len(tools), 1))
     failures: dict[str, Any] = {}
-    calls = 0
+    CALLS[0] = 0
     for tool in tools:
         schema = dict(tool.input_schema)
         props = {k: v for k, v in schema.get("properties", {}).items() if k != "namespace"}
         schema = {**schema, "properties": props,
                   "required": [r for r in schema.get("required", []) if r in props]}
         seen: list[tuple[dict, str]] = []
-
-        @settings(max_examples=per_tool, deadline=None, derandomize=True, database=None,
-                  suppress_health_check=list(HealthCheck))
-        @given(from_schema(schema))
-        def one(args: dict[str, Any], name: str = tool.name,
-                seen: list[tuple[dict, str]] = seen) -> None:
-            nonlocal calls
-            calls += 1
-            try:
-                result = asyncio.run(_client_call(up.s.mcp_url, token, name, args))
-            except Exception as exc:  # noqa: BLE001 (a protocol-level failure)
-                seen.append((args, repr(exc)[:300]))
-                raise AssertionError(repr(exc)) from None
-            outcome, text = classify_mcp(result)
-            if result.is_error and any(b in text for b in BANNED):
-                seen.append((args, text[:300]))
-                raise AssertionError(text)
-
         try:
-            one()
+            fuzz_one(up, token, tool.name, schema, per_tool, seen)()
         except AssertionError:
             failures[tool.name] = {"minimal_args": seen[-1][0], "error": seen[-1][1]}
         except Exception as exc:  # noqa: BLE001 (schema the generator cannot handle)
             failures[tool.name] = {"harness_error": repr(exc)[:300]}
+    calls = CALLS[0]
     return {"holds": not failures, "tools": len(tools), "calls": calls,
             "examples_per_tool": per_tool, "failures": failures}
 
@@ -125,18 +132,7 @@ async def isolation(up: EngramUp, principals: int, rounds: int, seed: int = 7) -
         people.append((up.s.principals.create(f"iso-{ns}", "agent", [ns]), ns, marker))
     errors: list[str] = []
     for token, _, marker in people:
-        for tool, args in [("memory_store", {"text": f"secret marker {marker} vault code"}),
-                           ("fact_set", {"entity": "vault", "attribute": "code",
-                                         "value": marker}),
-                           ("graph_relate", {"src": "vault", "relation": "depends_on",
-                                             "dst": f"obj{marker}"}),
-                           ("document_ingest", {"title": f"doc {marker}",
-                                                "content": f"secret marker {marker} text"}),
-                           ("board_message", {"action": "send", "to": "all",
-                                              "text": f"mail {marker}"})]:
-            result = await _client_call(up.s.mcp_url, token, tool, args)
-            if result.is_error:
-                errors.append(f"{tool}: {classify_mcp(result)[1][:120]}")
+        errors += await write_markers(up, token, marker)
     leaks: list[str] = []
     calls = 0
     for _ in range(rounds):
@@ -153,6 +149,32 @@ async def isolation(up: EngramUp, principals: int, rounds: int, seed: int = 7) -
     return {"holds": not leaks and not export, "principals": principals, "read_calls": calls,
             "cross_namespace_reads": len(leaks) + len(export), "examples": (leaks + export)[:5],
             "write_errors": errors[:10]}
+
+
+async def write_markers(up: EngramUp, token: str, marker: str) -> list[str]:
+    """The marker through every write path the reads cover, in one session."""
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+    errors = []
+    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30)
+    async with Client(streamable_http_client(up.s.mcp_url, http_client=http)) as client:
+        await client.call_tool("toolset", {"tier": "full"})
+        me = await client.call_tool("board_agents", {"action": "list"})
+        self_id = (me.structured_content or {}).get("self", {}).get("id", "")
+        for tool, args in [("memory_store", {"text": f"secret marker {marker} vault code"}),
+                           ("fact_set", {"entity": "vault", "attribute": "code",
+                                         "value": marker}),
+                           ("graph_relate", {"src": "vault", "relation": "depends_on",
+                                             "dst": f"obj{marker}"}),
+                           ("document_ingest", {"title": f"doc {marker}", "source": "campaign",
+                                                "content": f"secret marker {marker} text"}),
+                           ("board_lease", {"action": "claim", "name": f"lease{marker}"}),
+                           ("board_message", {"action": "send", "to": self_id,
+                                              "text": f"mail {marker}"})]:
+            result = await client.call_tool(tool, args)
+            if result.is_error:
+                errors.append(f"{tool}: {classify_mcp(result)[1][:160]}")
+    return errors
 
 
 async def export_leaks(up: EngramUp, people: list[tuple[str, str, str]]) -> list[str]:

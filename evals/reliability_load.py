@@ -286,21 +286,33 @@ class Agent:
             if pace_s:
                 await asyncio.sleep(pace_s * self.rng.random())
 
+    async def run(self, stop: asyncio.Event, pace_s: float, peers: dict[str, str]) -> None:
+        """The loop in a session of its own; a session the server dropped (a
+        killed gateway) is recorded and opened again, as a client would."""
+        while not stop.is_set():
+            try:
+                async with AsyncExitStack() as es:
+                    await self.open(es)
+                    await self.join(peers)
+                    await self.loop(stop, pace_s)
+            except Exception as exc:  # noqa: BLE001 (the session's task group failed)
+                self.ledger.record("session", Outcome.TRANSPORT, 0.0, repr(exc))
+                await asyncio.sleep(1.0)
 
-async def start_agents(es: AsyncExitStack, tokens: list[str], url: str, rest_url: str,
-                       n: int, ledger: Ledger, mcp_share: float = 0.7) -> list[Agent]:
-    """n agents round-robin over the tokens; about mcp_share of them over MCP."""
-    agents = []
-    for i in range(n):
-        transport = "mcp" if (i % 10) < mcp_share * 10 else "rest"
-        agent = Agent(f"a{i}", tokens[i % len(tokens)], url, rest_url, transport, ledger, i)
-        await agent.open(es)
-        agents.append(agent)
-    mcp_agents = [a for a in agents if a.transport == "mcp"]
-    for agent in mcp_agents:  # mail goes to an agent of the same principal
-        outcome, reply = await agent.mcp("board_agents", {"action": "list"})
+    async def join(self, peers: dict[str, str]) -> None:
+        """Mail goes to another agent of the load, by its board id."""
+        if self.transport != "mcp":
+            return
+        outcome, reply = await self.mcp("board_agents", {"action": "list"})
         if outcome == Outcome.OK:
-            agent.peer = reply["self"]["id"]
-    for i, agent in enumerate(mcp_agents):
-        agent.peer = mcp_agents[(i + len(tokens)) % len(mcp_agents)].peer
-    return agents
+            peers[self.name] = reply["self"]["id"]
+        others = [v for k, v in peers.items() if k != self.name]
+        self.peer = self.rng.choice(others) if others else ""
+
+
+def make_agents(tokens: list[str], url: str, rest_url: str, n: int, ledger: Ledger,
+                mcp_share: float = 0.7) -> list[Agent]:
+    """n agents round-robin over the tokens; about mcp_share of them over MCP."""
+    return [Agent(f"a{i}", tokens[i % len(tokens)], url, rest_url,
+                  "mcp" if (i % 10) < mcp_share * 10 else "rest", ledger, i)
+            for i in range(n)]

@@ -11,7 +11,7 @@ import os
 import signal
 import time
 from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +19,7 @@ import asyncpg
 import httpx2
 import psutil
 from reliability_faults import SERVICES, EngramUp
-from reliability_load import FAILURES, Agent, Ledger, Outcome, start_agents
+from reliability_load import FAILURES, Agent, Ledger, Outcome, make_agents
 
 NAMESPACE = "campaign"
 
@@ -31,7 +31,7 @@ class Sizes:
     outage_s: float = 60.0
     concurrent_agents: int = 50
     concurrent_s: float = 60.0
-    fuzz_examples: int = 200
+    fuzz_examples: int = 400
     principals: int = 4
 
 
@@ -42,15 +42,16 @@ def tokens(up: EngramUp, n: int, tag: str) -> list[str]:
 @asynccontextmanager
 async def load(up: EngramUp, ledger: Ledger, n: int, toks: list[str],
                pace_s: float = 0.2) -> AsyncIterator[list[Agent]]:
-    stop = asyncio.Event()
-    async with AsyncExitStack() as es:
-        agents = await start_agents(es, toks, up.s.mcp_url, up.rest_url, n, ledger)
-        tasks = [asyncio.create_task(a.loop(stop, pace_s)) for a in agents]
-        try:
-            yield agents
-        finally:
-            stop.set()
-            await asyncio.wait(tasks, timeout=60)
+    stop, peers = asyncio.Event(), {}
+    agents = make_agents(toks, up.s.mcp_url, up.rest_url, n, ledger)
+    tasks = [asyncio.create_task(a.run(stop, pace_s, peers)) for a in agents]
+    try:
+        yield agents
+    finally:
+        stop.set()
+        _, pending = await asyncio.wait(tasks, timeout=60)
+        for task in pending:
+            task.cancel()
 
 
 async def admin(up: EngramUp, sql: str, *args: Any) -> list[asyncpg.Record]:
@@ -158,8 +159,8 @@ async def wait_drained(up: EngramUp, target: str, timeout_s: float) -> float | N
     """NATS: the outbox publishes its backlog. Embedder: every vector filled."""
     sql = ("SELECT count(*) AS n FROM memory.outbox WHERE published_at IS NULL"
            if target == "nats" else
-           "SELECT count(*) AS n FROM memory.entries WHERE embedding IS NULL "
-           "AND status <> 'deleted'")
+           "SELECT (SELECT count(*) FROM memory.embedding_queue) + (SELECT count(*) FROM "
+           "memory.entries WHERE embedding IS NULL AND status = 'live') AS n")
     started = time.monotonic()
     while time.monotonic() - started < timeout_s:
         try:
@@ -222,7 +223,13 @@ async def concurrency(up: EngramUp, sizes: Sizes) -> dict[str, Any]:
     summary = ledger.summary()
     errors = sum(summary["outcomes"].get(o, 0) for o in (*FAILURES, Outcome.RETRYABLE))
     growth = {n: rss_end[n] - rss_mid[n] for n in rss_end if n in rss_mid}
-    return {"holds": errors == 0, "agents": sizes.concurrent_agents,
+    # Bounded: once the load stops, the queues empty by themselves.
+    outbox_drained = await wait_drained(up, "nats", timeout_s=120)
+    vectors_drained = await wait_drained(up, "embedder", timeout_s=300)
+    holds = errors == 0 and outbox_drained is not None and vectors_drained is not None
+    return {"holds": holds, "agents": sizes.concurrent_agents,
+            "queues_drained_after_load_s": {"outbox": outbox_drained,
+                                            "vectors": vectors_drained},
             "seconds": sizes.concurrent_s, "errors": errors,
             "latency": ledger.latency_table(), "rss_mb": {"before": rss_before, "mid": rss_mid,
                                                           "end": rss_end,
