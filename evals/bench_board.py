@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
-from benchlib import command_line, parse_with_smoke, results_dir, stop_stack_on_sigterm
+from benchlib import command_line, parse_with_smoke, results_dir, shown, stop_stack_on_sigterm
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -232,7 +232,7 @@ def main() -> int:
         line = " ".join(f"{k} {v.get('per_s', 0)}/s p95 {v.get('p95_ms', '-')}ms"
                         for k, v in r["ops"].items())
         sys.stdout.write(f"{phase}: {r['total_per_s']} ops/s | {line} | errors {r['errors']}\n")
-    sys.stdout.write(f"ratios {result['ratios']}\nwrote {path.relative_to(REPO_ROOT)}\n")
+    sys.stdout.write(f"ratios {result['ratios']}\nwrote {shown(path)}\n")
     return 0
 
 

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
-from benchlib import command_line, parse_with_smoke, results_dir, stop_stack_on_sigterm
+from benchlib import command_line, parse_with_smoke, results_dir, shown, stop_stack_on_sigterm
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -157,7 +157,7 @@ def main() -> int:
                                 indent=1))
     sys.stdout.write(f"\nengram accuracy {ours['accuracy']} macro-F1 {ours['macro_f1']} | "
                      f"baseline accuracy {base['accuracy']} macro-F1 {base['macro_f1']}\n"
-                     f"wrote {path.relative_to(REPO_ROOT)}\n")
+                     f"wrote {shown(path)}\n")
     return 0
 
 

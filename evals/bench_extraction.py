@@ -32,7 +32,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from benchlib import parse_with_smoke, results_dir
+from benchlib import parse_with_smoke, results_dir, shown
 
 from engram_dreamer.extract_openai import OpenAIExtractor
 from engram_dreamer.extract_rules import SENTENCE, RulesExtractor
@@ -181,7 +181,7 @@ def main() -> int:
                          f"({v['predicted']} predicted, {v['expected']} expected)\n")
     sys.stdout.write("held-out: " + json.dumps({k: held[k] for k in (
         "micro_precision", "micro_recall", "facts_from_chatter")}) + "\n")
-    sys.stdout.write(f"wrote {path.relative_to(REPO_ROOT)}\n")
+    sys.stdout.write(f"wrote {shown(path)}\n")
     return 0
 
 

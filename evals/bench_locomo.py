@@ -50,7 +50,7 @@ import asyncpg
 import httpx2
 import numpy as np
 import snowballstemmer
-from benchlib import command_line, parse_with_smoke, results_dir, stop_stack_on_sigterm
+from benchlib import command_line, parse_with_smoke, results_dir, shown, stop_stack_on_sigterm
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -570,7 +570,7 @@ def main() -> int:
               f"encode p50 {latency['encode_p50_ms']:.2f} ms "
               f"(idle {latency['encode_idle_p50_ms']:.2f}), "
               f"store/encode {latency['store_over_encode_p50']}\n")
-    out.write(f"wrote {path.relative_to(REPO_ROOT)}\n")
+    out.write(f"wrote {shown(path)}\n")
     return 0
 
 

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
-from benchlib import command_line, parse_with_smoke, results_dir, stop_stack_on_sigterm
+from benchlib import command_line, parse_with_smoke, results_dir, shown, stop_stack_on_sigterm
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -269,7 +269,7 @@ def main() -> int:
                   f"mean {m['mean_ms']:.2f} ms | grpc p50 {g['p50_ms']:.2f} "
                   f"p95 {g['p95_ms']:.2f} mean {g['mean_ms']:.2f} ms | "
                   f"ratio {result['ratios'][f'{tool}_p50_mcp_over_grpc']:.2f}\n")
-    out.write(f"cold start {result['cold_start_s']:.1f}s; wrote {path.relative_to(REPO_ROOT)}\n")
+    out.write(f"cold start {result['cold_start_s']:.1f}s; wrote {shown(path)}\n")
     return 0
 
 

@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from benchlib import REPO_ROOT, command_line, results_dir, stop_stack_on_sigterm
+from benchlib import command_line, results_dir, shown, stop_stack_on_sigterm
 from reliability_faults import SERVICES, EngramUp
 from reliability_fuzz import fuzz_mcp, fuzz_rest, isolation
 from reliability_scenarios import Sizes, concurrency, kill_each, outage, postgres_restart
@@ -133,8 +133,7 @@ def main() -> int:
     path = out_dir / f"reliability-{started_at.strftime('%Y%m%dT%H%M%SZ')}{suffix}.json"
     path.write_text(json.dumps(result, indent=2, default=str) + "\n")
     sys.stdout.write(table(results) + "\n")
-    shown = path.relative_to(REPO_ROOT) if path.is_relative_to(REPO_ROOT) else path
-    sys.stdout.write(f"all hold: {result['all_hold']}\nwrote {shown}\n")
+    sys.stdout.write(f"all hold: {result['all_hold']}\nwrote {shown(path)}\n")
     return 0
 
 

@@ -33,7 +33,12 @@ from typing import Any
 
 import httpx2
 from bench_mcp_latency import memories, summary
-from benchlib import REPO_ROOT, command_line, parse_with_smoke, results_dir, stop_stack_on_sigterm
+from benchlib import (
+    command_line,
+    parse_with_smoke,
+    results_dir,
+    stop_stack_on_sigterm,
+)
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -196,7 +201,7 @@ def main() -> int:
     path = RESULTS_DIR / f"store-cpu-{started_at.strftime('%Y%m%dT%H%M%SZ')}.json"
     path.write_text(json.dumps(result, indent=2) + "\n")
     shown = {k: measured[k] for k in ("store_over_encode_p50", "call_floor")}
-    sys.stdout.write(json.dumps(shown, indent=2) + f"\nwrote {path.relative_to(REPO_ROOT)}\n")
+    sys.stdout.write(json.dumps(shown, indent=2) + f"\nwrote {shown(path)}\n")
     return 0
 
 

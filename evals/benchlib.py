@@ -46,3 +46,8 @@ def parse_with_smoke(parser: argparse.ArgumentParser, smoke: dict[str, Any]) -> 
         for name, value in smoke.items():
             setattr(args, name, value)
     return args
+
+
+def shown(path: Path) -> str:
+    """An artefact's path as printed: repo-relative when it is in the repo."""
+    return str(path.relative_to(REPO_ROOT) if path.is_relative_to(REPO_ROOT) else path)
