@@ -55,7 +55,7 @@ def scenarios(up: EngramUp, sizes: Sizes, smoke: bool) -> dict[str, Callable[[],
         "postgres_restart": lambda: asyncio.run(postgres_restart(up, sizes)),
         "concurrency": lambda: asyncio.run(concurrency(up, sizes)),
         "fuzz_mcp": lambda: fuzz_mcp(up, sizes.fuzz_examples),
-        "fuzz_rest": lambda: fuzz_rest(up, 3 if smoke else 25),
+        "fuzz_rest": lambda: fuzz_rest(up, 3 if smoke else 8),
         "isolation": lambda: asyncio.run(isolation(up, sizes.principals,
                                                    20 if smoke else 200)),
     }

@@ -27,7 +27,7 @@ NAMESPACE = "campaign"
 @dataclass
 class Sizes:
     agents: int = 6
-    phase_s: float = 20.0
+    phase_s: float = 16.0
     outage_s: float = 60.0
     concurrent_agents: int = 50
     concurrent_s: float = 60.0
