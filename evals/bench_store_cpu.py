@@ -37,6 +37,7 @@ from benchlib import (
     command_line,
     parse_with_smoke,
     results_dir,
+    shown,
     stop_stack_on_sigterm,
 )
 from mcp import Client
@@ -200,8 +201,8 @@ def main() -> int:
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
     path = RESULTS_DIR / f"store-cpu-{started_at.strftime('%Y%m%dT%H%M%SZ')}.json"
     path.write_text(json.dumps(result, indent=2) + "\n")
-    shown = {k: measured[k] for k in ("store_over_encode_p50", "call_floor")}
-    sys.stdout.write(json.dumps(shown, indent=2) + f"\nwrote {shown(path)}\n")
+    headline = {k: measured[k] for k in ("store_over_encode_p50", "call_floor")}
+    sys.stdout.write(json.dumps(headline, indent=2) + f"\nwrote {shown(path)}\n")
     return 0
 
 
