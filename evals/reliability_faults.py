@@ -152,14 +152,14 @@ class EngramUp:
             if self._back(target, old_pid):
                 return Recovery(target, "itself", time.monotonic() - started)
             time.sleep(0.25)
+        by = "itself"  # a service only `engram up` can start: slow, not absent
         if target in ("postgres", "nats") and not self.infra_up(target):
             self.harness_start(target)
             by = "harness"
-        else:
-            by = "none"
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
-            if self.all_ready():
+            if self.all_ready() and (by == "harness" or self._back(target, old_pid)
+                                     or target not in SERVICES):
                 return Recovery(target, by, time.monotonic() - started)
             time.sleep(0.25)
         return Recovery(target, "none", time.monotonic() - started,

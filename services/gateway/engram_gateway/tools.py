@@ -67,7 +67,7 @@ def register_memory_tools(mcp: MCPServer, backends: Backends) -> None:
     async def memory_search(
         query: Annotated[str, Field(description="What you want to know, in natural words.")],
         ctx: Context,
-        top_k: Annotated[int, Field(ge=1, description="How many results (1-50).")] = 5,
+        top_k: Annotated[int, Field(ge=1, le=50, description="How many results (1-50).")] = 5,
         tags: Annotated[list[str] | None, Field(description="Only entries with all tags.")] = None,
         source: Annotated[str, Field(description="Only entries from this source.")] = "",
         since: Annotated[str | None, Field(description="ISO date: valid from on/after.")] = None,

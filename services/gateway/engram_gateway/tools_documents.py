@@ -61,7 +61,7 @@ def register_document_tools(mcp: MCPServer, backends: Backends) -> None:
     async def document_search(
         query: Annotated[str, Field(description="What to find in stored documents.")],
         ctx: Context,
-        top_k: Annotated[int, Field(ge=1, description="How many chunks (1-50).")] = 5,
+        top_k: Annotated[int, Field(ge=1, le=50, description="How many chunks (1-50).")] = 5,
         namespace: Namespace = None,
     ) -> dict[str, Any]:
         """Hybrid search over document chunks: {documents, mode, tokens}, each chunk with

@@ -35,7 +35,7 @@ def register_lifecycle_tools(mcp: MCPServer, backends: Backends) -> None:
     @mcp.tool(annotations=READ)
     async def memory_recent(
         ctx: Context,
-        n: Annotated[int, Field(ge=1, description="How many (1-50).")] = 10,
+        n: Annotated[int, Field(ge=1, le=50, description="How many (1-50).")] = 10,
         tags: Annotated[list[str] | None, Field(description="Only entries with all tags.")] = None,
         source: Annotated[str, Field(description="Only entries from this source.")] = "",
         verbose: Annotated[bool, Field(description="Include provenance fields.")] = False,
