@@ -97,7 +97,7 @@ def fuzz_rest(up: EngramUp, examples: int) -> dict[str, Any]:
                "-n", str(examples), "-c", "not_a_server_error", "--seed", "1",
                "--request-timeout", "30", "--report", "junit",
                "--report-junit-path", str(Path(tmp) / "junit.xml")]
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900, cwd=tmp)
         junit = (Path(tmp) / "junit.xml").read_text() if (Path(tmp) / "junit.xml").exists() \
             else ""
         del report
