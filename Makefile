@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.engram-installed
 
-.PHONY: setup lock migrations-lock up test test-llama lint docs proto proto-check bench-e2e bench-embedder bench-locomo bench-scale bench-documents bench-store-cpu bench-board bench-conflicts bench-extraction clean
+.PHONY: setup lock migrations-lock up test test-llama lint docs proto proto-check bench-e2e bench-embedder bench-locomo bench-scale bench-documents bench-store-cpu bench-board bench-conflicts bench-extraction bench-reliability bench-smoke clean
 
 setup: $(STAMP)
 
@@ -91,6 +91,25 @@ bench-conflicts: setup
 
 bench-extraction: setup
 	$(VENV)/bin/python evals/bench_extraction.py
+
+bench-reliability: setup
+	$(VENV)/bin/python evals/bench_reliability.py
+
+# LoCoMo is read from shared/ beside the clone (never copied into the repo).
+SHARED ?= ../shared
+
+# Every benchmark at tiny sizes, so a published number's command keeps
+# running; artefacts go to a temporary directory, never evals/results/.
+bench-smoke: setup
+	set -e; out=$$(mktemp -d); export ENGRAM_BENCH_RESULTS_DIR=$$out; \
+	for b in bench_mcp_latency bench_embedder bench_scale bench_documents bench_store_cpu \
+	         bench_board bench_conflicts bench_extraction; do \
+	  echo "== $$b --smoke"; $(VENV)/bin/python evals/$$b.py --smoke; done; \
+	for b in bench_locomo ablate_locomo; do \
+	  echo "== $$b --smoke"; $(VENV)/bin/python evals/$$b.py --smoke \
+	    --data $(SHARED)/bench/locomo10.json --audit $(SHARED)/bench/locomo-audit/errors.json; done; \
+	echo "== bench_reliability --smoke"; $(VENV)/bin/python evals/bench_reliability.py --smoke; \
+	echo "smoke artefacts in $$out"; rm -rf "$$out"
 
 clean:
 	rm -rf $(VENV)

@@ -45,7 +45,7 @@ from bench_locomo import (
     load_conversations,
     score,
 )
-from benchlib import command_line
+from benchlib import command_line, parse_with_smoke
 
 TOP_K = 50
 def order(scores: np.ndarray) -> np.ndarray:
@@ -165,7 +165,7 @@ def main() -> None:
     ap.add_argument("--conversations", type=int, default=10)
     ap.add_argument("--show", type=int, default=40, help="print the best N variants")
     ap.add_argument("--depth", type=int, default=100, help="candidates per channel")
-    args = ap.parse_args()
+    args = parse_with_smoke(ap, {"conversations": 1, "depth": 20, "show": 5})
 
     from engram_embedder.backend import SentenceTransformerBackend
 

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
-from benchlib import command_line, stop_stack_on_sigterm
+from benchlib import command_line, parse_with_smoke, results_dir, shown, stop_stack_on_sigterm
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -45,7 +45,7 @@ from engram_kit.errors import DomainError
 from engram_kit.grpc_client import Caller, open_channel
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-RESULTS_DIR = REPO_ROOT / "evals" / "results"
+RESULTS_DIR = results_dir()
 LEASES = [f"resource-{i}" for i in range(10)]
 SEND_INTERVAL_S = 1.1  # 60 sends/minute/agent is the service limit
 OPS = ("claim", "renew", "release", "send", "receive", "ack")
@@ -201,7 +201,7 @@ def main() -> int:
     parser.add_argument("--agents", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=60.0, help="per phase")
     parser.add_argument("--port-offset", type=int, default=700)
-    args = parser.parse_args()
+    args = parse_with_smoke(parser, {"agents": 3, "seconds": 5.0})
     started_at = datetime.now(UTC)
     load_at_start = os.getloadavg()[0]
     data_dir = Path(tempfile.mkdtemp(prefix="engram-board-bench-"))
@@ -232,7 +232,7 @@ def main() -> int:
         line = " ".join(f"{k} {v.get('per_s', 0)}/s p95 {v.get('p95_ms', '-')}ms"
                         for k, v in r["ops"].items())
         sys.stdout.write(f"{phase}: {r['total_per_s']} ops/s | {line} | errors {r['errors']}\n")
-    sys.stdout.write(f"ratios {result['ratios']}\nwrote {path.relative_to(REPO_ROOT)}\n")
+    sys.stdout.write(f"ratios {result['ratios']}\nwrote {shown(path)}\n")
     return 0
 
 

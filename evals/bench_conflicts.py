@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
-from benchlib import command_line, stop_stack_on_sigterm
+from benchlib import command_line, parse_with_smoke, results_dir, shown, stop_stack_on_sigterm
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -39,7 +39,7 @@ from engram_cli.stack import Stack
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DATA = REPO_ROOT / "evals" / "data" / "cortex_conflict_pairs.jsonl"
-RESULTS_DIR = REPO_ROOT / "evals" / "results"
+RESULTS_DIR = results_dir()
 OUTCOMES = ("insert", "confirm", "supersede", "contest", "park")
 
 
@@ -118,8 +118,9 @@ def main() -> int:
     stop_stack_on_sigterm()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--port-offset", type=int, default=800)
-    args = parser.parse_args()
-    pairs = load_pairs()
+    parser.add_argument("--limit", type=int, default=0, help="the first N pairs (0: all)")
+    args = parse_with_smoke(parser, {"limit": 6})
+    pairs = load_pairs()[:args.limit or None]
     started_at = datetime.now(UTC)
     data_dir = Path(tempfile.mkdtemp(prefix="engram-conflicts-"))
     stack = Stack(CliSettings(data_dir=data_dir, port_offset=args.port_offset))
@@ -156,7 +157,7 @@ def main() -> int:
                                 indent=1))
     sys.stdout.write(f"\nengram accuracy {ours['accuracy']} macro-F1 {ours['macro_f1']} | "
                      f"baseline accuracy {base['accuracy']} macro-F1 {base['macro_f1']}\n"
-                     f"wrote {path.relative_to(REPO_ROOT)}\n")
+                     f"wrote {shown(path)}\n")
     return 0
 
 

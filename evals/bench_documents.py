@@ -47,11 +47,11 @@ from engram_memory.settings import MemorySettings
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench_scale import NAMESPACE, pct, sentence  # noqa: E402 (run as a script from evals/)
-from benchlib import command_line, stop_stack_on_sigterm  # noqa: E402
+from benchlib import command_line, parse_with_smoke, results_dir, stop_stack_on_sigterm  # noqa: E402
 
 from tests.helpers import call, mcp_client  # noqa: E402
 
-RESULTS = Path(__file__).parent / "results"
+RESULTS = results_dir()
 HNSW_INDEX = "document_chunks_hnsw"
 FULL_TEXT_SCAN = (  # the lexical channel before migration 0013
     "WITH q AS (SELECT NULLIF(replace(plainto_tsquery('english', $1)::text, ' & ', ' | '),"
@@ -163,7 +163,7 @@ def main() -> None:
     parser.add_argument("--chunks", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--n", type=int, default=30, help="timed queries per size")
     parser.add_argument("--port-offset", type=int, default=650)
-    args = parser.parse_args()
+    args = parse_with_smoke(parser, {"chunks": [300], "n": 5})
     RESULTS.mkdir(exist_ok=True)
     path = RESULTS / f"documents-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}.json"
 

@@ -36,14 +36,16 @@ from pathlib import Path
 import grpc
 import httpx
 import numpy as np
+from benchlib import parse_with_smoke, results_dir
 
 from engram.v1 import embedder_pb2 as pb
 from engram.v1 import embedder_pb2_grpc
 from engram_embedder.backend import VllmBackend
 from engram_kit.context import CallerContext
 
-RESULTS = Path(__file__).parent / "results"
+RESULTS = results_dir()
 REPS = 3  # throughput points are medians: single 2-core runs vary by +-10%
+SCALE = 1.0  # --smoke shrinks every fixed size by this factor
 WORDS = [
     "memory", "agent", "vector", "store", "search", "lease", "mail", "graph", "fact", "rule",
     "decision", "deploy", "service", "cluster", "namespace", "token", "outbox", "event",
@@ -133,12 +135,16 @@ def raw_encoder(args: argparse.Namespace) -> tuple[Callable[[list[str]], object]
             "sentence-transformers/all-MiniLM-L6-v2")
 
 
+def sized(n: int) -> int:
+    return max(8, int(n * SCALE))
+
+
 def raw_best(encode: Callable[[list[str]], object], corpus: list[str],
              sizes: tuple[int, ...]) -> dict:
     """Best in-process throughput over batch sizes (each the median of REPS runs)."""
     by_batch = {}
     for size in sizes:
-        sample = corpus[: max(size * 4, 256)] if size > 1 else corpus[:128]
+        sample = corpus[: max(size * 4, sized(256))] if size > 1 else corpus[:sized(128)]
         encode(sample[:size])  # warm
         rates = []
         for _ in range(REPS):
@@ -232,26 +238,30 @@ def main() -> None:
     parser.add_argument("--model-name", default="")
     parser.add_argument("--model-processes", action="store_true",
                         help="run the service's model in worker processes")
-    args = parser.parse_args()
+    args = parse_with_smoke(parser, {"n": 16})
+    if args.smoke:
+        global SCALE, REPS
+        SCALE, REPS = 1 / 32, 1
     token = secrets.token_urlsafe(16)
     md = CallerContext(principal="bench", namespace="bench").to_metadata(token)
     encode, backend_model = raw_encoder(args)
     service_env = {"backend": args.backend, "device": args.device, "vllm_url": args.vllm_url,
                    "model_name": args.model_name,
                    "model_processes": "true" if args.model_processes else "false"}
-    short = texts("short", 2048, seed=2)
+    short = texts("short", sized(2048), seed=2)
     raw = {"short": raw_best(encode, short, (1, 8, 16, 32, 64, 128, 256)),
-           "mixed": raw_best(encode, texts("mixed", 256, 3), (1, 4, 16, 64))}
+           "mixed": raw_best(encode, texts("mixed", sized(256), 3), (1, 4, 16, 64))}
     single = []
-    for t in short[:100]:
+    for t in short[:sized(100)]:
         started = time.perf_counter()
         encode([t])
         single.append(time.perf_counter() - started)
     del encode  # free the model's memory before the service loads its own
     with embedder(token, **service_env) as port:
         batched = asyncio.run(service_runs(port, md, args.n))
-        idle = asyncio.run(load(port, md, texts("short", 200, 9), 1))
-        busy = asyncio.run(with_bulk(port, md, texts("short", 200, 9), texts("mixed", 512, 5)))
+        idle = asyncio.run(load(port, md, texts("short", sized(200), 9), 1))
+        busy = asyncio.run(with_bulk(port, md, texts("short", sized(200), 9),
+                                     texts("mixed", sized(512), 5)))
     with embedder(token, **service_env, max_batch_size="1", side_lanes="0") as port:
         unbatched = asyncio.run(service_runs(port, md, args.n))
     with embedder(token, **service_env, max_batch_size="1") as port:

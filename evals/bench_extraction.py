@@ -32,6 +32,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from benchlib import parse_with_smoke, results_dir, shown
+
 from engram_dreamer.extract_openai import OpenAIExtractor
 from engram_dreamer.extract_rules import SENTENCE, RulesExtractor
 from engram_dreamer.extractor import KINDS, Candidate, EntryText, ExtractionFailed, anchored
@@ -40,7 +42,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 DATA = REPO_ROOT / "evals" / "data" / "extraction_entries.jsonl"
 # Written independently of the rules grammar, which was developed against DATA.
 HELDOUT = REPO_ROOT / "evals" / "data" / "extraction_heldout.jsonl"
-RESULTS_DIR = REPO_ROOT / "evals" / "results"
+RESULTS_DIR = results_dir()
 FAILED_BATCHES: list[int] = []  # per predict() call: batches the backend could not answer
 
 
@@ -132,9 +134,12 @@ def main() -> int:
     parser.add_argument("--model", default="")
     parser.add_argument("--batch", type=int, default=8)
     parser.add_argument("--timeout", type=float, default=120.0, help="per extraction call")
-    args = parser.parse_args()
-    entries = [json.loads(line) for line in DATA.read_text().splitlines() if line.strip()]
-    heldout = [json.loads(line) for line in HELDOUT.read_text().splitlines() if line.strip()]
+    parser.add_argument("--limit", type=int, default=0, help="the first N entries (0: all)")
+    args = parse_with_smoke(parser, {"limit": 6})
+    entries = [json.loads(line) for line in DATA.read_text().splitlines()
+               if line.strip()][:args.limit or None]
+    heldout = [json.loads(line) for line in HELDOUT.read_text().splitlines()
+               if line.strip()][:args.limit or None]
     if args.openai_url:
         extractor: Any = OpenAIExtractor(args.openai_url, args.model, "", args.timeout, 0)
     else:
@@ -176,7 +181,7 @@ def main() -> int:
                          f"({v['predicted']} predicted, {v['expected']} expected)\n")
     sys.stdout.write("held-out: " + json.dumps({k: held[k] for k in (
         "micro_precision", "micro_recall", "facts_from_chatter")}) + "\n")
-    sys.stdout.write(f"wrote {path.relative_to(REPO_ROOT)}\n")
+    sys.stdout.write(f"wrote {shown(path)}\n")
     return 0
 
 

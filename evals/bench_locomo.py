@@ -50,7 +50,7 @@ import asyncpg
 import httpx2
 import numpy as np
 import snowballstemmer
-from benchlib import command_line, stop_stack_on_sigterm
+from benchlib import command_line, parse_with_smoke, results_dir, shown, stop_stack_on_sigterm
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -59,7 +59,7 @@ from engram_cli.stack import Stack
 from engram_embedder.backend import SentenceTransformerBackend
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-RESULTS_DIR = REPO_ROOT / "evals" / "results"
+RESULTS_DIR = results_dir()
 DEFAULT_DATA = Path("/work/shared/bench/locomo10.json")
 DEFAULT_AUDIT = Path("/work/shared/bench/locomo-audit/errors.json")
 KS = (1, 5, 10, 20, 50)
@@ -451,7 +451,7 @@ def main() -> int:
     parser.add_argument("--audit", type=Path, default=DEFAULT_AUDIT,
                         help="locomo-audit errors.json (WRONG_CITATION corrections)")
     parser.add_argument("--no-audit", action="store_true", help="score the raw evidence labels")
-    args = parser.parse_args()
+    args = parse_with_smoke(parser, {"conversations": 1})
     if not 1 <= args.conversations <= 10:
         parser.error("--conversations must be 1-10")
     if not args.data.exists():
@@ -570,7 +570,7 @@ def main() -> int:
               f"encode p50 {latency['encode_p50_ms']:.2f} ms "
               f"(idle {latency['encode_idle_p50_ms']:.2f}), "
               f"store/encode {latency['store_over_encode_p50']}\n")
-    out.write(f"wrote {path.relative_to(REPO_ROOT)}\n")
+    out.write(f"wrote {shown(path)}\n")
     return 0
 
 

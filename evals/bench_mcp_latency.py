@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
-from benchlib import command_line, stop_stack_on_sigterm
+from benchlib import command_line, parse_with_smoke, results_dir, shown, stop_stack_on_sigterm
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -42,7 +42,7 @@ from engram_kit.context import CallerContext
 from engram_kit.grpc_client import Caller, open_channel
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-RESULTS_DIR = REPO_ROOT / "evals" / "results"
+RESULTS_DIR = results_dir()
 WARMUP = 5  # untimed calls per path and tool before measuring
 
 # Material for distinct, realistic memories of the kind an agent stores.
@@ -224,7 +224,7 @@ def main() -> int:
                         help="added to every port of the stack (default 300)")
     parser.add_argument("--keep-data", action="store_true",
                         help="keep the temporary data dir (logs) after the run")
-    args = parser.parse_args()
+    args = parse_with_smoke(parser, {"n": 10})
     if args.n < 2:
         parser.error("--n must be at least 2")
 
@@ -269,7 +269,7 @@ def main() -> int:
                   f"mean {m['mean_ms']:.2f} ms | grpc p50 {g['p50_ms']:.2f} "
                   f"p95 {g['p95_ms']:.2f} mean {g['mean_ms']:.2f} ms | "
                   f"ratio {result['ratios'][f'{tool}_p50_mcp_over_grpc']:.2f}\n")
-    out.write(f"cold start {result['cold_start_s']:.1f}s; wrote {path.relative_to(REPO_ROOT)}\n")
+    out.write(f"cold start {result['cold_start_s']:.1f}s; wrote {shown(path)}\n")
     return 0
 
 

@@ -43,11 +43,11 @@ from engram_cli.settings import CliSettings
 from engram_cli.stack import Stack
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchlib import stop_stack_on_sigterm  # noqa: E402
+from benchlib import parse_with_smoke, results_dir, stop_stack_on_sigterm  # noqa: E402
 
 from tests.helpers import call, mcp_client  # noqa: E402 (after the path tweak)
 
-RESULTS = Path(__file__).parent / "results"
+RESULTS = results_dir()
 NAMESPACE = "default"
 # A Zipf-distributed vocabulary of pseudo-words, so term frequencies look
 # like text (a tiny vocabulary would make every query term match every row).
@@ -216,7 +216,7 @@ def main() -> None:
                         help="extra Postgres server setting, e.g. shared_buffers=2GB (repeatable)")
     parser.add_argument("--port-offset", type=int, default=600)
     parser.add_argument("--data-dir", default="")
-    args = parser.parse_args()
+    args = parse_with_smoke(parser, {"sizes": [500], "n": 10})
     RESULTS.mkdir(exist_ok=True)
     path = RESULTS / f"scale-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}.json"
 

@@ -33,7 +33,13 @@ from typing import Any
 
 import httpx2
 from bench_mcp_latency import memories, summary
-from benchlib import REPO_ROOT, command_line, stop_stack_on_sigterm
+from benchlib import (
+    command_line,
+    parse_with_smoke,
+    results_dir,
+    shown,
+    stop_stack_on_sigterm,
+)
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -43,7 +49,7 @@ from engram_cli.stack import Stack
 from engram_kit.context import CallerContext
 from engram_kit.grpc_client import open_channel
 
-RESULTS_DIR = REPO_ROOT / "evals" / "results"
+RESULTS_DIR = results_dir()
 TICKS = os.sysconf("SC_CLK_TCK")
 WARMUP = 20
 SETTLE_S = 10.0
@@ -179,7 +185,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=200, help="timed stores per phase")
     parser.add_argument("--port-offset", type=int, default=300)
-    args = parser.parse_args()
+    args = parse_with_smoke(parser, {"n": 10})
     started_at = datetime.now(UTC)
     data_dir = Path(tempfile.mkdtemp(prefix="engram-bench-"))
     stack = Stack(CliSettings(data_dir=data_dir, port_offset=args.port_offset))
@@ -195,8 +201,8 @@ def main() -> int:
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
     path = RESULTS_DIR / f"store-cpu-{started_at.strftime('%Y%m%dT%H%M%SZ')}.json"
     path.write_text(json.dumps(result, indent=2) + "\n")
-    shown = {k: measured[k] for k in ("store_over_encode_p50", "call_floor")}
-    sys.stdout.write(json.dumps(shown, indent=2) + f"\nwrote {path.relative_to(REPO_ROOT)}\n")
+    headline = {k: measured[k] for k in ("store_over_encode_p50", "call_floor")}
+    sys.stdout.write(json.dumps(headline, indent=2) + f"\nwrote {shown(path)}\n")
     return 0
 
 

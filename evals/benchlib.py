@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import argparse
 import shlex
 import signal
 import sys
 from pathlib import Path
+from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -24,3 +26,28 @@ def stop_stack_on_sigterm() -> None:
     killed run, a CI timeout) would skip it and leave the services and the
     embedded Postgres running. Raise SystemExit instead, so it unwinds."""
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+
+
+def results_dir() -> Path:
+    """Where artefacts go: evals/results/, or $ENGRAM_BENCH_RESULTS_DIR (the
+    smoke runs write to a temporary directory, never into the repo)."""
+    import os
+    return Path(os.environ.get("ENGRAM_BENCH_RESULTS_DIR") or REPO_ROOT / "evals" / "results")
+
+
+def parse_with_smoke(parser: argparse.ArgumentParser, smoke: dict[str, Any]) -> argparse.Namespace:
+    """Parse the arguments; `--smoke` replaces them with `smoke` (tiny sizes):
+    a published number whose command no longer runs is a defect, so CI runs
+    every benchmark this way."""
+    parser.add_argument("--smoke", action="store_true",
+                        help="tiny sizes: checks the benchmark still runs (CI)")
+    args = parser.parse_args()
+    if args.smoke:
+        for name, value in smoke.items():
+            setattr(args, name, value)
+    return args
+
+
+def shown(path: Path) -> str:
+    """An artefact's path as printed: repo-relative when it is in the repo."""
+    return str(path.relative_to(REPO_ROOT) if path.is_relative_to(REPO_ROOT) else path)

@@ -62,3 +62,30 @@ def test_no_tool_call_crashes(stack: Stack):
     finally:
         loop.close()
     assert not failures, "\n".join(failures[:10])
+
+
+# Minimal failing examples the reliability campaign's fuzzing found; each
+# once answered "internal error".
+MINIMISED = [
+    ("memory_search", {"query": "", "top_k": 2**31}),  # int32 overflow into the request
+    ("document_search", {"query": "x", "top_k": 2**31}),
+    ("memory_recent", {"n": 2**31}),
+]
+
+
+def test_minimised_fuzz_failures_get_typed_errors(stack: Stack):
+    ns = f"fuzz-{uuid.uuid4().hex[:6]}"
+    token = stack.principals.create(f"fz-{ns}", "agent", [ns])
+
+    async def run() -> list[str]:
+        bad = []
+        async with mcp_client(stack.mcp_url, token) as client:
+            await client.call_tool("toolset", {"tier": "full"})
+            for name, args in MINIMISED:
+                result = await client.call_tool(name, args)
+                text = " ".join(getattr(c, "text", "") for c in result.content)
+                if not result.is_error or any(b in text for b in BANNED) or "50" not in text:
+                    bad.append(f"{name}({args}) -> {text[:200]}")
+        return bad
+
+    assert not asyncio.run(run())

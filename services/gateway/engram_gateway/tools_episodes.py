@@ -89,7 +89,7 @@ def ingest_request(a: Args) -> pb.DocumentIngestRequest:
 
 def document_search(
     query: Annotated[str, Field(description="What to find in stored documents.")],
-    top_k: Annotated[int, Field(ge=1, description="How many chunks (1-50).")] = 5,
+    top_k: Annotated[int, Field(ge=1, le=50, description="How many chunks (1-50).")] = 5,
     namespace: Namespace = None,
 ) -> None:
     """Hybrid search over document chunks: {documents, mode, tokens}, each chunk with

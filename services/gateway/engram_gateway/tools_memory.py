@@ -60,7 +60,7 @@ def store_request(a: Args) -> pb.StoreRequest:
 
 def memory_search(
     query: Annotated[str, Field(description="What you want to know, in natural words.")],
-    top_k: Annotated[int, Field(ge=1, description="How many results (1-50).")] = 5,
+    top_k: Annotated[int, Field(ge=1, le=50, description="How many results (1-50).")] = 5,
     tags: Annotated[list[str] | None, Field(description="Only entries with all tags.")] = None,
     source: Annotated[str, Field(description="Only entries from this source.")] = "",
     since: Annotated[str | None, Field(description="ISO date: valid from on/after.")] = None,
@@ -106,7 +106,7 @@ def memory_get(id: EntryId, namespace: Namespace = None) -> None:
 
 
 def memory_recent(
-    n: Annotated[int, Field(ge=1, description="How many (1-50).")] = 10,
+    n: Annotated[int, Field(ge=1, le=50, description="How many (1-50).")] = 10,
     tags: Annotated[list[str] | None, Field(description="Only entries with all tags.")] = None,
     source: Annotated[str, Field(description="Only entries from this source.")] = "",
     verbose: Annotated[bool, Field(description="Include provenance fields.")] = False,
