@@ -74,6 +74,114 @@ def test_topology_is_derived_from_compose(tmp_path: Path):
     assert [n for n in names if f"\n{n}=" not in example and n != "VAR"] == []
 
 
+# --- no remote call inside a local transaction ------------------------------
+# A transaction held open across a gRPC call leaves two services disagreeing
+# on a partial failure (the callee committed, the caller rolled back, or the
+# reverse). Remote results are computed before the transaction, or the write
+# is a mark, then the call with an idempotency key, then a finalising one.
+TX_OPENERS = {"transaction", "tenant_tx", "duty_tx"}
+# Receivers whose awaited methods are gRPC calls: a service's Backends, the
+# embedder client, a kit Caller.
+REMOTE_RECEIVERS = {"backends", "_backends", "embedder", "_embedder", "_caller", "caller"}
+
+
+def _callee_name(call: ast.Call) -> str:
+    f = call.func
+    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+
+
+def _receiver_name(call: ast.Call) -> str:
+    f = call.func
+    while isinstance(f, ast.Attribute):
+        f = f.value
+        if isinstance(f, ast.Attribute) and f.attr in REMOTE_RECEIVERS:
+            return f.attr
+        if isinstance(f, ast.Name) and f.id in REMOTE_RECEIVERS:
+            return f.id
+    return ""
+
+
+def _own_nodes(fn: ast.AST) -> list[ast.AST]:
+    """The nodes of a body, not of the functions defined inside it."""
+    out, todo = [], list(ast.iter_child_nodes(fn))
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            continue
+        out.append(node)
+        todo.extend(ast.iter_child_nodes(node))
+    return out
+
+
+def _awaited_calls(nodes: list[ast.AST]) -> list[ast.Call]:
+    return [n.value for n in nodes if isinstance(n, ast.Await) and isinstance(n.value, ast.Call)]
+
+
+def _local_name(call: ast.Call) -> str:
+    """The name of a call to a function of this module (`f()`, `self.f()`)."""
+    f = call.func
+    if isinstance(f, ast.Name):
+        return f.id
+    if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in (
+            "self", "cls"):
+        return f.attr
+    return ""
+
+
+def _opens_tx(item: ast.withitem, openers: set[str]) -> bool:
+    return isinstance(item.context_expr, ast.Call) and _callee_name(item.context_expr) in openers
+
+
+def remote_calls_in_transactions(source: str) -> list[tuple[int, str]]:
+    """(line, call) for each remote call awaited inside a transaction, also
+    through a function of the same module that makes one (to a fixpoint)."""
+    tree = ast.parse(source)
+    fns = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    openers, remote = set(TX_OPENERS), set()
+    changed = True
+    while changed:  # tx helpers (context managers around a tx) and remote wrappers
+        changed = False
+        for fn in fns:
+            nodes = _own_nodes(fn)
+            withs = [n for n in nodes if isinstance(n, ast.AsyncWith)]
+            if fn.name not in openers and any(
+                    isinstance(d, ast.Name) and d.id == "asynccontextmanager"
+                    for d in fn.decorator_list) and any(
+                    _opens_tx(i, openers) for w in withs for i in w.items):
+                openers.add(fn.name)
+                changed = True
+            if fn.name not in remote and any(
+                    _receiver_name(c) or _local_name(c) in remote
+                    for c in _awaited_calls(nodes)):
+                remote.add(fn.name)
+                changed = True
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.AsyncWith) and any(_opens_tx(i, openers) for i in node.items):
+            body = [n for stmt in node.body for n in [stmt, *_own_nodes(stmt)]]
+            found += [(c.lineno, ast.unparse(c.func)) for c in _awaited_calls(body)
+                      if _receiver_name(c) or _local_name(c) in remote]
+    return found
+
+
+def test_the_static_check_sees_a_remote_call_in_a_transaction():
+    bad = ("async def f(self):\n    async with tenant_tx(self._pool, ns) as conn:\n"
+           "        await self._apply(conn)\n"
+           "async def _apply(self, conn):\n    await self.backends.forget_sources(1)\n")
+    assert remote_calls_in_transactions(bad) == [(3, "self._apply")]
+    good = ("async def f(self):\n    v = await self._embedder.embed_many([t], ctx)\n"
+            "    async with tenant_tx(self._pool, ns) as conn:\n        await conn.execute(v)\n")
+    assert remote_calls_in_transactions(good) == []
+
+
+def test_no_remote_call_inside_a_local_transaction():
+    found = []
+    for path in [*(REPO_ROOT / "services").rglob("*.py"), *(REPO_ROOT / "kit").rglob("*.py")]:
+        found += [f"{path.relative_to(REPO_ROOT)}:{line}: {call}"
+                  for line, call in remote_calls_in_transactions(path.read_text())]
+    assert found == [], "remote calls inside a transaction:\n" + "\n".join(found)
+
+
 SQL_START = re.compile(
     r"^\s*(SELECT|INSERT\s+INTO|UPDATE\s+\w+(\s+\w+)?\s+SET|DELETE\s+FROM|WITH\s+\w+\s+AS|"
     r"CREATE\s|ALTER\s|DROP\s|TRUNCATE\s|LOCK\s+TABLE|SET\s+(LOCAL\s+)?\w+\s*(=|TO)|"

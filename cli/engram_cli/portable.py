@@ -41,7 +41,8 @@ from .settings import CliSettings
 
 FORMAT = "engram-export/1"
 SCHEMAS = ("memory", "cortex", "coordination", "dreamer")
-SKIP_TABLES = {"outbox", "schema_migrations"}
+# idempotency: replies to retries, naming ids an import re-keys; they expire anyway
+SKIP_TABLES = {"outbox", "schema_migrations", "idempotency"}
 
 
 async def _tables(conn: asyncpg.Connection) -> list[tuple[str, str, list[str]]]:

@@ -19,6 +19,7 @@ MD_SESSION_ID = "x-engram-session-id"
 MD_ROLE = "x-engram-role"
 MD_REQUEST_ID = "x-request-id"
 MD_READ_ONLY = "x-engram-read-only"
+MD_IDEMPOTENCY_KEY = "x-engram-idempotency-key"
 
 NAMESPACE_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,62}\Z")
 
@@ -36,6 +37,9 @@ class CallerContext:
     # The caller holds a read grant only on the namespace: services write
     # nothing on its behalf (no registration, heartbeat or use marks).
     read_only: bool = False
+    # A write carrying a key takes effect once: a repeat with the same key
+    # (a retry after a lost reply) gets the first reply.
+    idempotency_key: str = ""
 
     def to_metadata(self, internal_token: str) -> tuple[tuple[str, str], ...]:
         pairs = [
@@ -47,6 +51,7 @@ class CallerContext:
             (MD_REQUEST_ID, self.request_id),
             (MD_ROLE, self.role),
             (MD_READ_ONLY, "1" if self.read_only else ""),
+            (MD_IDEMPOTENCY_KEY, self.idempotency_key),
         ]
         return tuple((k, v) for k, v in pairs if v)
 
@@ -61,6 +66,7 @@ class CallerContext:
             request_id=md.get(MD_REQUEST_ID, ""),
             role=md.get(MD_ROLE, ""),
             read_only=md.get(MD_READ_ONLY, "") == "1",
+            idempotency_key=md.get(MD_IDEMPOTENCY_KEY, ""),
         )
 
     def require_namespace(self) -> str:

@@ -79,6 +79,7 @@ class Origin(StrEnum):
 class ProposalStatus(StrEnum):
     """A dreamer proposal's standing (an open one past its expiry reads as expired)."""
     OPEN = "open"
+    APPLYING = "applying"  # approved, the cortex change not yet confirmed
     APPROVED = "approved"
     REJECTED = "rejected"
     EXPIRED = "expired"

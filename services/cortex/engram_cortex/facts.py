@@ -15,11 +15,13 @@ from typing import Any
 import asyncpg
 import numpy as np
 
+from engram_kit import idempotency
 from engram_kit.audit import content_digest
 from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.embedder_client import EmbedderClient
 from engram_kit.errors import Conflict, InvalidArgument, NotFound
+from engram_kit.idempotency import Keyed
 
 from . import events, journal, lanes, repo
 from . import repo_conflicts as conflicts
@@ -68,6 +70,11 @@ class SetOutcome:
     unresolved_tags: list[str] = field(default_factory=list)
 
 
+def _replay_of(outcome: SetOutcome) -> dict[str, Any]:
+    return {**{f.name: getattr(outcome, f.name) for f in dataclasses.fields(outcome)
+               if f.name != "fact"}, "fact_id": str(outcome.fact["id"])}
+
+
 def statement(entity: str, attribute: str, value: str) -> str:
     return f"{entity} {attribute.replace('_', ' ')}: {value}"
 
@@ -113,11 +120,30 @@ class FactStore:
         self._on_outbox_write()  # committed: the relay may publish now
         return outcome
 
+    async def _vectors(self, ctx: CallerContext, ns: str,
+                       f: FactInput) -> tuple[list[np.ndarray] | None, dict[str, np.ndarray]]:
+        """The new value's vectors and the slot's live values', embedded
+        before the write's transaction (no remote call inside it). A value
+        that went live in between is compared by words only."""
+        async with tenant_tx(self._pool, ns) as conn:
+            entity = await repo.resolve_entity(conn, f.entity)
+            live = sorted({r["value"] for r in await repo.live_in_slot(conn, entity, f.attribute)
+                           if r["kind"] == f.kind})
+        vectors = await self._embedder.embed_many(
+            [f.value, statement(entity, f.attribute, f.value)] + live, ctx)
+        if not vectors:
+            return None, {}
+        return list(vectors[:2]), dict(zip(live, vectors[2:], strict=True))
+
     async def _set(self, ctx: CallerContext, raw: FactInput) -> SetOutcome:
         ns = ctx.require_namespace()
         f = self._validate(raw)
         supersedes = parse_fact_id(f.supersedes, "supersedes") if f.supersedes else None
+        keyed = Keyed.of("SetFact", ctx.idempotency_key, dataclasses.asdict(f))
+        vectors, by_value = await self._vectors(ctx, ns, f)
         async with tenant_tx(self._pool, ns) as conn:
+            if (earlier := await idempotency.replay(conn, keyed)) is not None:
+                return await self._replayed(conn, earlier)
             entity = await repo.resolve_entity(conn, f.entity)
             f = dataclasses.replace(f, entity=entity)
             slot = await repo.lock_slot(conn, ns, entity, f.attribute)
@@ -130,11 +156,8 @@ class FactStore:
             if supersedes is not None and supersedes not in {r["id"] for r in live}:
                 raise NotFound(f"supersedes names {supersedes}, which is not a live "
                                f"{f.kind} fact in {entity}.{f.attribute}")
-            vectors = await self._embedder.embed_many(
-                [f.value, statement(entity, f.attribute, f.value)] + [r["value"] for r in live],
-                ctx)
-            cosines = ({str(r["id"]): cosine(vectors[0], vectors[i + 2])
-                        for i, r in enumerate(live)} if vectors else {})
+            cosines = ({str(r["id"]): cosine(vectors[0], by_value[r["value"]])
+                        for r in live if r["value"] in by_value} if vectors else {})
             decision = lanes.decide(
                 lanes.Incoming(f.value, f.kind, f.origin, f.evidence.quote, f.replaces,
                                f.supersedes),
@@ -154,7 +177,16 @@ class FactStore:
                 outcome.note = ("embedder unavailable: the paraphrase check used words only "
                                 "and the fact has no vector yet") + (
                                     f"; {outcome.note}" if outcome.note else "")
+            await idempotency.remember(conn, ns, keyed, _replay_of(outcome))
             return outcome
+
+    @staticmethod
+    async def _replayed(conn: asyncpg.Connection, earlier: dict[str, Any]) -> SetOutcome:
+        """The first call's answer, with the fact as it is now."""
+        row = await repo.get_fact(conn, uuid.UUID(earlier.pop("fact_id")))
+        if row is None:
+            raise NotFound("the fact this request wrote is gone (forgotten since)")
+        return SetOutcome(fact=row, **earlier)
 
     async def _apply(self, conn: asyncpg.Connection, ctx: CallerContext, f: FactInput,
                      decision: lanes.Decision, vectors: list[np.ndarray] | None) -> SetOutcome:

@@ -7,13 +7,16 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import asyncpg
 
+from engram_kit import idempotency
 from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.embedder_client import EmbedderClient
 from engram_kit.errors import InvalidArgument
+from engram_kit.idempotency import Keyed
 
 from . import events, repo, repo_lessons
 from .normalise import value_form
@@ -34,6 +37,13 @@ class Recorded:
     outcome_id: uuid.UUID
     identical: int
     lesson: asyncpg.Record | None
+
+
+async def _replayed(conn: asyncpg.Connection, earlier: dict[str, Any]) -> Recorded:
+    """The first call's answer; its lesson as it is now."""
+    lesson = (await repo_lessons.get(conn, uuid.UUID(earlier["lesson_id"]))
+              if earlier["lesson_id"] else None)
+    return Recorded(uuid.UUID(earlier["outcome_id"]), earlier["identical"], lesson)
 
 
 def lesson_text(outcome: str, task: str, detail: str) -> tuple[str, str]:
@@ -80,7 +90,10 @@ class Lessons:
         signature = f"{value_form(task)}|{outcome}|{value_form(detail)}"
         polarity, text = lesson_text(outcome, task.strip(), detail.strip())
         vectors = await self._embedder.embed_many([text], ctx)
+        keyed = Keyed.of("RecordOutcome", ctx.idempotency_key, task, outcome, detail, used)
         async with tenant_tx(self._pool, ns) as conn:
+            if (earlier := await idempotency.replay(conn, keyed)) is not None:
+                return await _replayed(conn, earlier)
             await repo.advisory_lock(conn, f"lesson/{ns}/{signature}")
             outcome_id = uuid.uuid4()
             await repo_lessons.insert_outcome(conn, ns, outcome_id, task, outcome, detail,
@@ -103,6 +116,9 @@ class Lessons:
                                  {"signals": identical, "distilled_by": DISTILLER})
             await events.outcome_recorded(conn, ctx, outcome_id, outcome,
                                           lesson["id"] if lesson else None)
+            await idempotency.remember(conn, ns, keyed, {
+                "outcome_id": str(outcome_id), "identical": identical,
+                "lesson_id": str(lesson["id"]) if lesson else ""})
         self._on_outbox_write()
         return Recorded(outcome_id, identical, lesson)
 

@@ -9,6 +9,7 @@ retraction of the duplicate, through `fact_retract`.)"""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import defaultdict
 from dataclasses import dataclass
@@ -16,9 +17,11 @@ from difflib import SequenceMatcher
 
 import asyncpg
 
+from engram_kit import idempotency
 from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.errors import Conflict, InvalidArgument, NotFound, PermissionDenied
+from engram_kit.idempotency import Keyed
 from engram_kit.vocab import REVIEWER_ROLES, Role
 
 from . import repo, repo_merge
@@ -159,7 +162,10 @@ class Merging:
         merge, into = entity_name(merge, "merge"), entity_name(into, "into")
         if merge == into:
             raise InvalidArgument("merge and into must differ", field="merge")
+        keyed = Keyed.of("MergeEntities", ctx.idempotency_key, merge, into, reasoning)
         async with tenant_tx(self._pool, ns) as conn:
+            if (earlier := await idempotency.replay(conn, keyed)) is not None:
+                return Merged(**earlier)
             for name in sorted((merge, into)):  # one lock order: no deadlock
                 await repo.advisory_lock(conn, f"entity/{ns}/{name}")
             into = await repo.resolve_entity(conn, into)
@@ -180,7 +186,9 @@ class Merging:
             await repo.audit(conn, ns, ctx.principal, "entity.merge", merge,
                              {"into": into, "facts_moved": moved, "edges_moved": edges,
                               "duplicates_retired": len(duplicates), "reasoning": reasoning})
-        return Merged(into, moved, len(duplicates), edges)
+            done = Merged(into, moved, len(duplicates), edges)
+            await idempotency.remember(conn, ns, keyed, dataclasses.asdict(done))
+        return done
 
     @staticmethod
     def _check_slots(merge: str, into: str, live: list[asyncpg.Record]) -> list[tuple]:

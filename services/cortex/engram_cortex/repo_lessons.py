@@ -96,3 +96,8 @@ async def merge_into(conn: asyncpg.Connection, keep: asyncpg.Record,
                   updated_at = clock_timestamp()
            WHERE id = $1""",
         keep["id"], drop["signals"], drop["confidence"], drop["subject_fact_ids"])
+
+
+async def get(conn: asyncpg.Connection, lesson_id: uuid.UUID) -> asyncpg.Record | None:
+    return await conn.fetchrow("SELECT *, false AS re_verify FROM lessons WHERE id = $1",
+                               lesson_id)

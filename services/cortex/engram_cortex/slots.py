@@ -3,15 +3,19 @@ value, and a removed value that comes back is recognised."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import asyncpg
 
+from engram_kit import idempotency
 from engram_kit.audit import content_digest
 from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.embedder_client import EmbedderClient
 from engram_kit.errors import Conflict, InvalidArgument, NotFound, ResourceExhausted
+from engram_kit.idempotency import Keyed
 from engram_kit.vocab import FactAction, Origin, Verdict
 
 from . import lanes, repo
@@ -45,11 +49,14 @@ class SlotEditor:
         return reason
 
     async def retract(self, ctx: CallerContext, entity: str, attribute: str, value: str,
-                      reason: str) -> list[asyncpg.Record]:
+                      reason: str) -> list[Mapping[str, Any]]:
         ns = ctx.require_namespace()
         reason = self._reason(reason)
         entity, attribute = entity_name(entity), attribute_name(attribute)
+        keyed = Keyed.of("RetractFact", ctx.idempotency_key, entity, attribute, value, reason)
         async with tenant_tx(self._pool, ns) as conn:
+            if (earlier := await idempotency.replay(conn, keyed)) is not None:
+                return [{"id": i} for i in earlier["ids"]]
             entity = await repo.resolve_entity(conn, entity)
             await repo.lock_slot(conn, ns, entity, attribute)
             live = await repo.live_in_slot(conn, entity, attribute,
@@ -68,6 +75,8 @@ class SlotEditor:
                 await repo.audit(conn, ns, ctx.principal, "fact.retract", str(row["id"]),
                                  {"reason": reason,
                                   "value_hmac": content_digest(row["value"])})
+            await idempotency.remember(conn, ns, keyed,
+                                            {"ids": [str(r["id"]) for r in done]})
             return done
 
     async def add(self, ctx: CallerContext, entity: str, attribute: str, member: str,

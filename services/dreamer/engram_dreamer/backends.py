@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import uuid
 from typing import Any
 
 from engram.v1 import cortex_pb2, cortex_pb2_grpc, memory_pb2, memory_pb2_grpc
@@ -48,7 +50,11 @@ class Backends:
 
     async def set_fact(self, namespace: str,
                        request: cortex_pb2.SetFactRequest) -> cortex_pb2.SetFactResponse:
-        return await self._caller.call(self._facts.SetFact, request, self.context(namespace))
+        """Keyed: the caller's retry after a lost reply (the same key) gets the
+        first reply instead of writing (or confirming) again."""
+        ctx = dataclasses.replace(self.context(namespace),
+                                  idempotency_key=f"dream/{request.batch}/{uuid.uuid4()}")
+        return await self._caller.call(self._facts.SetFact, request, ctx, idempotent=True)
 
     async def revert(self, namespace: str, batch: str) -> Any:
         return await self._caller.call(self._facts.RevertBatch,
@@ -63,7 +69,8 @@ class Backends:
     async def relate(self, ctx: CallerContext,
                      request: cortex_pb2.RelateRequest) -> cortex_pb2.RelateResponse:
         """An approved proposal, written as the reviewer who approved it."""
-        return await self._caller.call(self._graph.Relate, request, ctx)
+        return await self._caller.call(self._graph.Relate, request, ctx,
+                                       idempotent=bool(ctx.idempotency_key))
 
     async def near_duplicates(self, namespace: str,
                               entities: list[str]) -> cortex_pb2.NearDuplicatesResponse:
@@ -75,14 +82,16 @@ class Backends:
                       reason: str) -> int:
         """An approved fact merge: the duplicate goes, as the reviewer."""
         reply = await self._caller.call(self._facts.RetractFact, cortex_pb2.RetractFactRequest(
-            entity=entity, attribute=attribute, value=value, reason=reason), ctx)
+            entity=entity, attribute=attribute, value=value, reason=reason), ctx,
+            idempotent=bool(ctx.idempotency_key))
         return reply.retracted
 
     async def merge_entities(self, ctx: CallerContext, merge: str, into: str,
                              reasoning: str) -> cortex_pb2.MergeEntitiesResponse:
         """An approved merge proposal, run as the reviewer who approved it."""
         return await self._caller.call(self._review.MergeEntities, cortex_pb2.MergeEntitiesRequest(
-            merge=merge, into=into, reasoning=reasoning), ctx)
+            merge=merge, into=into, reasoning=reasoning), ctx,
+            idempotent=bool(ctx.idempotency_key))
 
     async def merge_lessons(self, namespace: str, batch: str) -> int:
         reply = await self._caller.call(self._knowledge.MergeLessons,
@@ -95,7 +104,7 @@ class Backends:
         reply = await self._caller.call(
             self._facts.ForgetBySource,
             cortex_pb2.ForgetBySourceRequest(source_refs=entry_ids, reason=reason),
-            self.context(namespace))
+            self.context(namespace), idempotent=True)  # a repeat forgets nothing more
         return reply.forgotten
 
     async def close(self) -> None:

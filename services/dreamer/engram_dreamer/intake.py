@@ -85,7 +85,20 @@ class EventIntake:
                                             envelope.type, subject_id, occurred)
             if fresh:  # applied once, in the same transaction as the ledger row
                 await self._apply(conn, envelope, event_id)
+        if kind == "entries_forgotten":
+            await self._forget_facts(envelope)
         EVENTS_CONSUMED.labels("dreamer", self.consumer, "new" if fresh else "duplicate").inc()
+
+    async def _forget_facts(self, envelope: events_pb2.EventEnvelope) -> None:
+        """Facts resting on forgotten entries go too: after the commit (no
+        remote call inside it) and on every delivery, so a failure here leaves
+        the event unacked and its redelivery repeats the call, which forgets
+        nothing twice."""
+        if self.backends is None:
+            return
+        forgotten = envelope.entries_forgotten
+        await self.backends.forget_sources(envelope.namespace, list(forgotten.entry_ids),
+                                           f"memory entries forgotten: {forgotten.reason}")
 
     async def _apply(self, conn: asyncpg.Connection, envelope: events_pb2.EventEnvelope,
                      event_id: uuid.UUID) -> None:
@@ -111,7 +124,3 @@ class EventIntake:
             forgotten = envelope.entries_forgotten
             await repo_passes.mark_forgotten(conn, _ids(list(forgotten.entry_ids)))
             await repo_passes.forget_proposal_sources(conn, list(forgotten.entry_ids))
-            if self.backends is not None:  # facts resting on them go too
-                await self.backends.forget_sources(
-                    envelope.namespace, list(forgotten.entry_ids),
-                    f"memory entries forgotten: {forgotten.reason}")

@@ -112,6 +112,11 @@ class DreamPasses:
                 raise
 
     async def _recover(self, ns: str) -> None:
+        try:  # approvals a failure left half-applied are finished first
+            await self.proposals.resume(ns)
+        except DomainError as exc:
+            log.warning("approved proposals not applied yet",
+                        extra={"fields": {"namespace": ns, "error": exc.message}})
         async with tenant_tx(self._pool, ns) as conn:
             stale = await repo.stale_runs(conn)
         for run_id in stale:

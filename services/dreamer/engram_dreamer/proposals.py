@@ -9,6 +9,7 @@ open one expires after 30 days."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import uuid
 from collections.abc import Mapping
@@ -21,7 +22,15 @@ import asyncpg
 from engram.v1 import cortex_pb2
 from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
-from engram_kit.errors import Conflict, InvalidArgument, NotFound, PermissionDenied
+from engram_kit.errors import (
+    Conflict,
+    DeadlineExceeded,
+    DomainError,
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+    Unavailable,
+)
 from engram_kit.vocab import REVIEWER_ROLES, ProposalStatus, Role
 
 from . import repo_proposals as repo
@@ -123,7 +132,7 @@ class Proposals:
     async def listing(self, ns: str, status: str, kind: str = "") -> list[Mapping[str, Any]]:
         status = status or ProposalStatus.OPEN
         if status not in tuple(ProposalStatus):
-            raise InvalidArgument("status is open, approved, rejected or expired",
+            raise InvalidArgument("status is open, applying, approved, rejected or expired",
                                   field="status")
         if kind not in ("", *KINDS):
             raise InvalidArgument(f"kind is one of {', '.join(KINDS)}", field="kind")
@@ -148,24 +157,73 @@ class Proposals:
         except ValueError:
             raise InvalidArgument("proposal_id must be a proposal id",
                                   field="proposal_id") from None
+        if decision == "reject":
+            async with tenant_tx(self._pool, ns) as conn:
+                await self._open_row(conn, pid, decision)
+                return await repo.decide(conn, pid, ProposalStatus.REJECTED, ctx.principal,
+                                         reasoning)
+        async with tenant_tx(self._pool, ns) as conn:  # the mark
+            row = await self._open_row(conn, pid, decision)
+            if row["status"] == ProposalStatus.OPEN:
+                row = await repo.decide(conn, pid, ProposalStatus.APPLYING, ctx.principal,
+                                        reasoning)
+        return await self._finish(ctx, row)
+
+    @staticmethod
+    async def _open_row(conn: asyncpg.Connection, pid: uuid.UUID,
+                        decision: str) -> asyncpg.Record:
+        """The proposal, locked; open, or being applied and this an approval
+        (a retry finishes it)."""
+        row = await repo.lock(conn, pid)
+        if row is None:
+            raise NotFound(f"no proposal {pid}")
+        status = _as_listed(row)["status"]
+        if status == ProposalStatus.APPLYING and decision == "approve":
+            return row
+        if status == ProposalStatus.APPLYING:
+            raise Conflict(f"proposal {pid} is being applied (approved by "
+                           f"{row['decided_by']}); repeat the approval to finish it")
+        if status != ProposalStatus.OPEN:
+            raise Conflict(f"proposal {pid} is already {status}")
+        return row
+
+    async def _finish(self, ctx: CallerContext, row: asyncpg.Record) -> asyncpg.Record:
+        """The cortex call, keyed by the proposal, so a repeat after a lost
+        reply is the same call; then the mark is finalised once."""
+        try:
+            await self._apply(dataclasses.replace(ctx, idempotency_key=f"proposal/{row['id']}"),
+                              row)
+        except (Unavailable, DeadlineExceeded):
+            raise  # the mark stays: a retry or the next pass finishes it
+        except DomainError:  # cortex refused it (e.g. the slots disagree now): reopen
+            async with tenant_tx(self._pool, ctx.require_namespace()) as conn:
+                await repo.reopen(conn, row["id"])
+            raise
+        async with tenant_tx(self._pool, ctx.require_namespace()) as conn:
+            return await repo.finalise(conn, row["id"]) or await repo.get(conn, row["id"])
+
+    async def _apply(self, keyed: CallerContext, row: asyncpg.Record) -> None:
+        reasoning = row["reasoning"]
+        if row["kind"] == "merge_entity":
+            await self._backends.merge_entities(keyed, row["src"], row["dst"], reasoning)
+        elif row["kind"] == "merge_fact":
+            await self._backends.retract(keyed, row["entity"], row["src"], row["value"],
+                                         f"duplicate of {row['entity']}.{row['dst']}: "
+                                         f"{reasoning}"[:500])
+        else:
+            await self._backends.relate(keyed, cortex_pb2.RelateRequest(
+                src=row["src"], relation=row["relation"], dst=row["dst"],
+                provenance="inferred", evidence_quote=row["evidence_quote"]))
+
+    async def resume(self, ns: str) -> int:
+        """Approvals a failure left marked but unapplied, finished (at the
+        start of a pass), as the reviewer who decided them."""
         async with tenant_tx(self._pool, ns) as conn:
-            row = await repo.lock(conn, pid)
-            if row is None:
-                raise NotFound(f"no proposal {pid}")
-            if _as_listed(row)["status"] != "open":
-                raise Conflict(f"proposal {pid} is already {_as_listed(row)['status']}")
-            if decision == "approve" and row["kind"] == "merge_entity":
-                await self._backends.merge_entities(ctx, row["src"], row["dst"], reasoning)
-            elif decision == "approve" and row["kind"] == "merge_fact":
-                await self._backends.retract(ctx, row["entity"], row["src"], row["value"],
-                                             f"duplicate of {row['entity']}.{row['dst']}: "
-                                             f"{reasoning}"[:500])
-            elif decision == "approve":
-                await self._backends.relate(ctx, cortex_pb2.RelateRequest(
-                    src=row["src"], relation=row["relation"], dst=row["dst"],
-                    provenance="inferred", evidence_quote=row["evidence_quote"]))
-            return await repo.decide(conn, pid, "approved" if decision == "approve"
-                                     else "rejected", ctx.principal, reasoning)
+            rows = await repo.applying(conn)
+        for row in rows:
+            await self._finish(CallerContext(principal=row["decided_by"], namespace=ns,
+                                             client_id="dreamer", role=Role.REVIEWER), row)
+        return len(rows)
 
     async def revert_run(self, conn: asyncpg.Connection, run_id: uuid.UUID) -> None:
         """Part of a rollback: the run's proposals go; a decided one blocks it."""

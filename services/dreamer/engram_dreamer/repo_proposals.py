@@ -39,6 +39,26 @@ async def lock(conn: asyncpg.Connection, pid: uuid.UUID) -> asyncpg.Record | Non
     return await conn.fetchrow("SELECT * FROM proposals WHERE id = $1 FOR UPDATE", pid)
 
 
+async def get(conn: asyncpg.Connection, pid: uuid.UUID) -> asyncpg.Record | None:
+    return await conn.fetchrow("SELECT * FROM proposals WHERE id = $1", pid)
+
+
+async def applying(conn: asyncpg.Connection) -> list[asyncpg.Record]:
+    """Approvals marked but not yet applied (a failure left them)."""
+    return await conn.fetch("SELECT * FROM proposals WHERE status = 'applying'")
+
+
+async def reopen(conn: asyncpg.Connection, pid: uuid.UUID) -> None:
+    await conn.execute("UPDATE proposals SET status = 'open', decided_by = NULL, "
+                       "decided_at = NULL WHERE id = $1 AND status = 'applying'", pid)
+
+
+async def finalise(conn: asyncpg.Connection, pid: uuid.UUID) -> asyncpg.Record | None:
+    """The applied approval marked approved; None when another call did it."""
+    return await conn.fetchrow("UPDATE proposals SET status = 'approved' "
+                               "WHERE id = $1 AND status = 'applying' RETURNING *", pid)
+
+
 async def decide(conn: asyncpg.Connection, pid: uuid.UUID, status: str, principal: str,
                  reasoning: str) -> asyncpg.Record:
     return await conn.fetchrow(
@@ -49,7 +69,7 @@ async def decide(conn: asyncpg.Connection, pid: uuid.UUID, status: str, principa
 
 async def decided_of_run(conn: asyncpg.Connection, run_id: uuid.UUID) -> list[asyncpg.Record]:
     return await conn.fetch("SELECT id, status FROM proposals WHERE run_id = $1 "
-                            "AND status IN ('approved', 'rejected')", run_id)
+                            "AND status IN ('applying', 'approved', 'rejected')", run_id)
 
 
 async def delete_of_run(conn: asyncpg.Connection, run_id: uuid.UUID) -> None:

@@ -70,7 +70,8 @@ def markdown() -> str:
         "- **effect**: `none` reads; `session` changes only what you see; `additive` adds or "
         "corrects (history is kept); `destructive` deletes, withdraws or overrides.",
         "- **retry**: whether a client may repeat the same call after a lost reply without "
-        "a second effect.", "",
+        "a second effect; `only as noted` tools take a `request_id` that makes a retry safe "
+        "(see [Retrying a call](memory.md#retrying-a-call)).", "",
         "| tool | action | tier | grant | effect | retry | when it is safe | REST |",
         "|---|---|---|---|---|---|---|---|",
     ]

@@ -33,6 +33,7 @@ class StoreBody(StrictBody):
     episode: str = ""
     valid_from: str | None = None
     supersedes: str = ""
+    request_id: str = ""  # retry key: a retry with it stores once
 
 
 class SupersedeBody(StrictBody):

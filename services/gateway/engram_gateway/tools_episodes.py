@@ -14,17 +14,30 @@ from engram.v1 import memory_pb2 as pb
 from .briefing import build_briefing
 from .clients import Service
 from .shaping import approx_tokens, document_items
-from .toolspec import Access, Args, Effect, Invocation, Namespace, Retry, Tier, ToolSpec, op, read
+from .toolspec import (
+    Access,
+    Args,
+    Effect,
+    Invocation,
+    Namespace,
+    RequestId,
+    Retry,
+    Tier,
+    ToolSpec,
+    op,
+    read,
+)
 
 Title = Annotated[str, Field(description="A short title (max 200 chars).")]
 
 
-def episode_start(title: Title, namespace: Namespace = None) -> None:
+def episode_start(title: Title, namespace: Namespace = None,
+                  request_id: RequestId = "") -> None:
     """Open a task episode inside the current one (episodes nest); memories stored
     until episode_end belong to it. Returns {id, title, parent}."""
 
 
-def episode_end(namespace: Namespace = None) -> None:
+def episode_end(namespace: Namespace = None, request_id: RequestId = "") -> None:
     """Close the innermost open task episode. Returns {id, title, parent}."""
 
 
@@ -97,18 +110,20 @@ async def run_briefing(inv: Invocation) -> dict[str, Any]:
     return await build_briefing(inv.calls, inv.caller, inv.args["token_budget"])
 
 
-def episode_op(method: str, retry: Retry, note: str) -> dict[str, Any]:
+def episode_op(method: str, retry: Retry, note: str, keyed: bool = False) -> dict[str, Any]:
     return {"": op(Access.WRITE, Effect.ADDITIVE, retry, note, service=Service.MEMORY,
-                   method=method, shape=episode_reply,
+                   method=method, shape=episode_reply, keyed=keyed,
                    build=lambda a: pb.EpisodeRequest(title=a.get("title", "")))}
 
 
 TOOLS = [
     ToolSpec(episode_start, Tier.CORE, episode_op(
-        "EpisodeStart", Retry.UNSAFE, "each call opens another nested episode"),
+        "EpisodeStart", Retry.CONDITIONAL, "safe with request_id (without, each call opens "
+        "another nested episode)", keyed=True),
         example={"title": "t"}),
     ToolSpec(episode_end, Tier.CORE, episode_op(
-        "EpisodeEnd", Retry.UNSAFE, "a repeat closes the next outer episode")),
+        "EpisodeEnd", Retry.CONDITIONAL, "safe with request_id (without, a repeat closes the "
+        "next outer episode)", keyed=True)),
     ToolSpec(session_title, Tier.FULL, episode_op(
         "SessionTitle", Retry.SAFE, "the title is set, not appended"), example={"title": "t"}),
     ToolSpec(briefing, Tier.MINIMAL, {"": read(run=run_briefing)}),

@@ -15,7 +15,19 @@ from engram_kit.timestamps import to_timestamp
 from .clients import Service
 from .shaping import parse_time, search_reply
 from .shaping_facts import KIND_VALUES, conflict_item, fact_item, get_reply, member_reply, set_reply
-from .toolspec import Access, Args, Effect, Invocation, Namespace, Retry, Tier, ToolSpec, op, read
+from .toolspec import (
+    Access,
+    Args,
+    Effect,
+    Invocation,
+    Namespace,
+    RequestId,
+    Retry,
+    Tier,
+    ToolSpec,
+    op,
+    read,
+)
 
 Kind = Literal["DECISION", "RULE", "STATE", "PREFERENCE", "REFERENCE", "RESIDUAL", "EVENT"]
 Origin = Literal["user", "action", "agent", "assistant"]
@@ -45,6 +57,7 @@ def fact_set(
         "expected_lifetime_seconds (STATE), earned_by (PREFERENCE), risk_weight "
         "(RESIDUAL, 0-1), subject (EVENT/REFERENCE)."))] = None,
     namespace: Namespace = None,
+    request_id: RequestId = "",
 ) -> None:
     """Record a canonical fact: one current value per (entity, attribute) slot.
 
@@ -178,8 +191,9 @@ SLOT = {"entity": "registry-test", "attribute": "state"}
 
 TOOLS = [
     ToolSpec(fact_set, Tier.CORE, {"": op(
-        Access.WRITE, W, Retry.SAFE, "a repeat confirms the fact: nothing new written",
-        service=C, method="SetFact", build=set_request, shape=set_reply)},
+        Access.WRITE, W, Retry.CONDITIONAL, "safe with request_id (without, a repeat "
+        "confirms the fact again: one more confirmation)",
+        service=C, method="SetFact", build=set_request, shape=set_reply, keyed=True)},
         example=SLOT | {"value": "x"}),
     ToolSpec(fact_get, Tier.CORE, {"": read(run=run_get)}, example=SLOT),
     ToolSpec(fact_history, Tier.CORE, {"": read(

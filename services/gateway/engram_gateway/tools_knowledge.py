@@ -13,7 +13,18 @@ from engram.v1 import dreamer_pb2
 from .clients import Service
 from .shaping_facts import conflict_item
 from .shaping_knowledge import lesson_item, world_item
-from .toolspec import Access, Effect, Invocation, Namespace, Retry, Tier, ToolSpec, op, read
+from .toolspec import (
+    Access,
+    Effect,
+    Invocation,
+    Namespace,
+    RequestId,
+    Retry,
+    Tier,
+    ToolSpec,
+    op,
+    read,
+)
 
 # The dreamer's proposal kinds; the other review items are the cortex's.
 PROPOSAL_KINDS = ("graph_link", "merge_entity", "merge_fact")
@@ -45,6 +56,7 @@ def outcome_record(
                                  "said to do instead.")] = "",
     used_ids: Annotated[list[str] | None, Field(description="Fact ids relied on.")] = None,
     namespace: Namespace = None,
+    request_id: RequestId = "",
 ) -> None:
     """Record how a task went. Repeated identical signals (or one correction) distil
     a do/avoid lesson. Returns {outcome_id, identical_signals, lesson?}."""
@@ -148,8 +160,9 @@ TOOLS = [
                                                                top_k=a["top_k"]),
         shape=lambda r: {"facts": [world_item(f) for f in r.facts]})}, example={"query": "x"}),
     ToolSpec(outcome_record, Tier.FULL, {"": op(
-        Access.WRITE, W, Retry.UNSAFE, "each call is one more signal towards a lesson",
-        service=C, method="RecordOutcome", shape=outcome_reply,
+        Access.WRITE, W, Retry.CONDITIONAL, "safe with request_id (without, each call is one "
+        "more signal towards a lesson)",
+        service=C, method="RecordOutcome", shape=outcome_reply, keyed=True,
         build=lambda a: pb.OutcomeRequest(task=a["task"], outcome=a["outcome"],
                                           detail=a["detail"], used_ids=a["used_ids"] or []))},
         example={"task": "t", "outcome": "success"}),

@@ -13,7 +13,19 @@ from engram_kit.timestamps import to_timestamp
 from .clients import Service
 from .fact_block import served_facts
 from .shaping import get_reply, parse_time, recent_reply, rescue_reply, search_reply, store_reply
-from .toolspec import Access, Args, Effect, Invocation, Namespace, Retry, Tier, ToolSpec, op, read
+from .toolspec import (
+    Access,
+    Args,
+    Effect,
+    Invocation,
+    Namespace,
+    RequestId,
+    Retry,
+    Tier,
+    ToolSpec,
+    op,
+    read,
+)
 
 EntryId = Annotated[str, Field(description="The entry's id (from store/search replies).")]
 
@@ -27,6 +39,7 @@ def memory_store(
     valid_from: Annotated[str | None, Field(description="ISO date it became true.")] = None,
     supersedes: Annotated[str, Field(description="Id of the entry this replaces.")] = "",
     namespace: Namespace = None,
+    request_id: RequestId = "",
 ) -> None:
     """Store a durable memory (a fact, decision, preference, lesson) after it is learned.
 
@@ -132,7 +145,8 @@ def forget_request(a: Args) -> pb.ForgetRequest:
                             before=to_timestamp(parse_time(a["before"], "before")))
 
 
-def memory_reinforce(entry_id: EntryId, namespace: Namespace = None) -> None:
+def memory_reinforce(entry_id: EntryId, namespace: Namespace = None,
+                     request_id: RequestId = "") -> None:
     """Mark a memory as confirmed useful again: {id, confirmations}."""
 
 
@@ -151,8 +165,9 @@ NO_ID = "00000000-0000-0000-0000-000000000000"  # examples: well-formed, matches
 
 TOOLS = [
     ToolSpec(memory_store, Tier.MINIMAL, {"": op(
-        Access.WRITE, W, Retry.SAFE, "a repeat is a restatement: nothing added, same id",
-        service=M, method="Store", build=store_request, shape=store_reply,
+        Access.WRITE, W, Retry.CONDITIONAL, "safe with request_id (without, a repeat is a "
+        "restatement: same id, one more confirmation)",
+        service=M, method="Store", build=store_request, shape=store_reply, keyed=True,
         rest="POST /v1/memories")}, example={"text": "the registry drives the gateway"}),
     ToolSpec(memory_search, Tier.MINIMAL, {"": read(
         M, "Search", build=search_request, run=run_search,
@@ -178,8 +193,9 @@ TOOLS = [
         shape=lambda r: {"forgotten": list(r.forgotten), "tombstones": list(r.tombstones)})},
         example={"reason": "test", "entry_id": NO_ID}),
     ToolSpec(memory_reinforce, Tier.CORE, {"": op(
-        Access.WRITE, W, Retry.UNSAFE, "each call adds a confirmation",
-        service=M, method="Reinforce", build=lambda a: pb.ReinforceRequest(
+        Access.WRITE, W, Retry.CONDITIONAL, "safe with request_id (without, each call adds a "
+        "confirmation)",
+        service=M, method="Reinforce", keyed=True, build=lambda a: pb.ReinforceRequest(
             entry_id=a["entry_id"]),
         shape=lambda r: {"id": r.id, "confirmations": r.confirmations})},
         example={"entry_id": NO_ID}),

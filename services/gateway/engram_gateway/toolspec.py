@@ -10,6 +10,7 @@ shape, or a runner for the few tools that call more than one service. MCP
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from pydantic import Field
 from engram_kit.context import CallerContext
 
 from .clients import Calls, Service
+from .retry_keys import with_request_id
 
 Args = Mapping[str, Any]
 
@@ -103,9 +105,13 @@ class Op:
     shape_args: tuple[str, ...] = ()
     run: Runner | None = None  # instead of service/method/build/shape
     rest: str = ""  # the REST route that runs the same operation
+    keyed: bool = False  # the `request_id` argument keys the write (a retry takes effect once)
 
     async def invoke(self, inv: Invocation,
                      shape: Callable[..., dict[str, Any]] | None = None) -> dict[str, Any]:
+        if self.keyed:
+            inv = dataclasses.replace(
+                inv, caller=with_request_id(inv.caller, inv.args.get("request_id", "")))
         if self.run is not None and shape is None:
             return await self.run(inv)
         if self.service is None or self.build is None:
@@ -177,3 +183,6 @@ class ToolSpec:
 
 
 Namespace = Annotated[str | None, Field(description="Namespace to act in; default: your first.")]
+RequestId = Annotated[str, Field(
+    description="Retry key (1-128 printable ASCII): a retry with the same request_id "
+    "takes effect once (kept 7 days).")]

@@ -7,10 +7,11 @@ from dataclasses import dataclass
 
 import asyncpg
 
-from engram_kit import audit
+from engram_kit import audit, idempotency
 from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.errors import Conflict, InvalidArgument
+from engram_kit.idempotency import Keyed
 
 from . import repo_episodes as repo
 from .validation import clean_text
@@ -42,6 +43,14 @@ async def current_episode(conn: asyncpg.Connection, ctx: CallerContext) -> str |
     return str(open_["id"])
 
 
+def _reply_of(row: asyncpg.Record) -> dict[str, str]:
+    return {"id": str(row["id"]), "title": row["title"], "parent_id": str(row["parent_id"])}
+
+
+def _episode_of(reply: dict[str, str]) -> Episode:
+    return Episode(uuid.UUID(reply["id"]), reply["title"], uuid.UUID(reply["parent_id"]))
+
+
 class Episodes:
     def __init__(self, pool: asyncpg.Pool) -> None:
         self.pool = pool
@@ -49,23 +58,31 @@ class Episodes:
     async def start(self, ctx: CallerContext, title: str) -> Episode:
         session = _session(ctx)
         title = clean_text(title, MAX_TITLE, "title")
+        keyed = Keyed.of("EpisodeStart", ctx.idempotency_key, session, title)
         async with tenant_tx(self.pool, ctx.require_namespace()) as conn:
+            if (earlier := await idempotency.replay(conn, keyed)) is not None:
+                return _episode_of(earlier)
             parent = await current_episode(conn, ctx)
             row = await repo.create(conn, uuid.uuid4(), ctx.namespace, uuid.UUID(parent),
                                     session, title, ctx.principal)
             await audit.append(conn, ctx.namespace, ctx.principal, "episode.start",
                                str(row["id"]), {"title": title})
+            await idempotency.remember(conn, ctx.namespace, keyed, _reply_of(row))
         return Episode(row["id"], row["title"], row["parent_id"])
 
     async def end(self, ctx: CallerContext) -> Episode:
         session = _session(ctx)
+        keyed = Keyed.of("EpisodeEnd", ctx.idempotency_key, session)
         async with tenant_tx(self.pool, ctx.require_namespace()) as conn:
+            if (earlier := await idempotency.replay(conn, keyed)) is not None:
+                return _episode_of(earlier)  # a retry must not end the enclosing one
             row = await repo.innermost_open(conn, session)
             if row is None or row["parent_id"] is None:
                 raise Conflict("no open episode to end in this session (the session's own "
                                "episode ends with the session)")
             await repo.end(conn, row["id"])
             await audit.append(conn, ctx.namespace, ctx.principal, "episode.end", str(row["id"]))
+            await idempotency.remember(conn, ctx.namespace, keyed, _reply_of(row))
         return Episode(row["id"], row["title"], row["parent_id"])
 
     async def title_session(self, ctx: CallerContext, title: str) -> Episode:

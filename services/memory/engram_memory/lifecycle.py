@@ -8,10 +8,11 @@ from datetime import datetime
 
 import asyncpg
 
-from engram_kit import audit
+from engram_kit import audit, idempotency
 from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.errors import InvalidArgument, NotFound
+from engram_kit.idempotency import Keyed
 from engram_kit.outbox import enqueue
 
 from . import repo
@@ -89,12 +90,18 @@ class Lifecycle:
         return ForgetResult(ids, stones)
 
     async def reinforce(self, ctx: CallerContext, entry_id: uuid.UUID) -> int:
+        """One confirmation per call; a keyed retry gets the first count."""
+        keyed = Keyed.of("Reinforce", ctx.idempotency_key, str(entry_id))
         async with tenant_tx(self.pool, ctx.require_namespace()) as conn:
+            if (earlier := await idempotency.replay(conn, keyed)) is not None:
+                return earlier["confirmations"]
             row = await repo.reinforce(conn, entry_id)
             if row is None:
                 await self._explain_missing(conn, entry_id)
             await audit.append(conn, ctx.namespace, ctx.principal, "entry.reinforce",
                                str(entry_id))
+            await idempotency.remember(conn, ctx.namespace, keyed,
+                                       {"confirmations": row["confirmations"]})
         return row["confirmations"]
 
     async def get(self, ctx: CallerContext, entry_id: uuid.UUID,

@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 import asyncpg
 
-from engram_kit import audit
+from engram_kit import audit, idempotency
 from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.embedder_client import EmbedderClient
 from engram_kit.errors import Conflict, NotFound
+from engram_kit.idempotency import Keyed
 from engram_kit.outbox import enqueue
 
 from . import repo
@@ -73,6 +76,25 @@ class StoreResult:
     reasserts_forgotten: asyncpg.Record | None = None
 
 
+def _replay_of(done: StoreResult) -> dict[str, Any]:
+    return {"id": str(done.id), "finding": done.finding, "embedded": done.embedded,
+            **{k: [str(i) for i in getattr(done, k)]
+               for k in ("related", "superseded", "contested_with")}}
+
+
+async def _replayed(conn: asyncpg.Connection, earlier: dict[str, Any],
+                    digest: str) -> StoreResult:
+    """The first call's answer, with the entry as it is now."""
+    row = await repo.get_entry(conn, uuid.UUID(earlier["id"]))
+    if row is None:
+        raise NotFound("the entry this request stored is gone (forgotten since)")
+    ids = {k: [uuid.UUID(i) for i in earlier[k]] for k in ("related", "superseded",
+                                                           "contested_with")}
+    return StoreResult(row["id"], earlier["finding"], row, embedded=earlier["embedded"],
+                       reasserts_forgotten=await repo.tombstone_for_digest(conn, digest)
+                       if earlier["finding"] != "restatement" else None, **ids)
+
+
 class MemoryService:
     def __init__(self, pool: asyncpg.Pool, embedder: EmbedderClient, settings: MemorySettings,
                  on_outbox_write: Callable[[], None]) -> None:
@@ -89,7 +111,10 @@ class MemoryService:
         origin = clean_origin(data.origin)
         vector = await self.embedder.embed_one(text, ctx, query=False)
         text_hash, digest = normalised_hash(text), forgotten_digest(text)
+        keyed = Keyed.of("Store", ctx.idempotency_key, dataclasses.asdict(data))
         async with tenant_tx(self.pool, namespace) as conn:
+            if (earlier := await idempotency.replay(conn, keyed)) is not None:
+                return await _replayed(conn, earlier, digest)
             if data.supersedes is not None:
                 await self._lock_live_target(conn, data.supersedes)
             same = await repo.find_live_by_hash(conn, text_hash)
@@ -97,7 +122,9 @@ class MemoryService:
                 await repo.confirm(conn, same["id"])
                 await audit.append(conn, namespace, ctx.principal, "entry.confirm",
                                    str(same["id"]), {"text_hmac": digest})
-                return StoreResult(same["id"], "restatement", same, embedded=same["embedded"])
+                done = StoreResult(same["id"], "restatement", same, embedded=same["embedded"])
+                await idempotency.remember(conn, namespace, keyed, _replay_of(done))
+                return done
             typed = await self._type(conn, text, vector, data.supersedes)
             episode = data.episode or await current_episode(conn, ctx)
             entry = repo.NewEntry(
@@ -120,10 +147,12 @@ class MemoryService:
             await audit.append(conn, namespace, ctx.principal, "entry.store", str(entry.id), {
                 "finding": typed.finding, "text_hmac": digest,
                 "superseded": [str(i) for i in typed.supersedes], "source": source})
+            done = StoreResult(entry.id, typed.finding, row, related=typed.related,
+                               superseded=typed.supersedes, contested_with=typed.contradicts,
+                               embedded=vector is not None, reasserts_forgotten=forgotten)
+            await idempotency.remember(conn, namespace, keyed, _replay_of(done))
         self._on_outbox_write()
-        return StoreResult(entry.id, typed.finding, row, related=typed.related,
-                           superseded=typed.supersedes, contested_with=typed.contradicts,
-                           embedded=vector is not None, reasserts_forgotten=forgotten)
+        return done
 
     async def _lock_live_target(self, conn: asyncpg.Connection, target: uuid.UUID) -> None:
         """Fail closed: an explicit replacement needs one live target."""
