@@ -18,7 +18,7 @@ from typing import Any
 import asyncpg
 
 from engram.v1 import cortex_pb2
-from engram_kit.db import tenant_tx
+from engram_kit.db import pooled, tenant_tx
 from engram_kit.errors import Conflict, DomainError, NotFound, NotImplementedYet
 
 from . import metrics
@@ -77,7 +77,7 @@ class DreamPasses:
             raise Conflict(f"a dream pass is already running in {ns}")
         self._running.add(ns)
         try:
-            async with self._pool.acquire() as conn:
+            async with pooled(self._pool) as conn:
                 key = f"dream/{ns}"
                 if not await repo.try_session_lock(conn, key):
                     raise Conflict(f"a dream pass is already running in {ns}")
