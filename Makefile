@@ -52,6 +52,7 @@ test-llama: setup
 
 lint: setup
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/pyright
 
 # The generated docs: the settings reference in docs/limits.md and
 # docs/benchmarks.md with its plots (tests/test_docs.py fails when stale).

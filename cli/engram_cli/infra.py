@@ -90,9 +90,10 @@ class EmbeddedPostgres:
     def admin_dsn(self) -> str:
         return f"postgresql://postgres:{self.admin_password}@127.0.0.1:{self.port}/{DATABASE}"
 
-    def _run(self, args: list[str], **kwargs: object) -> subprocess.CompletedProcess:
+    def _run(self, args: list[str],
+             env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
         return subprocess.run(args, check=True, capture_output=True, text=True,
-                              user=self._os_user, cwd=self.home, umask=0o077, **kwargs)
+                              user=self._os_user, cwd=self.home, umask=0o077, env=env)
 
     def _prepare_home(self) -> None:
         if self._os_user is None:

@@ -12,7 +12,7 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import asyncpg
 from pgvector.asyncpg import register_vector
@@ -110,9 +110,18 @@ async def create_pool(dsn: str, *, schema: str, min_size: int = 1, max_size: int
 
 
 @asynccontextmanager
+async def pooled(pool: asyncpg.Pool) -> AsyncIterator[asyncpg.Connection]:
+    """A connection from the pool. asyncpg hands out a proxy that forwards
+    every attribute to the Connection and passes isinstance checks for one,
+    so it is typed as the Connection it stands for."""
+    async with pool.acquire() as conn:
+        yield cast(asyncpg.Connection, conn)
+
+
+@asynccontextmanager
 async def tenant_tx(pool: asyncpg.Pool, namespace: str) -> AsyncIterator[asyncpg.Connection]:
     """A transaction whose rows are limited to `namespace` by RLS."""
-    async with pool.acquire() as conn, conn.transaction():
+    async with pooled(pool) as conn, conn.transaction():
         await conn.execute("SELECT set_config($1, $2, true)", NAMESPACE_SETTING, namespace)
         yield conn
 
@@ -124,9 +133,28 @@ async def duty_tx(pool: asyncpg.Pool, duty: str) -> AsyncIterator[asyncpg.Connec
     queue table, and nothing else."""
     if duty not in CROSS_NAMESPACE_DUTIES:
         raise ValueError(f"unknown duty {duty!r}")
-    async with pool.acquire() as conn, conn.transaction():
+    async with pooled(pool) as conn, conn.transaction():
         await conn.execute("SELECT set_config($1, 'on', true)", f"engram.{duty}")
         yield conn
+
+
+async def fetchrow_one(conn: asyncpg.Connection, query: str, *args: Any) -> asyncpg.Record:
+    """fetchrow for a statement that yields a row by construction (an
+    aggregate, INSERT ... RETURNING, an update of a row locked or created
+    earlier in the transaction): no row is a broken invariant, not a miss."""
+    row = await conn.fetchrow(query, *args)
+    if row is None:
+        raise RuntimeError(f"expected a row from {query.split(None, 1)[0]} statement")
+    return row
+
+
+async def fetchval_one(conn: asyncpg.Connection, query: str, *args: Any) -> Any:
+    """fetchval for a statement whose value is never NULL by construction
+    (a count, RETURNING a NOT NULL column or expression)."""
+    value = await conn.fetchval(query, *args)
+    if value is None:
+        raise RuntimeError(f"expected a value from {query.split(None, 1)[0]} statement")
+    return value
 
 
 async def ping(pool: asyncpg.Pool) -> bool:

@@ -102,7 +102,9 @@ _BY_CODE[grpc.StatusCode.DEADLINE_EXCEEDED] = Unavailable
 def _retry_after(err: grpc.aio.AioRpcError | grpc.RpcError) -> int | None:
     """The hint our servers attach; None when gRPC itself failed the call."""
     trailing = err.trailing_metadata() if hasattr(err, "trailing_metadata") else None
-    for key, value in trailing or ():
+    # The stubs type sync metadata as key/value objects; at runtime both kinds
+    # are (key, value) pairs (cygrpc's are namedtuples).
+    for key, value in trailing or ():  # pyright: ignore[reportGeneralTypeIssues]
         if key == MD_RETRY_AFTER:
             try:
                 return max(1, int(value))

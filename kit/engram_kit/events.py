@@ -91,6 +91,12 @@ def deadletter_stream_config(settings: NatsSettings) -> api.StreamConfig:
         max_age=settings.deadletter_max_age_s, max_bytes=settings.deadletter_max_bytes)
 
 
+def _stream_name(config: api.StreamConfig) -> str:
+    if not config.name:  # nats-py types it optional; every config here names its stream
+        raise ValueError("a stream config needs a name")
+    return config.name
+
+
 def _limits_differ(have: api.StreamConfig, want: api.StreamConfig) -> bool:
     return (abs((have.max_age or 0) - (want.max_age or 0)) > 1e-3
             or (have.max_bytes or -1) != (want.max_bytes or -1))
@@ -100,7 +106,7 @@ async def ensure_stream(js: JetStreamContext, config: api.StreamConfig) -> None:
     """Create the stream when missing. A service may not update a stream (only
     the admin user may, as `engram up` does), so changed limits are reported."""
     try:
-        info = await js.stream_info(config.name)
+        info = await js.stream_info(_stream_name(config))
     except NotFoundError:
         await js.add_stream(config)
         return
@@ -113,7 +119,7 @@ async def apply_streams(js: JetStreamContext, settings: NatsSettings) -> None:
     """As the admin user: create the streams, or bring their limits to the settings."""
     for config in (events_stream_config(settings), deadletter_stream_config(settings)):
         try:
-            info = await js.stream_info(config.name)
+            info = await js.stream_info(_stream_name(config))
         except NotFoundError:
             await js.add_stream(config)
             continue

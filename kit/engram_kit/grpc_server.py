@@ -7,7 +7,7 @@ import asyncio
 import hmac
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -15,7 +15,9 @@ import asyncpg
 import grpc
 from google.protobuf.message import Message
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from grpc_health.v1.health import aio as health_aio
+from grpc_health.v1.health import (
+    aio as health_aio,  # pyright: ignore[reportAttributeAccessIssue] -- typeshed's stubs omit it
+)
 
 from .context import MD_INTERNAL_TOKEN, CallerContext, caller_var, deadline_var
 from .db import connection_failure
@@ -38,8 +40,7 @@ def reject_nul(message: Message, path: str = "") -> None:
     name, for every service, instead of failing deep in a query."""
     for field, value in message.ListFields():
         name = f"{path}{field.name}"
-        repeated = (field.is_repeated if hasattr(field, "is_repeated")
-                    else field.label == field.LABEL_REPEATED)
+        repeated = field.is_repeated
         if field.type == field.TYPE_STRING:
             values = value if repeated else [value]
             if any("\x00" in v for v in values):
@@ -176,7 +177,7 @@ async def serve(
     register: Callable[[grpc.aio.Server], None],
     readiness: Readiness,
     stop: asyncio.Event,
-    background: list[Callable[[asyncio.Event], Awaitable[None]]] | None = None,
+    background: list[Callable[[asyncio.Event], Coroutine[Any, Any, None]]] | None = None,
 ) -> None:
     """Serve gRPC + ops HTTP until `stop` is set, then drain gracefully."""
     token = settings.internal_token.get_secret_value()

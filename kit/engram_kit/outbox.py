@@ -19,7 +19,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from engram.v1 import events_pb2
 
 from .context import CallerContext
-from .db import duty_tx
+from .db import duty_tx, fetchrow_one
 from .events import NatsLink, publish_event
 from .metrics import OUTBOX_LAG, OUTBOX_PENDING, OUTBOX_PUBLISHED
 
@@ -118,6 +118,6 @@ class OutboxRelay:
     async def _update_gauges(self) -> None:
         self._gauges_due = time.monotonic() + self.idle_s
         async with duty_tx(self.pool, "outbox_relay") as conn:
-            row = await conn.fetchrow(self._stats)
+            row = await fetchrow_one(conn, self._stats)
         OUTBOX_PENDING.labels(self.service).set(row["n"])
         OUTBOX_LAG.labels(self.service).set(float(row["lag"] or 0.0))

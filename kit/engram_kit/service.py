@@ -4,8 +4,9 @@ logging -> migrations -> pool -> readiness -> gRPC + ops HTTP -> drain."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
+from typing import Any
 
 import asyncpg
 import grpc
@@ -17,7 +18,7 @@ from .logging import configure_logging
 from .settings import DatabaseSettings, ServiceSettings
 
 Register = Callable[[grpc.aio.Server], None]
-Background = list[Callable[[asyncio.Event], Awaitable[None]]]
+Background = list[Callable[[asyncio.Event], Coroutine[Any, Any, None]]]
 Build = Callable[[asyncpg.Pool, Readiness], tuple[Register, Background]]
 
 

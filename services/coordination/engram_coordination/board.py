@@ -79,11 +79,12 @@ class HintPublisher:
     async def publish(self, hints: Hints) -> None:
         """Best effort: a hint is a wake-up, the database is the truth, so a
         NATS outage costs latency, never mail."""
-        if self._link is None or not self._link.connected or not hints.items:
+        nc = self._link.nc if self._link is not None else None
+        if nc is None or not nc.is_connected or not hints.items:
             return
         try:
             for subject, payload in hints.items:
-                await self._link.nc.publish(subject, json.dumps(payload).encode())
+                await nc.publish(subject, json.dumps(payload).encode())
         except Exception as exc:
             log.warning("board hint not published", extra={"fields": {"error": repr(exc)}})
 

@@ -137,8 +137,9 @@ class Leases:
                        "fencing_token": row["last_token"]})
             return LeaseOutcome(LeaseState(row, state.queue, None), granted=True)
         position = 0 if no_queue else await self._enqueue(conn, actor, name, state)
-        why = (f"held by {holder}" if holder else
-               f"offered to queue head {offered} until {state.offered_until.isoformat()}")
+        until = state.offered_until
+        why = (f"held by {holder}" if holder else f"offered to queue head {offered}"
+               + (f" until {until.isoformat()}" if until else ""))
         return LeaseOutcome(state, queue_position=position,
                             note=f"not granted: {why}" + ("" if no_queue else
                                                           f"; you are #{position} in the queue"))

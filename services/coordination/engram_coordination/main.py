@@ -6,11 +6,14 @@ import asyncio
 import logging
 from pathlib import Path
 
+import asyncpg
+
 from engram.v1 import coordination_pb2_grpc as rpc
 from engram_kit import audit
 from engram_kit.events import NatsLink
+from engram_kit.health import Readiness
 from engram_kit.runtime import run_until_signal, sleep_or_stop
-from engram_kit.service import run_database_service
+from engram_kit.service import Background, Register, run_database_service
 
 from .board import HintPublisher
 from .leases import Leases
@@ -25,12 +28,13 @@ log = logging.getLogger(__name__)
 
 
 async def amain(stop: asyncio.Event) -> None:
-    settings = CoordinationSettings()
+    # The fields come from the environment, which pyright cannot see.
+    settings = CoordinationSettings()  # pyright: ignore[reportCallIssue]
     audit.use_key(settings.audit_hmac_key.get_secret_value())
     link = NatsLink(settings, name=settings.service_name)
     hints = HintPublisher(link, settings.hint_subject_prefix)
 
-    def build(pool: object, readiness: object) -> tuple:
+    def build(pool: asyncpg.Pool, readiness: Readiness) -> tuple[Register, Background]:
         leases = Leases(pool, settings, hints)
         servicer = CoordinationServicer(settings, Presence(pool, settings), leases,
                                         Mail(pool, settings, hints))

@@ -104,7 +104,7 @@ class Presence:
                 fields["children"] = self._children(
                     change.children, _children_of(current), now)
             row = (await repo.update_agent(conn, actor.agent_id, fields) if fields
-                   else await repo.get_agent(conn, actor.agent_id))
+                   else await repo.own_agent(conn, actor.agent_id))
             if fields:
                 detail = {k: (v.isoformat() if isinstance(v, datetime) else v)
                           for k, v in fields.items() if not k.startswith("park_")}

@@ -11,6 +11,7 @@ from typing import Any
 import asyncpg
 
 from engram_kit import audit as audit_log
+from engram_kit.db import fetchrow_one, fetchval_one
 
 # Columns an update may set; anything else is a programming error.
 _AGENT_COLUMNS = frozenset({
@@ -22,7 +23,8 @@ _AGENT_COLUMNS = frozenset({
 async def touch_agent(conn: asyncpg.Connection, namespace: str, agent_id: str,
                       principal: str) -> bool:
     """Register on first sight, else heartbeat. True when newly registered."""
-    return await conn.fetchval(
+    return await fetchval_one(
+        conn,
         """INSERT INTO agents (namespace, id, principal) VALUES ($1, $2, $3)
            ON CONFLICT (namespace, id) DO UPDATE SET last_seen = now()
            RETURNING (xmax = 0)""",
@@ -39,6 +41,11 @@ async def get_agent(conn: asyncpg.Connection, agent_id: str) -> asyncpg.Record |
     return await conn.fetchrow("SELECT * FROM agents WHERE id = $1", agent_id)
 
 
+async def own_agent(conn: asyncpg.Connection, agent_id: str) -> asyncpg.Record:
+    """The acting agent, which board_tx registered in this transaction."""
+    return await fetchrow_one(conn, "SELECT * FROM agents WHERE id = $1", agent_id)
+
+
 async def update_agent(conn: asyncpg.Connection, agent_id: str,
                        fields: dict[str, Any]) -> asyncpg.Record:
     unknown = set(fields) - _AGENT_COLUMNS
@@ -46,8 +53,8 @@ async def update_agent(conn: asyncpg.Connection, agent_id: str,
         raise ValueError(f"not updatable: {sorted(unknown)}")
     values = [json.dumps(v) if k == "children" else v for k, v in fields.items()]
     sets = ", ".join(f"{col} = ${i + 2}" for i, col in enumerate(fields))
-    return await conn.fetchrow(
-        f"UPDATE agents SET {sets} WHERE id = $1 RETURNING *", agent_id, *values)
+    return await fetchrow_one(
+        conn, f"UPDATE agents SET {sets} WHERE id = $1 RETURNING *", agent_id, *values)
 
 
 async def active_agents(conn: asyncpg.Connection, since: datetime, exclude: str,
@@ -67,7 +74,8 @@ async def active_agents(conn: asyncpg.Connection, since: datetime, exclude: str,
 async def count_agents(conn: asyncpg.Connection, since: datetime,
                        exclude: str) -> tuple[int, int]:
     """(active peers, older peers), the caller excluded."""
-    row = await conn.fetchrow(
+    row = await fetchrow_one(
+        conn,
         """SELECT count(*) FILTER (WHERE last_seen >= $1) AS active,
                   count(*) FILTER (WHERE last_seen < $1) AS older
            FROM agents WHERE id <> $2""",

@@ -6,6 +6,8 @@ from datetime import datetime
 
 import asyncpg
 
+from engram_kit.db import fetchrow_one
+
 
 async def lock_lease(conn: asyncpg.Connection, namespace: str, name: str) -> asyncpg.Record:
     """The lease row, created on first use and locked for this transaction:
@@ -13,13 +15,14 @@ async def lock_lease(conn: asyncpg.Connection, namespace: str, name: str) -> asy
     await conn.execute(
         "INSERT INTO leases (namespace, name) VALUES ($1, $2) ON CONFLICT DO NOTHING",
         namespace, name)
-    return await conn.fetchrow(
-        "SELECT *, now() AS now FROM leases WHERE name = $1 FOR UPDATE", name)
+    return await fetchrow_one(
+        conn, "SELECT *, now() AS now FROM leases WHERE name = $1 FOR UPDATE", name)
 
 
 async def grant(conn: asyncpg.Connection, name: str, holder: str,
                 ttl_s: float) -> asyncpg.Record:
-    return await conn.fetchrow(
+    return await fetchrow_one(
+        conn,
         """UPDATE leases SET holder = $2, last_token = last_token + 1, granted_at = now(),
                   expires_at = now() + make_interval(secs => $3), free_since = NULL,
                   offered_to = NULL
@@ -28,14 +31,16 @@ async def grant(conn: asyncpg.Connection, name: str, holder: str,
 
 
 async def renew(conn: asyncpg.Connection, name: str, ttl_s: float) -> asyncpg.Record:
-    return await conn.fetchrow(
+    return await fetchrow_one(
+        conn,
         """UPDATE leases SET expires_at = now() + make_interval(secs => $2)
            WHERE name = $1 RETURNING *""",
         name, ttl_s)
 
 
 async def release(conn: asyncpg.Connection, name: str) -> asyncpg.Record:
-    return await conn.fetchrow(
+    return await fetchrow_one(
+        conn,
         """UPDATE leases SET holder = NULL, free_since = now(), expires_at = NULL
            WHERE name = $1 RETURNING *""",
         name)
@@ -43,7 +48,8 @@ async def release(conn: asyncpg.Connection, name: str) -> asyncpg.Record:
 
 async def mark_expired(conn: asyncpg.Connection, name: str) -> asyncpg.Record:
     """An expired grant becomes free as of its expiry time."""
-    return await conn.fetchrow(
+    return await fetchrow_one(
+        conn,
         """UPDATE leases SET holder = NULL, free_since = expires_at, expires_at = NULL
            WHERE name = $1 RETURNING *""",
         name)
@@ -105,4 +111,5 @@ async def sweep_candidates(conn: asyncpg.Connection) -> list[asyncpg.Record]:
 
 async def state(conn: asyncpg.Connection, name: str) -> asyncpg.Record:
     """The lease row with the database's clock."""
-    return await conn.fetchrow("SELECT *, now() AS now FROM leases WHERE name = $1", name)
+    return await fetchrow_one(conn, "SELECT *, now() AS now FROM leases WHERE name = $1",
+                              name)

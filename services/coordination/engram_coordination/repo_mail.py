@@ -8,6 +8,8 @@ from datetime import datetime
 
 import asyncpg
 
+from engram_kit.db import fetchval_one
+
 
 @dataclass(frozen=True)
 class NewMessage:
@@ -54,7 +56,8 @@ async def pending_counts(conn: asyncpg.Connection, recipients: list[str]) -> dic
 
 async def sends_since(conn: asyncpg.Connection, sender: str, since: datetime) -> int:
     """Distinct sends (a fan-out is one) by `sender` since `since`."""
-    return await conn.fetchval(
+    return await fetchval_one(
+        conn,
         """SELECT count(DISTINCT batch_id) FROM messages
            WHERE sender = $1 AND sent_at >= $2 AND kind = 'mail'""",
         sender, since)
@@ -75,8 +78,9 @@ async def pending(conn: asyncpg.Connection, recipient: str, after: tuple[datetim
 
 
 async def pending_count(conn: asyncpg.Connection, recipient: str) -> int:
-    return await conn.fetchval(
-        "SELECT count(*) FROM messages WHERE recipient = $1 AND acked_at IS NULL", recipient)
+    return await fetchval_one(
+        conn, "SELECT count(*) FROM messages WHERE recipient = $1 AND acked_at IS NULL",
+        recipient)
 
 
 async def owners(conn: asyncpg.Connection, ids: list[uuid.UUID]) -> list[asyncpg.Record]:

@@ -17,7 +17,7 @@ SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?](?![\w/])|$)|[^\n]+")
 HEDGE = re.compile(r"^(?:maybe|perhaps|might|could|should we|i think|i wonder|not sure|"
                    r"probably|let'?s|running|working on|looking into|hi|hello|thanks|ok|"
                    r"okay|todo|wip|just|still|trying|will check|checking)\b", re.I)
-MONTHS = ("jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec")
+MONTHS: str = "jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec"
 DATE = re.compile(r"\b(?:on\s+)?(?:(\d{4})-(\d{2})-(\d{2})|(" + MONTHS + r")[a-z]*\.?\s+(\d{1,2})"
                   r"(?:st|nd|rd|th)?,?\s+(\d{4}))\b", re.I)
 URL_OR_PATH = (r"(?:[a-z][a-z0-9+.-]*://[^\s,;]+[^\s,;.]|~?/[\w./*-]*[\w*/]|"

@@ -45,7 +45,8 @@ def build_extractor(s: DreamerSettings) -> Extractor | None:
 
 
 async def amain(stop: asyncio.Event) -> None:
-    s = DreamerSettings()
+    # The fields come from the environment, which pyright cannot see.
+    s = DreamerSettings()  # pyright: ignore[reportCallIssue]
     extractor = build_extractor(s)
     link = NatsLink(s, name=s.service_name)
     spec = ConsumerSpec(durable=s.consumer_durable, filter_subject=s.consumer_filter,

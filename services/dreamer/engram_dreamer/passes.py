@@ -13,12 +13,12 @@ import uuid
 from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, cast
 
 import asyncpg
 
 from engram.v1 import cortex_pb2
-from engram_kit.db import tenant_tx
+from engram_kit.db import pooled, tenant_tx
 from engram_kit.errors import Conflict, DomainError, NotFound, NotImplementedYet
 
 from . import metrics
@@ -32,7 +32,9 @@ log = logging.getLogger(__name__)
 NO_EXTRACTOR = ("no extractor is configured (ENGRAM_EXTRACTOR=none): nothing is consolidated; "
                 "set it to rules or openai")
 MAX_MARKS = 1000  # per pass; the rest wait for the next
-KIND_VALUES = {n.removeprefix("FACT_KIND_"): v for n, v in cortex_pb2.FactKind.items() if v}
+# items() is typed with plain ints; they are the FactKind values the field takes.
+KIND_VALUES = {n.removeprefix("FACT_KIND_"): cast(cortex_pb2.FactKind, v)
+               for n, v in cortex_pb2.FactKind.items() if v}
 
 
 async def _unlock_or_drop(conn: asyncpg.Connection, key: str) -> None:
@@ -77,7 +79,7 @@ class DreamPasses:
             raise Conflict(f"a dream pass is already running in {ns}")
         self._running.add(ns)
         try:
-            async with self._pool.acquire() as conn:
+            async with pooled(self._pool) as conn:
                 key = f"dream/{ns}"
                 if not await repo.try_session_lock(conn, key):
                     raise Conflict(f"a dream pass is already running in {ns}")
@@ -88,15 +90,19 @@ class DreamPasses:
         finally:
             self._running.discard(ns)
 
-    async def run(self, ns: str, trigger: str) -> asyncpg.Record:
+    def _configured(self) -> Extractor:
         if self.extractor is None:
             raise NotImplementedYet(NO_EXTRACTOR)
+        return self.extractor
+
+    async def run(self, ns: str, trigger: str) -> asyncpg.Record:
+        extractor = self._configured()
         async with self._single_flight(ns):
             await self._recover(ns)
             run_id = uuid.uuid4()
             async with tenant_tx(self._pool, ns) as conn:
-                await repo.start_run(conn, ns, run_id, trigger, self.extractor.name,
-                                     self.extractor.model)
+                await repo.start_run(conn, ns, run_id, trigger, extractor.name,
+                                     extractor.model)
                 ids = await repo.pending(conn, self._s.pass_max_entries)
             started = time.perf_counter()
             log.info("dream pass started", extra={"fields": {
@@ -229,6 +235,7 @@ class DreamPasses:
                                                               dict[str, str]]:
         """A failing batch is split in halves; an entry that fails alone is
         quarantined with the reason."""
+        extractor = self._configured()
         out: list[Candidate] = []
         quarantined: dict[str, str] = {}
         queue = [batch]
@@ -236,7 +243,7 @@ class DreamPasses:
             part = queue.pop(0)
             log.info("extracting", extra={"fields": {"entries": [e.id for e in part]}})
             try:
-                out += await self.extractor.extract(part)
+                out += await extractor.extract(part)
             except ExtractionFailed as exc:
                 if len(part) == 1:
                     quarantined[part[0].id] = str(exc)[:500]
@@ -248,9 +255,9 @@ class DreamPasses:
     async def _write(self, ns: str, run_id: uuid.UUID, kept: list[Candidate],
                      origins: dict[str, str]) -> tuple[list, list[str]]:
         written, errors = [], []
-        name = self.extractor.name
-        captured_by = f"dreamer/{name}" + (f":{self.extractor.model}" if
-                                           self.extractor.model else "")
+        extractor = self._configured()
+        name = extractor.name
+        captured_by = f"dreamer/{name}" + (f":{extractor.model}" if extractor.model else "")
         for c in kept:
             origin = "assistant" if name == "openai" else (
                 "assistant" if origins.get(c.entry_id) == "assistant" else "agent")

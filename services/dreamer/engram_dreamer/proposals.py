@@ -73,15 +73,19 @@ def fact_merge_link(pair: cortex_pb2.FactPair) -> Link:
                 kind="merge_fact", entity=pair.entity, value=pair.value)
 
 
+# A proposal as read: its row, or a copy of it with the status a reader sees.
+ProposalRow = asyncpg.Record | Mapping[str, Any]
+
+
 # The status a reader sees: an open proposal past its expiry is expired,
 # whether or not a pass has marked it yet.
-def _as_listed(r: Mapping[str, Any]) -> Mapping[str, Any]:
+def _as_listed(r: ProposalRow) -> ProposalRow:
     if r["status"] == ProposalStatus.OPEN and r["expires_at"] < datetime.now(UTC):
         return {**dict(r), "status": ProposalStatus.EXPIRED}
     return r
 
 
-def summary(r: Mapping[str, Any]) -> str:
+def summary(r: ProposalRow) -> str:
     if r["kind"] == "merge_entity":
         return f"merge {r['src']} into {r['dst']}"
     if r["kind"] == "merge_fact":
@@ -129,7 +133,7 @@ class Proposals:
                 made[link.kind] = made.get(link.kind, 0) + 1
         return made
 
-    async def listing(self, ns: str, status: str, kind: str = "") -> list[Mapping[str, Any]]:
+    async def listing(self, ns: str, status: str, kind: str = "") -> list[ProposalRow]:
         status = status or ProposalStatus.OPEN
         if status not in tuple(ProposalStatus):
             raise InvalidArgument("status is open, applying, approved, rejected or expired",

@@ -7,6 +7,8 @@ from uuid import UUID
 
 import asyncpg
 
+from engram_kit.db import fetchrow_one
+
 
 async def record_event(conn: asyncpg.Connection, namespace: str, consumer: str, event_id: UUID,
                        event_type: str, subject_id: str, occurred_at: datetime | None) -> bool:
@@ -24,6 +26,6 @@ async def record_event(conn: asyncpg.Connection, namespace: str, consumer: str, 
 
 
 async def event_stats(conn: asyncpg.Connection) -> asyncpg.Record:
-    return await conn.fetchrow(
-        "SELECT count(*) AS n, max(processed_at) AS last FROM processed_events"
+    return await fetchrow_one(
+        conn, "SELECT count(*) AS n, max(processed_at) AS last FROM processed_events"
     )

@@ -9,6 +9,8 @@ from typing import Any
 
 import asyncpg
 
+from engram_kit.db import fetchrow_one, fetchval_one
+
 
 async def add_pending(conn: asyncpg.Connection, ns: str, entry_id: uuid.UUID,
                       event_id: uuid.UUID) -> None:
@@ -29,7 +31,8 @@ async def pending(conn: asyncpg.Connection, limit: int) -> list[uuid.UUID]:
 
 
 async def pending_stats(conn: asyncpg.Connection) -> asyncpg.Record:
-    return await conn.fetchrow(
+    return await fetchrow_one(
+        conn,
         """SELECT count(*) AS n, max(stored_at) AS newest,
                   (SELECT count(*) FROM marks WHERE status = 'pending') AS marks
            FROM pending_entries WHERE status = 'pending'""")
@@ -49,7 +52,8 @@ async def stale_runs(conn: asyncpg.Connection) -> list[uuid.UUID]:
 
 async def finish_run(conn: asyncpg.Connection, run_id: uuid.UUID, status: str,
                      fields: dict[str, Any]) -> asyncpg.Record:
-    return await conn.fetchrow(
+    return await fetchrow_one(
+        conn,
         """UPDATE runs SET status = $2, finished_at = clock_timestamp(),
                   entries = $3, candidates = $4, facts_written = $5, dropped_unanchored = $6,
                   quarantined = $7, errors = $8, counts = $9::jsonb, error_detail = $10,
@@ -139,13 +143,13 @@ async def forget_proposal_sources(conn: asyncpg.Connection, entry_ids: list[str]
 
 
 async def mark_rolled_back(conn: asyncpg.Connection, run_id: uuid.UUID) -> asyncpg.Record:
-    return await conn.fetchrow(
-        "UPDATE runs SET status = 'rolled_back' WHERE id = $1 RETURNING *", run_id)
+    return await fetchrow_one(
+        conn, "UPDATE runs SET status = 'rolled_back' WHERE id = $1 RETURNING *", run_id)
 
 
 async def try_session_lock(conn: asyncpg.Connection, key: str) -> bool:
     """A session-level lock (a pass spans several transactions)."""
-    return await conn.fetchval("SELECT pg_try_advisory_lock(hashtext($1))", key)
+    return await fetchval_one(conn, "SELECT pg_try_advisory_lock(hashtext($1))", key)
 
 
 async def session_unlock(conn: asyncpg.Connection, key: str) -> None:

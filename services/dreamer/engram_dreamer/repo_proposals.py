@@ -7,6 +7,8 @@ from typing import Any
 
 import asyncpg
 
+from engram_kit.db import fetchrow_one
+
 # An open proposal past its expiry reads as expired before a pass marks it.
 _STATUS_SQL = ("(CASE WHEN status = 'open' AND expires_at < now() THEN 'expired' "
                "ELSE status END)")
@@ -61,7 +63,8 @@ async def finalise(conn: asyncpg.Connection, pid: uuid.UUID) -> asyncpg.Record |
 
 async def decide(conn: asyncpg.Connection, pid: uuid.UUID, status: str, principal: str,
                  reasoning: str) -> asyncpg.Record:
-    return await conn.fetchrow(
+    return await fetchrow_one(
+        conn,
         """UPDATE proposals SET status = $2, decided_by = $3,
                   decided_at = clock_timestamp(), reasoning = $4
            WHERE id = $1 RETURNING *""", pid, status, principal, reasoning)

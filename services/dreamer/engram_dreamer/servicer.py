@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Mapping
 from typing import Any
 
 import asyncpg
@@ -18,7 +17,7 @@ from engram_kit.timestamps import to_timestamp
 from . import repo, repo_passes
 from .intake import EventIntake
 from .passes import DreamPasses
-from .proposals import summary
+from .proposals import ProposalRow, summary
 from .scheduler import triggers_text
 from .settings import DreamerSettings
 
@@ -36,7 +35,7 @@ def run_message(r: asyncpg.Record) -> dreamer_pb2.DreamRun:
         archived=int(counts.get("archived", 0)))
 
 
-def proposal_message(r: Mapping[str, Any]) -> dreamer_pb2.Proposal:
+def proposal_message(r: ProposalRow) -> dreamer_pb2.Proposal:
     return dreamer_pb2.Proposal(
         id=str(r["id"]), kind=r["kind"], status=r["status"],
         summary=summary(r), src=r["src"],

@@ -42,12 +42,14 @@ Replies are compact JSON; `tokens` estimates their size."""
 
 def build_mcp(settings: GatewaySettings, store: PrincipalStore, backends: Backends) -> MCPServer:
     toolsets = Toolsets(settings.default_toolset, TIERS)
+    # Validated from strings: the model keeps a path-less URL without the
+    # trailing slash that AnyHttpUrl(...) would add (issuers compare exactly).
+    auth = AuthSettings.model_validate({"issuer_url": settings.base_url,
+                                        "resource_server_url": f"{settings.base_url}/mcp",
+                                        "validate_token_resource": False})
     mcp = MCPServer(
         name="engram", instructions=INSTRUCTIONS, version="0.1.0", middleware=[toolsets],
-        token_verifier=PrincipalTokenVerifier(store),
-        auth=AuthSettings(issuer_url=settings.base_url,
-                          resource_server_url=f"{settings.base_url}/mcp",
-                          validate_token_resource=False),
+        token_verifier=PrincipalTokenVerifier(store), auth=auth,
     )
     register_tools(mcp, TOOLS, backends, {"toolsets": toolsets})
     register_briefing_prompt(mcp, backends)

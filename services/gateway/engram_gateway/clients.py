@@ -68,7 +68,9 @@ class Backends:
         checks = {}
         for name, stub in self._health.items():
             try:
-                reply = await stub.Check(health_pb2.HealthCheckRequest(), timeout=2)
+                # typeshed's HealthStub leaves out the methods its __init__ sets.
+                reply = await stub.Check(  # pyright: ignore[reportAttributeAccessIssue]
+                    health_pb2.HealthCheckRequest(), timeout=2)
                 checks[name] = reply.status == health_pb2.HealthCheckResponse.SERVING
             except grpc.aio.AioRpcError:
                 checks[name] = False

@@ -24,7 +24,8 @@ def _is_loopback(host: str) -> bool:
 
 
 def main() -> None:
-    settings = GatewaySettings()
+    # The fields come from the environment, which pyright cannot see.
+    settings = GatewaySettings()  # pyright: ignore[reportCallIssue]
     configure_logging(settings.service_name, settings.log_level)
     if not _is_loopback(settings.http_host) and PrincipalStore(
             Path(settings.tokens_file)).count() == 0:

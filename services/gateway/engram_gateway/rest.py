@@ -9,7 +9,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 
-from fastapi import Depends, Header, HTTPException, Request
+from fastapi import Header, HTTPException, Request
 from fastapi.responses import JSONResponse
 from mcp.server.mcpserver.exceptions import ToolError
 
@@ -28,10 +28,11 @@ HTTP_STATUS = {"invalid_argument": 400, "unauthenticated": 401, "permission_deni
                "unavailable": 503, "deadline_exceeded": 504, "unimplemented": 501}
 
 
-def grant(tool_name: str, action: str = "") -> Any:
-    """The REST caller type of a route that runs `tool_name` (`action`): the
+def grant(tool_name: str, action: str = "") -> Callable[..., Awaitable[CallerContext]]:
+    """The caller dependency of a route that runs `tool_name` (`action`): the
     bearer token as for /mcp, the rate limit, and the grant and role the
-    registry says the operation needs."""
+    registry says the operation needs. A route declares its caller as
+    Annotated[CallerContext, Depends(grant(...))]."""
     needs = operation(tool_name, action).access
     what = tool(tool_name).label(action)
 
@@ -52,7 +53,7 @@ def grant(tool_name: str, action: str = "") -> Any:
             raise HTTPException(400, {"error": "invalid_argument", "detail": str(exc)}) \
                 from None
 
-    return Annotated[CallerContext, Depends(rest_caller)]
+    return rest_caller
 
 
 async def _principal(request: Request) -> Principal:

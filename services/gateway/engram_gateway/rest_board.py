@@ -11,21 +11,23 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query
 from pydantic import Field
 
+from engram_kit.context import CallerContext
+
 from .clients import Backends
 from .rest import grant, run_op
 from .strict_args import StrictBody, known_query_only
 
-ListAgentsCaller = grant("board_agents", "list")
-UpdateAgentCaller = grant("board_agents", "update")
-ParkCaller = grant("board_agents", "park")
-ListLeasesCaller = grant("board_lease", "list")
-ClaimCaller = grant("board_lease", "claim")
-RenewCaller = grant("board_lease", "renew")
-ReleaseCaller = grant("board_lease", "release")
-SendCaller = grant("board_message", "send")
-ReceiveCaller = grant("board_message", "receive")
-AckCaller = grant("board_message", "ack")
-RedactCaller = grant("board_message", "redact")
+ListAgentsCaller = Annotated[CallerContext, Depends(grant("board_agents", "list"))]
+UpdateAgentCaller = Annotated[CallerContext, Depends(grant("board_agents", "update"))]
+ParkCaller = Annotated[CallerContext, Depends(grant("board_agents", "park"))]
+ListLeasesCaller = Annotated[CallerContext, Depends(grant("board_lease", "list"))]
+ClaimCaller = Annotated[CallerContext, Depends(grant("board_lease", "claim"))]
+RenewCaller = Annotated[CallerContext, Depends(grant("board_lease", "renew"))]
+ReleaseCaller = Annotated[CallerContext, Depends(grant("board_lease", "release"))]
+SendCaller = Annotated[CallerContext, Depends(grant("board_message", "send"))]
+ReceiveCaller = Annotated[CallerContext, Depends(grant("board_message", "receive"))]
+AckCaller = Annotated[CallerContext, Depends(grant("board_message", "ack"))]
+RedactCaller = Annotated[CallerContext, Depends(grant("board_message", "redact"))]
 
 
 class AgentUpdateBody(StrictBody):

@@ -11,18 +11,20 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query
 from pydantic import Field
 
+from engram_kit.context import CallerContext
+
 from .clients import Backends
 from .rest import grant, run_op
 from .shaping import search_reply
 from .strict_args import StrictBody, known_query_only
 
-StoreCaller = grant("memory_store")
-SearchCaller = grant("memory_search")
-RecentCaller = grant("memory_recent")
-GetCaller = grant("memory_get")
-SupersedeCaller = grant("memory_supersede")
-ForgetCaller = grant("memory_forget")
-RescueCaller = grant("memory_rescue")
+StoreCaller = Annotated[CallerContext, Depends(grant("memory_store"))]
+SearchCaller = Annotated[CallerContext, Depends(grant("memory_search"))]
+RecentCaller = Annotated[CallerContext, Depends(grant("memory_recent"))]
+GetCaller = Annotated[CallerContext, Depends(grant("memory_get"))]
+SupersedeCaller = Annotated[CallerContext, Depends(grant("memory_supersede"))]
+ForgetCaller = Annotated[CallerContext, Depends(grant("memory_forget"))]
+RescueCaller = Annotated[CallerContext, Depends(grant("memory_rescue"))]
 
 
 class StoreBody(StrictBody):

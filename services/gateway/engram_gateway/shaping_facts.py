@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from engram.v1 import cortex_pb2 as pb
 
 from .shaping import iso_time
 
-KINDS = {v: k.removeprefix("FACT_KIND_") for k, v in pb.FactKind.items() if v}
+# items() is typed with plain ints; they are the FactKind values the fields hold.
+KINDS = {cast(pb.FactKind, v): k.removeprefix("FACT_KIND_") for k, v in pb.FactKind.items() if v}
 KIND_VALUES = {name: value for value, name in KINDS.items()}
 
 
