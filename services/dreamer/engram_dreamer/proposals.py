@@ -204,7 +204,7 @@ class Proposals:
                 await repo.reopen(conn, row["id"])
             raise
         async with tenant_tx(self._pool, ctx.require_namespace()) as conn:
-            return await repo.finalise(conn, row["id"]) or await repo.get(conn, row["id"])
+            return await repo.finalise(conn, row["id"]) or await repo.held(conn, row["id"])
 
     async def _apply(self, keyed: CallerContext, row: asyncpg.Record) -> None:
         reasoning = row["reasoning"]

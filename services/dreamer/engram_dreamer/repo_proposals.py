@@ -45,6 +45,11 @@ async def get(conn: asyncpg.Connection, pid: uuid.UUID) -> asyncpg.Record | None
     return await conn.fetchrow("SELECT * FROM proposals WHERE id = $1", pid)
 
 
+async def held(conn: asyncpg.Connection, pid: uuid.UUID) -> asyncpg.Record:
+    """A proposal this transaction knows exists."""
+    return await fetchrow_one(conn, "SELECT * FROM proposals WHERE id = $1", pid)
+
+
 async def applying(conn: asyncpg.Connection) -> list[asyncpg.Record]:
     """Approvals marked but not yet applied (a failure left them)."""
     return await conn.fetch("SELECT * FROM proposals WHERE status = 'applying'")
