@@ -22,6 +22,7 @@ from engram_kit.db import tenant_tx
 from engram_kit.embedder_client import EmbedderClient
 from engram_kit.errors import Conflict, InvalidArgument, NotFound
 from engram_kit.idempotency import Keyed
+from engram_kit.vocab import FactAction, Lane
 
 from . import events, journal, lanes, repo
 from . import repo_conflicts as conflicts
@@ -195,7 +196,7 @@ class FactStore:
         if decision.action != "confirm":
             tomb = await repo.find_tombstone(conn, f.entity, f.attribute, norm)
             if tomb is not None and lanes.TIERS[f.origin] < lanes.TIERS["user"]:
-                decision = lanes.Decision("park", "tombstone", decision.related)
+                decision = lanes.Decision(FactAction.PARK, Lane.TOMBSTONE, decision.related)
         related = [uuid.UUID(r) for r in decision.related]
         if decision.action == "confirm":
             row = await repo.confirm(conn, related[0])

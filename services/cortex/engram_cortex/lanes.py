@@ -19,7 +19,8 @@ from engram_kit.vocab import FactAction, Lane, Origin
 
 from .normalise import identifier_like, negated, numbers, value_form, value_tokens
 
-TIERS = {Origin.USER: 3, Origin.ACTION: 2, Origin.AGENT: 1, Origin.ASSISTANT: 0}
+# Keyed by str: rows and inputs carry the origin as text.
+TIERS: dict[str, int] = {Origin.USER: 3, Origin.ACTION: 2, Origin.AGENT: 1, Origin.ASSISTANT: 0}
 # Wording by which a capture says it replaces an earlier value.
 CHANGE_CUES = re.compile(
     r"\b(?:now|no longer|anymore|instead|from now on|going forward|as of today|"

@@ -122,7 +122,7 @@ class Lessons:
         self._on_outbox_write()
         return Recorded(outcome_id, identical, lesson)
 
-    async def search(self, ctx: CallerContext, query: str, top_k: int) -> list[asyncpg.Record]:
+    async def search(self, ctx: CallerContext, query: str, top_k: int) -> list[dict]:
         """Lessons near the query; `re_verify` when a fact it rests on was
         retired, superseded or contested since the lesson was last drawn."""
         ns = ctx.require_namespace()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import asyncpg
 import grpc
 
 from engram.v1 import cortex_pb2_grpc as rpc
@@ -12,9 +13,10 @@ from engram_kit import audit
 from engram_kit.embedder_client import EmbedderClient, EmbeddingSpaceMismatch
 from engram_kit.events import NatsLink
 from engram_kit.grpc_client import Caller
+from engram_kit.health import Readiness
 from engram_kit.outbox import OutboxRelay
 from engram_kit.runtime import run_until_signal
-from engram_kit.service import run_database_service
+from engram_kit.service import Background, Register, run_database_service
 
 from .facts import FactStore
 from .graph import Graph
@@ -50,7 +52,8 @@ def register(servicers: tuple[FactsServicer, GraphServicer, KnowledgeServicer,
 
 
 async def amain(stop: asyncio.Event) -> None:
-    s = CortexSettings()
+    # Its fields come from the environment, which pyright cannot see.
+    s = CortexSettings()  # pyright: ignore[reportCallIssue]
     audit.use_key(s.audit_hmac_key.get_secret_value())
     caller = Caller(s.internal_token.get_secret_value())
     embedder = EmbedderClient(s.embedder_addr, caller, s.embed_timeout_s, s.embedding_model,
@@ -62,7 +65,7 @@ async def amain(stop: asyncio.Event) -> None:
 
     link = NatsLink(s, name=s.service_name)
 
-    def build(pool: object, readiness: object) -> tuple:
+    def build(pool: asyncpg.Pool, readiness: Readiness) -> tuple[Register, Background]:
         # NATS is not a readiness gate: writes land while it is down (the
         # outbox holds their events); /health reports it.
         relay = OutboxRelay(pool, link, SCHEMA, s.service_name)
@@ -83,7 +86,7 @@ async def amain(stop: asyncio.Event) -> None:
                 review=review, queue=ReviewQueue(pool, review), tags=TagRegistry(pool),
                 merging=Merging(pool))))
         readiness.info["embedding_space"] = lambda: embedder.state
-        jobs = [embedder.keep_connected, link.run, relay.run]
+        jobs: Background = [embedder.keep_connected, link.run, relay.run]
         return (lambda server: register(servicers, server)), jobs
 
     try:

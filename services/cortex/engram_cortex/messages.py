@@ -4,7 +4,7 @@ an edge or a conflict is served one way whichever service returns it."""
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from typing import Any, cast
 
 import asyncpg
 
@@ -22,7 +22,8 @@ from .walk import DerivedEdge, Walk
 from .world import WorldView
 
 KIND_NAMES = {v: k.removeprefix("FACT_KIND_") for k, v in pb.FactKind.items() if v}
-KIND_VALUES = {name: value for value, name in KIND_NAMES.items()}
+# The enum wrapper's items() is untyped; its numbers are the enum's values.
+KIND_VALUES = {name: cast(pb.FactKind, value) for value, name in KIND_NAMES.items()}
 
 
 def kind_name(kind: int) -> str:

@@ -60,7 +60,8 @@ def value_form(raw: str) -> str:
 def value_tokens(raw: str) -> frozenset[str]:
     """Content words with number words as digits and plurals folded."""
     out = set()
-    for word in _WORD.findall(raw.lower()):
+    words: list[str] = _WORD.findall(raw.lower())
+    for word in words:
         word = NUMBER_WORDS.get(word, word)
         if word in STOPWORDS:
             continue

@@ -46,7 +46,7 @@ class NewFact:
 async def insert_fact(conn: asyncpg.Connection, f: NewFact) -> asyncpg.Record:
     d = f.details
     lifetime = d.get("expected_lifetime_seconds")
-    return await conn.fetchrow(
+    row = await conn.fetchrow(
         """INSERT INTO facts (id, namespace, entity, attribute, value, norm_value, kind, verdict,
                origin, confidence, evidence_quote, source_type, source_ref, captured_by,
                writer_principal, writer_client, writer_session, valid_from, embedding, scope,
@@ -63,6 +63,8 @@ async def insert_fact(conn: asyncpg.Connection, f: NewFact) -> asyncpg.Record:
         timedelta(seconds=lifetime) if lifetime else None, d.get("earned_by"),
         d.get("risk_weight"), d.get("subject"), f.supersedes, f.set_member, f.tags,
     )
+    assert row is not None  # INSERT ... RETURNING yields the row
+    return row
 
 
 async def lock_slot(conn: asyncpg.Connection, namespace: str, entity: str,
@@ -105,12 +107,14 @@ async def supersede(conn: asyncpg.Connection, old_id: uuid.UUID, new_id: uuid.UU
                     reason: str) -> asyncpg.Record:
     """Retire `old` in favour of `new`: system time ends now, world time ends
     where the new value begins."""
-    return await conn.fetchrow(
+    row = await conn.fetchrow(
         """UPDATE facts o SET verdict = 'superseded', superseded_by = $2,
                   retired_at = clock_timestamp(), retire_reason = $3,
                   valid_to = coalesce(o.valid_to, greatest(n.valid_from, o.valid_from))
            FROM facts n WHERE o.id = $1 AND n.id = $2 RETURNING o.*""",
         old_id, new_id, reason)
+    assert row is not None  # callers pass facts they read in this transaction
+    return row
 
 
 async def set_verdict(conn: asyncpg.Connection, ids: list[uuid.UUID], verdict: str) -> None:
@@ -119,20 +123,24 @@ async def set_verdict(conn: asyncpg.Connection, ids: list[uuid.UUID], verdict: s
 
 async def withdraw(conn: asyncpg.Connection, fact_id: uuid.UUID, reason: str,
                    end_validity: bool) -> asyncpg.Record:
-    return await conn.fetchrow(
+    row = await conn.fetchrow(
         """UPDATE facts SET verdict = 'withdrawn', retired_at = clock_timestamp(),
                   retire_reason = $2,
                   valid_to = CASE WHEN $3 THEN coalesce(valid_to, clock_timestamp())
                                   ELSE valid_to END
            WHERE id = $1 RETURNING *""",
         fact_id, reason, end_validity)
+    assert row is not None  # callers pass a fact they read in this transaction
+    return row
 
 
 async def confirm(conn: asyncpg.Connection, fact_id: uuid.UUID) -> asyncpg.Record:
-    return await conn.fetchrow(
+    row = await conn.fetchrow(
         """UPDATE facts SET meta = jsonb_set(meta, '{confirmations}',
                   to_jsonb(coalesce((meta->>'confirmations')::int, 0) + 1))
            WHERE id = $1 RETURNING *""", fact_id)
+    assert row is not None  # callers pass a fact they read in this transaction
+    return row
 
 
 async def tombstone(conn: asyncpg.Connection, row: asyncpg.Record, reason: str) -> None:
@@ -198,6 +206,7 @@ async def live_of_kinds(conn: asyncpg.Connection, kinds: list[str],
         kinds, limit)
     total = await conn.fetchval(
         "SELECT count(*) FROM live_facts WHERE kind = ANY($1::text[])", kinds)
+    assert total is not None  # count(*) always yields a row
     return rows, total
 
 

@@ -47,10 +47,12 @@ async def lock(conn: asyncpg.Connection, conflict_id: uuid.UUID) -> asyncpg.Reco
 
 async def decide(conn: asyncpg.Connection, conflict_id: uuid.UUID, status: str,
                  winner: uuid.UUID | None, reasoning: str, principal: str) -> asyncpg.Record:
-    return await conn.fetchrow(
+    row = await conn.fetchrow(
         """UPDATE conflicts SET status = $2, winner = $3, reasoning = $4, decided_by = $5,
                   decided_at = clock_timestamp() WHERE id = $1 RETURNING *""",
         conflict_id, status, winner, reasoning, principal)
+    assert row is not None  # callers pass a conflict they locked
+    return row
 
 
 async def listing(conn: asyncpg.Connection, status: str, limit: int) -> list[asyncpg.Record]:

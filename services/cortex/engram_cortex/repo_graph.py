@@ -30,20 +30,24 @@ async def live_edge(conn: asyncpg.Connection, src: str, relation: str,
 async def insert_edge(conn: asyncpg.Connection, namespace: str, src: str, relation: str,
                       dst: str, provenance: str, quote: str, writer: str,
                       valid_from: datetime | None) -> asyncpg.Record:
-    return await conn.fetchrow(
+    row = await conn.fetchrow(
         """INSERT INTO edges (namespace, id, src, relation, dst, provenance, evidence_quote,
                               writer_principal, valid_from)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, coalesce($9, clock_timestamp()))
            ON CONFLICT (namespace, src, relation, dst) WHERE retired_at IS NULL DO NOTHING
            RETURNING *""",
         namespace, uuid.uuid4(), src, relation, dst, provenance, quote, writer, valid_from)
+    assert row is not None  # callers checked there is no live edge, in this transaction
+    return row
 
 
 async def retire_edge(conn: asyncpg.Connection, edge_id: uuid.UUID) -> asyncpg.Record:
-    return await conn.fetchrow(
+    row = await conn.fetchrow(
         """UPDATE edges SET retired_at = clock_timestamp(),
                   valid_to = coalesce(valid_to, clock_timestamp())
            WHERE id = $1 RETURNING *""", edge_id)
+    assert row is not None  # callers pass an edge they read in this transaction
+    return row
 
 
 async def edges_touching(conn: asyncpg.Connection, entities: list[str],

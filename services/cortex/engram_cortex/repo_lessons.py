@@ -17,7 +17,9 @@ async def insert_outcome(conn: asyncpg.Connection, ns: str, outcome_id: uuid.UUI
 
 
 async def signals(conn: asyncpg.Connection, signature: str) -> int:
-    return await conn.fetchval("SELECT count(*) FROM outcomes WHERE signature = $1", signature)
+    value = await conn.fetchval("SELECT count(*) FROM outcomes WHERE signature = $1", signature)
+    assert value is not None  # count(*) always yields a row
+    return value
 
 
 async def facts_used(conn: asyncpg.Connection, signature: str) -> list[uuid.UUID]:
@@ -42,7 +44,7 @@ async def reinforce_merged(conn: asyncpg.Connection, signature: str) -> asyncpg.
 async def upsert(conn: asyncpg.Connection, ns: str, signature: str, polarity: str, text: str,
                  task: str, confidence: float, signals: int, subjects: list[uuid.UUID],
                  distiller: str, embedding: object) -> asyncpg.Record:
-    return await conn.fetchrow(
+    row = await conn.fetchrow(
         """INSERT INTO lessons (namespace, id, signature, polarity, text, task, confidence,
                signals, subject_fact_ids, distilled_by, embedding)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
@@ -54,6 +56,8 @@ async def upsert(conn: asyncpg.Connection, ns: str, signature: str, polarity: st
            RETURNING *, false AS re_verify""",
         ns, uuid.uuid4(), signature, polarity, text, task, confidence, signals, subjects,
         distiller, embedding)
+    assert row is not None  # INSERT ... RETURNING yields the row
+    return row
 
 
 async def strongest(conn: asyncpg.Connection, limit: int) -> list[asyncpg.Record]:
@@ -63,16 +67,20 @@ async def strongest(conn: asyncpg.Connection, limit: int) -> list[asyncpg.Record
 
 
 async def count_live(conn: asyncpg.Connection) -> int:
-    return await conn.fetchval("SELECT count(*) FROM live_lessons")
+    value = await conn.fetchval("SELECT count(*) FROM live_lessons")
+    assert value is not None  # count(*) always yields a row
+    return value
 
 
 async def subjects_changed(conn: asyncpg.Connection, fact_ids: list[uuid.UUID],
                            since: object) -> bool:
     """A fact among these was retired, superseded or contested since `since`."""
-    return await conn.fetchval(
+    value = await conn.fetchval(
         """SELECT EXISTS (SELECT 1 FROM facts WHERE id = ANY($1::uuid[])
              AND (verdict <> 'active' OR retired_at > $2 OR recorded_at > $2))""",
         fact_ids, since)
+    assert value is not None  # EXISTS always yields a row
+    return value
 
 
 async def embedded(conn: asyncpg.Connection, limit: int) -> list[asyncpg.Record]:

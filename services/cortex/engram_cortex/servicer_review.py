@@ -17,8 +17,8 @@ from .review import Review
 from .review_queue import ReviewQueue
 from .tags import TagRegistry
 
-_TAG_NOTES = {TagStatus.PROPOSED: "waiting for a reviewer (review_list)",
-              TagStatus.APPROVED: "already an approved tag"}
+_TAG_NOTES: dict[str, str] = {TagStatus.PROPOSED: "waiting for a reviewer (review_list)",
+                              TagStatus.APPROVED: "already an approved tag"}
 
 
 @dataclass(frozen=True)

@@ -72,7 +72,10 @@ class SentenceTransformerBackend:
             self.model = model_path
         self._st = SentenceTransformer(model_path, device=device, local_files_only=True)
         self._st.eval()
-        self.dimension = int(self._st.get_embedding_dimension())
+        dimension = self._st.get_embedding_dimension()
+        if dimension is None:
+            raise RuntimeError(f"{self.model} does not declare its embedding dimension")
+        self.dimension = int(dimension)
         # The Rust tokenizer is one mutable object: transformers re-applies
         # its padding settings on every call, and a lane tokenizing while
         # another lane's call changes them gets unpadded, ragged output

@@ -149,12 +149,15 @@ class Batcher:
             batch = await self._next_batch(stop)
             if batch:
                 self._dispatch(batch)
-        running = [lane.task for lane in self.lanes if lane.busy()]
+        running = self._running_tasks()
         if running:
             await asyncio.gather(*running)
 
     def _busy_lanes(self) -> list[_Lane]:
         return [lane for lane in self.lanes if lane.busy()]
+
+    def _running_tasks(self) -> list[asyncio.Task]:
+        return [lane.task for lane in self.lanes if lane.task is not None and lane.busy()]
 
     def _bulk_may_start(self) -> bool:
         """A bulk batch starts only on an idle model, so that a lane stays free
@@ -204,8 +207,8 @@ class Batcher:
             if stop.is_set():
                 return []
             waiters = [asyncio.ensure_future(self._arrived.wait())]
-            waiters += [asyncio.ensure_future(asyncio.shield(lane.task))
-                        for lane in self._busy_lanes()]
+            waiters += [asyncio.ensure_future(asyncio.shield(task))
+                        for task in self._running_tasks()]
             await asyncio.wait(waiters, timeout=0.5, return_when=asyncio.FIRST_COMPLETED)
             for w in waiters:
                 w.cancel()

@@ -22,7 +22,8 @@ log = logging.getLogger(__name__)
 
 
 async def amain(stop: asyncio.Event) -> None:
-    settings = EmbedderSettings()
+    # Its fields come from the environment, which pyright cannot see.
+    settings = EmbedderSettings()  # pyright: ignore[reportCallIssue]
     configure_logging(settings.service_name, settings.log_level)
     # The model lives on one thread: load, warm-up and every encode (see Batcher).
     model_thread = ThreadPoolExecutor(1, thread_name_prefix="model")

@@ -4,6 +4,7 @@ stored vectors and new ones could not be compared."""
 from __future__ import annotations
 
 import logging
+from typing import cast
 
 import asyncpg
 
@@ -37,7 +38,8 @@ class EmbeddingColumnCheck:
         if self._verified or self.mismatch:
             return self._verified
         async with self._pool.acquire() as conn:
-            column_dim = await repo.vector_column_dimension(conn)
+            # The pool's proxy forwards every Connection method to its connection.
+            column_dim = await repo.vector_column_dimension(cast(asyncpg.Connection, conn))
         if column_dim != self._dimension:
             self.mismatch = (f"entries.embedding is vector({column_dim}) but "
                              f"ENGRAM_EMBEDDING_DIMENSION is {self._dimension}")

@@ -91,6 +91,7 @@ class Episodes:
         async with tenant_tx(self.pool, ctx.require_namespace()) as conn:
             await current_episode(conn, ctx)
             root = await repo.session_root(conn, session)
+            assert root is not None  # current_episode opened the session's root
             await repo.retitle(conn, root["id"], title)
             await audit.append(conn, ctx.namespace, ctx.principal, "episode.title",
                                str(root["id"]), {"title": title})

@@ -14,13 +14,16 @@ never pull in rows no channel matched.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+K = TypeVar("K", bound=Hashable)  # what the channels rank: entry or chunk ids
 
 
 @dataclass
-class Fused:
-    key: Hashable
+class Fused(Generic[K]):
+    key: K
     score: float = 0.0
     ranks: dict[str, int] = field(default_factory=dict)
     rrf: float = 0.0  # step 1 alone
@@ -37,10 +40,10 @@ class FusionWeights:
     episode_top: int = 3
 
 
-def reciprocal_rank_fusion(channels: dict[str, list[Hashable]], k: int = 60,
-                           weights: dict[str, float] | None = None) -> list[Fused]:
+def reciprocal_rank_fusion(channels: dict[str, list[K]], k: int = 60,
+                           weights: dict[str, float] | None = None) -> list[Fused[K]]:
     """score(d) = sum over channels of w_c / (k + rank_c(d)), rank starting at 1."""
-    fused: dict[Hashable, Fused] = {}
+    fused: dict[K, Fused[K]] = {}
     for name, ranking in channels.items():
         w = (weights or {}).get(name, 1.0)
         for rank, key in enumerate(ranking, start=1):
@@ -52,7 +55,7 @@ def reciprocal_rank_fusion(channels: dict[str, list[Hashable]], k: int = 60,
     return _sorted(fused.values())
 
 
-def lift_by_context(fused: list[Fused], previous: dict[Hashable, Hashable],
+def lift_by_context(fused: list[Fused[K]], previous: dict[K, K],
                     weight: float) -> None:
     """Add weight x (fused score of the entry before + of the entry after)."""
     if weight <= 0:
@@ -69,7 +72,7 @@ def lift_by_context(fused: list[Fused], previous: dict[Hashable, Hashable],
         f.score = f.rrf + f.context_lift
 
 
-def lift_by_episode(fused: list[Fused], episode_of: dict[Hashable, str], weight: float,
+def lift_by_episode(fused: list[Fused[K]], episode_of: dict[K, str], weight: float,
                     top: int = 3) -> None:
     """Add weight x the sum of the `top` best scores among the episode's candidates."""
     if weight <= 0:
@@ -86,13 +89,13 @@ def lift_by_episode(fused: list[Fused], episode_of: dict[Hashable, str], weight:
         f.score += f.episode_lift
 
 
-def fuse(channels: dict[str, list[Hashable]], weights: FusionWeights,
-         previous: dict[Hashable, Hashable], episode_of: dict[Hashable, str]) -> list[Fused]:
+def fuse(channels: dict[str, list[K]], weights: FusionWeights,
+         previous: dict[K, K], episode_of: dict[K, str]) -> list[Fused[K]]:
     fused = reciprocal_rank_fusion(channels, weights.rrf_k, weights.channels)
     lift_by_context(fused, previous, weights.context)
     lift_by_episode(fused, episode_of, weights.episode, weights.episode_top)
     return _sorted(fused)
 
 
-def _sorted(items: object) -> list[Fused]:
-    return sorted(items, key=lambda f: (-f.score, min(f.ranks.values())))  # type: ignore[arg-type]
+def _sorted(items: Iterable[Fused[K]]) -> list[Fused[K]]:
+    return sorted(items, key=lambda f: (-f.score, min(f.ranks.values())))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import NoReturn
 
 import asyncpg
 
@@ -126,7 +127,7 @@ class Lifecycle:
             return await repo.recent_live(conn, filters, limit)
 
     @staticmethod
-    async def _explain_missing(conn: asyncpg.Connection, entry_id: uuid.UUID) -> None:
+    async def _explain_missing(conn: asyncpg.Connection, entry_id: uuid.UUID) -> NoReturn:
         stone = await repo.tombstone_for_entry(conn, entry_id)
         if stone is not None:
             raise NotFound(f"entry {entry_id} was forgotten at "

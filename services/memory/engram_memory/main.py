@@ -16,6 +16,7 @@ from engram_kit.health import Readiness
 from engram_kit.logging import configure_logging
 from engram_kit.outbox import OutboxRelay
 from engram_kit.runtime import run_until_signal
+from engram_kit.service import Background
 
 from . import repo
 from .column_check import EmbeddingColumnCheck
@@ -35,7 +36,8 @@ MIGRATIONS = Path(__file__).parent / "migrations"
 
 
 async def amain(stop: asyncio.Event) -> None:
-    s = MemorySettings()
+    # Its fields come from the environment, which pyright cannot see.
+    s = MemorySettings()  # pyright: ignore[reportCallIssue]
     audit.use_key(s.audit_hmac_key.get_secret_value())
     configure_logging(s.service_name, s.log_level)
     pool = await open_service_database(s, SCHEMA, session_settings=repo.VECTOR_SCAN)
@@ -73,7 +75,7 @@ async def amain(stop: asyncio.Event) -> None:
                 episodes=Episodes(pool), documents=documents, decay=Decay(pool))), server)
 
     try:
-        jobs = [link.run, relay.run, sweep.run, uses.run, embedder.keep_connected]
+        jobs: Background = [link.run, relay.run, sweep.run, uses.run, embedder.keep_connected]
         await serve(s, register, readiness, stop, background=jobs)
     finally:
         await embedder.close()

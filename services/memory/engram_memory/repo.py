@@ -91,7 +91,7 @@ async def confirm(conn: asyncpg.Connection, entry_id: UUID) -> None:
 
 async def insert_entry(conn: asyncpg.Connection, e: NewEntry) -> asyncpg.Record:
     """The entry and its version 1, in one statement (one round trip)."""
-    return await conn.fetchrow(
+    row = await conn.fetchrow(
         "WITH e AS (INSERT INTO entries (id, namespace, text, text_hash, source, tags, origin,"
         " episode, writer_principal, client_id, session_id, valid_from, embedding)"
         " VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)"
@@ -102,6 +102,8 @@ async def insert_entry(conn: asyncpg.Connection, e: NewEntry) -> asyncpg.Record:
         e.id, e.namespace, e.text, e.text_hash, e.source, e.tags, e.origin, e.episode,
         e.writer_principal, e.client_id, e.session_id, e.valid_from, e.embedding,
     )
+    assert row is not None  # INSERT ... RETURNING yields the row
+    return row
 
 
 async def dense_ranked(conn: asyncpg.Connection, embedding: np.ndarray, filters: Filters,
@@ -202,8 +204,9 @@ async def fetch_by_ids(conn: asyncpg.Connection, ids: list[UUID]) -> dict[UUID, 
     return {r["id"]: r for r in rows}
 
 
-async def vector_column_dimension(conn: asyncpg.Connection) -> int:
-    """pgvector stores a vector column's dimension as its type modifier."""
+async def vector_column_dimension(conn: asyncpg.Connection) -> int | None:
+    """pgvector stores a vector column's dimension as its type modifier
+    (None: the column is missing)."""
     return await conn.fetchval(
         "SELECT atttypmod FROM pg_attribute"
         " WHERE attrelid = 'entries'::regclass AND attname = 'embedding'"
@@ -331,11 +334,13 @@ async def delete_entries(conn: asyncpg.Connection, ids: list[UUID]) -> None:
 async def add_tombstone(conn: asyncpg.Connection, namespace: str, entry_id: UUID,
                         digest: str, reason: str, by: str) -> UUID:
     """Who, why, when and a keyed digest: no words of what was forgotten."""
-    return await conn.fetchval(
+    value = await conn.fetchval(
         "INSERT INTO tombstones (id, namespace, entry_id, content_hmac, reason,"
         " forgotten_by) VALUES (gen_random_uuid(), $1, $2, $3, $4, $5) RETURNING id",
         namespace, entry_id, digest, reason, by,
     )
+    assert value is not None  # INSERT ... RETURNING yields the id
+    return value
 
 
 async def tombstone_for_digest(conn: asyncpg.Connection, digest: str) -> asyncpg.Record | None:

@@ -25,7 +25,7 @@ async def session_root(conn: asyncpg.Connection, session_id: str) -> asyncpg.Rec
 async def create(conn: asyncpg.Connection, episode_id: UUID, namespace: str,
                  parent_id: UUID | None, session_id: str, title: str,
                  started_by: str) -> asyncpg.Record:
-    return await conn.fetchrow(
+    row = await conn.fetchrow(
         # clock_timestamp: a session's root and its first child are created in one
         # transaction, and now() would give both the same start (innermost_open
         # could then pick the root).
@@ -34,6 +34,8 @@ async def create(conn: asyncpg.Connection, episode_id: UUID, namespace: str,
         " RETURNING id, parent_id, title, started_at",
         episode_id, namespace, parent_id, session_id, title, started_by,
     )
+    assert row is not None  # INSERT ... RETURNING yields the row
+    return row
 
 
 async def end(conn: asyncpg.Connection, episode_id: UUID) -> None:

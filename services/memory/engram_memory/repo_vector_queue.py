@@ -38,7 +38,9 @@ async def backlog(conn: asyncpg.Connection, q: VectorQueue, limit: int) -> list[
 
 
 async def backlog_size(conn: asyncpg.Connection, q: VectorQueue) -> int:
-    return await conn.fetchval(f"SELECT count(*) FROM {q.queue}")
+    value = await conn.fetchval(f"SELECT count(*) FROM {q.queue}")
+    assert value is not None  # count(*) always yields a row
+    return value
 
 
 async def texts(conn: asyncpg.Connection, q: VectorQueue, ids: list[UUID]) -> list[asyncpg.Record]:

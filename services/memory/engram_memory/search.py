@@ -149,7 +149,7 @@ class Searcher:
         return result
 
     @staticmethod
-    def _hits(served: list[Fused], rows: dict[uuid.UUID, asyncpg.Record],
+    def _hits(served: list[Fused[uuid.UUID]], rows: dict[uuid.UUID, asyncpg.Record],
               contested: list[asyncpg.Record], dense: list[asyncpg.Record],
               lexical: list[asyncpg.Record], as_of: datetime | None) -> list[SearchHit]:
         rivals: dict[uuid.UUID, list[uuid.UUID]] = {}
@@ -160,14 +160,14 @@ class Searcher:
         lex_scores = {r["id"]: float(r["score"]) for r in lexical}
         hits = []
         for f in served:
-            row = rows.get(f.key)  # type: ignore[call-overload]
+            row = rows.get(f.key)
             if row is None:
                 continue
             label = "contested" if f.key in rivals and as_of is None else \
                 serving_label(row, as_of)
-            hits.append(SearchHit(row, label, f, distances.get(f.key, 0.0),  # type: ignore[arg-type]
-                                  lex_scores.get(f.key, 0.0),  # type: ignore[arg-type]
-                                  rivals.get(f.key, [])))  # type: ignore[call-overload]
+            hits.append(SearchHit(row, label, f, distances.get(f.key, 0.0),
+                                  lex_scores.get(f.key, 0.0),
+                                  rivals.get(f.key, [])))
         return hits
 
     async def _trace(self, conn: asyncpg.Connection, query: str, data: SearchInput,
@@ -177,7 +177,7 @@ class Searcher:
                  for r in await repo.lexical_terms(conn, query, self.terms)]
         below = cut[:MAX_DROPPED]
         texts = await repo.fetch_by_ids(conn, [f.key for f in below])
-        dropped = [Dropped(f.key, texts[f.key]["text"],  # type: ignore[index, arg-type]
+        dropped = [Dropped(f.key, texts[f.key]["text"],
                            "ranked below top_k", f.score)
                    for f in below if f.key in texts]
         if data.as_of is None and not data.include_history:

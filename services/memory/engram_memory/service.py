@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import asyncpg
+import numpy as np
 
 from engram_kit import audit, idempotency
 from engram_kit.context import CallerContext
@@ -164,7 +165,7 @@ class MemoryService:
             raise Conflict(f"entry {target} is already {row['status']}{by}; "
                            "supersede the current entry instead", field="entry_id")
 
-    async def _type(self, conn: asyncpg.Connection, text: str, vector: object,
+    async def _type(self, conn: asyncpg.Connection, text: str, vector: np.ndarray | None,
                     explicit: uuid.UUID | None) -> Typed:
         if explicit is not None:
             return Typed("update", supersedes=[explicit])

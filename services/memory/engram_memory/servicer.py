@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, overload
 
 import asyncpg
 
@@ -33,6 +33,10 @@ FINDINGS = {
 }
 
 
+@overload
+def parse_id(value: str, field: str, *, required: Literal[True] = ...) -> uuid.UUID: ...
+@overload
+def parse_id(value: str, field: str, *, required: bool) -> uuid.UUID | None: ...
 def parse_id(value: str, field: str, *, required: bool = True) -> uuid.UUID | None:
     if not value:
         if required:
