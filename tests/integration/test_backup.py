@@ -1,0 +1,69 @@
+"""Backup and restore round trip on a stack of its own: what a backup holds
+comes back exactly after a restore, later changes are undone, and old
+backups rotate out."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from engram_cli.settings import CliSettings
+from engram_cli.stack import Stack
+
+from ..conftest import PORT_SHIFT
+from ..helpers import call, call_error, mcp_client
+
+OFFSET = 250 + PORT_SHIFT
+
+
+def engram(data_dir: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "engram_cli", *args, "--data-dir",
+                           str(data_dir)], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "ENGRAM_PORT_OFFSET": str(OFFSET)})
+
+
+async def test_backup_restore_round_trip_and_rotation(tmp_path: Path):
+    data = tmp_path / "data"
+    settings = CliSettings(data_dir=data, port_offset=OFFSET)
+    stack = Stack(settings)
+    stack.start()
+    try:
+        token = stack.first_token
+        async with mcp_client(stack.mcp_url, token) as client:
+            kept = await call(client, "memory_store",
+                              {"text": "Backup check: the release train leaves on Thursdays."})
+            await call(client, "fact_set", {"entity": "release-train", "attribute": "day",
+                                            "value": "Thursday"})
+        for _ in range(3):
+            done = engram(data, "backup", "--keep", "2")
+            assert done.returncode == 0, done.stderr
+        backups = sorted((data / "backups").glob("engram-*.dump"))
+        assert len(backups) == 2, "older backups rotate out"
+        async with mcp_client(stack.mcp_url, token) as client:
+            await call(client, "memory_forget", {"entry_id": kept["id"], "reason": "test"})
+            await call(client, "fact_set", {"entity": "release-train", "attribute": "day",
+                                            "value": "Friday", "replaces": True})
+        refused = engram(data, "restore", str(backups[-1]))
+        assert refused.returncode == 2 and "stop the stack" in refused.stderr
+    finally:
+        stack.stop()
+
+    restored = engram(data, "restore", str(backups[-1]))
+    assert restored.returncode == 0, restored.stderr
+    again = Stack(settings)
+    again.start()
+    try:
+        async with mcp_client(again.mcp_url, token) as client:
+            got = await call(client, "memory_get", {"id": kept["id"]})
+            assert got["text"].startswith("Backup check")
+            fact = await call(client, "fact_get", {"entity": "release-train",
+                                                   "attribute": "day"})
+            assert [f["value"] for f in fact["current"]] == ["Thursday"]
+            err = await call_error(client, "memory_get", {"id": "not-an-id"})
+            assert "entry id" in err
+        missing = engram(data, "restore", str(tmp_path / "nope.dump"))
+        assert missing.returncode == 2 and "no backup file" in missing.stderr
+    finally:
+        again.stop()

@@ -1,0 +1,49 @@
+"""`engram up` (what `make up` runs): prints ready + the MCP URL and the
+first token with the claude line; Ctrl-C stops every child cleanly."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from engram_cli.infra import port_open
+
+from ..conftest import PORT_SHIFT
+
+OFFSET = 200 + PORT_SHIFT
+
+
+def test_engram_up_prints_ready_and_stops_cleanly_on_ctrl_c(tmp_path: Path):
+    cli = Path(sys.executable).parent / "engram"
+    env = {**os.environ, "ENGRAM_PORT_OFFSET": str(OFFSET)}
+    proc = subprocess.Popen([str(cli), "up", "--data-dir", str(tmp_path)], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines: list[str] = []
+    try:
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            if not line:
+                break
+            lines.append(line)
+            if "Ctrl-C stops the stack" in line:
+                break
+        output = "".join(lines)
+        assert "ready" in output and f"http://127.0.0.1:{8750 + OFFSET}/mcp" in output
+        assert "claude mcp add --transport http engram" in output
+        token = (tmp_path / "agent-token").read_text().strip()
+        assert token in output
+        assert port_open(8750 + OFFSET)
+        proc.send_signal(signal.SIGINT)
+        rest, _ = proc.communicate(timeout=90)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, rest
+    assert "stopped" in rest
+    for base in (8750, 8751, 8752, 8753, 8754, 8755, 8756, 8757):
+        assert not port_open(base + OFFSET), f"port {base + OFFSET} still open after Ctrl-C"

@@ -1,0 +1,215 @@
+"""Ranking through the real stack: BM25 term statistics, the lifts from
+conversation context and episodes, and the explain trace (why a match was
+not served)."""
+
+from __future__ import annotations
+
+import math
+import uuid
+
+import asyncpg
+import pytest
+
+from engram_cli.stack import Stack
+from engram_memory import repo
+
+from ..helpers import admin_fetchval, call, mcp_client, postings_out_of_step
+
+HIKES = [
+    "Caroline: I went hiking up the ridge trail on Sunday.",
+    "Caroline: My sister called about the family reunion.",
+    "Caroline: Work has been busy with the quarterly report.",
+    "Caroline: I finally signed up for a pottery class downtown.",
+    "Caroline: The new cafe on Elm street makes great espresso.",
+    "Caroline: I am reading a novel about lighthouse keepers.",
+    "Caroline: We adopted a rescue dog named Biscuit.",
+    "Caroline: The garden tomatoes are finally ripe.",
+    "Caroline: I fixed the leaking kitchen faucet myself.",
+    "Caroline: My cousin is visiting from Lisbon next month.",
+    "Caroline: I started learning to play the ukulele.",
+    "Caroline: The school fundraiser raised two thousand dollars.",
+]
+
+
+def namespace_agent(stack: Stack) -> tuple[str, str]:
+    ns = f"rank-{uuid.uuid4().hex[:6]}"
+    return ns, stack.principals.create(f"p-{ns}", "agent", [ns])
+
+
+def terms(reply: dict) -> dict[str, dict]:
+    return {t["term"]: t for t in reply["trace"]["query_terms"]}
+
+
+async def test_common_terms_are_not_used_and_the_rare_term_decides(stack: Stack):
+    ns, token = namespace_agent(stack)
+    async with mcp_client(stack.mcp_url, token) as client:
+        ids = [(await call(client, "memory_store", {"text": t, "namespace": ns}))["id"]
+               for t in HIKES]
+        found = await call(client, "memory_search", {
+            "query": "What class did Caroline sign up for, pottery?", "explain": True,
+            "namespace": ns, "top_k": 3})
+        only_common = await call(client, "memory_search", {
+            "query": "Caroline", "explain": True, "namespace": ns})
+    assert found["entries"][0]["id"] == ids[3]
+    used = terms(found)
+    # "carolin" is on every row: counted, shown, not used to match.
+    assert used["carolin"] == {"term": "carolin", "rows": 12, "used": False}
+    assert used["potteri"] == {"term": "potteri", "rows": 1, "used": True}
+    assert found["entries"][0]["trace"]["lexical_rank"] == 1
+    assert found["trace"]["candidates"]["lexical"] == 1
+    # A query of common terms only still matches on its rarest term.
+    assert terms(only_common)["carolin"]["used"] is True
+    assert only_common["trace"]["candidates"]["lexical"] == 12
+
+
+async def test_term_statistics_follow_forget(stack: Stack):
+    ns, token = namespace_agent(stack)
+    async with mcp_client(stack.mcp_url, token) as client:
+        stored = [await call(client, "memory_store", {"text": t, "namespace": ns})
+                  for t in HIKES[:4]]
+        before = await call(client, "memory_search", {"query": "pottery Caroline",
+                                                      "explain": True, "namespace": ns})
+        await call(client, "memory_forget", {"entry_id": stored[3]["id"], "reason": "test",
+                                             "namespace": ns})
+        after = await call(client, "memory_search", {"query": "pottery Caroline",
+                                                     "explain": True, "namespace": ns})
+    assert terms(before)["carolin"]["rows"] == 4 and terms(before)["potteri"]["rows"] == 1
+    assert terms(after)["carolin"]["rows"] == 3 and "potteri" not in terms(after)
+    assert stored[3]["id"] not in {e["id"] for e in after["entries"]}
+
+
+async def test_explain_says_why_a_superseded_match_is_not_served(stack: Stack):
+    ns, token = namespace_agent(stack)
+    async with mcp_client(stack.mcp_url, token) as client:
+        old = await call(client, "memory_store", {
+            "text": "The deploy key is kept in vault path secret/deploy-v1.", "namespace": ns})
+        new = await call(client, "memory_supersede", {
+            "entry_id": old["id"], "new_text": "The deploy key is kept in vault path "
+            "secret/deploy-v2.", "reason": "rotated", "namespace": ns})
+        found = await call(client, "memory_search", {"query": "where is the deploy key kept",
+                                                     "explain": True, "namespace": ns})
+    assert [e["id"] for e in found["entries"]] == [new["id"]]
+    why = {d["id"]: d["reason"] for d in found["trace"]["not_served"]}
+    assert why[old["id"]].startswith(f"superseded by {new['id']}: not current")
+
+
+async def test_adjacent_lines_of_an_episode_lift_each_other(stack: Stack):
+    ns, token = namespace_agent(stack)
+    async with mcp_client(stack.mcp_url, token) as client:
+        await call(client, "episode_start", {"title": "weekend chat", "namespace": ns})
+        question = await call(client, "memory_store", {
+            "text": "Melanie: Did you get to the natural history museum last weekend?",
+            "namespace": ns})
+        answer = await call(client, "memory_store", {
+            "text": "Caroline: Yes! The dinosaur hall was incredible.", "namespace": ns})
+        await call(client, "episode_end", {"namespace": ns})
+        await call(client, "memory_store", {
+            "text": "Caroline: The museum shop sells dinosaur mugs.", "namespace": ns})
+        found = await call(client, "memory_search", {"query": "museum dinosaur",
+                                                     "explain": True, "namespace": ns})
+    by_id = {e["id"]: e for e in found["entries"]}
+    pair = (by_id[question["id"]]["trace"], by_id[answer["id"]]["trace"])
+    assert all(t["context_lift"] > 0 and t["episode_lift"] > 0 for t in pair)
+    for e in found["entries"]:
+        t = e["trace"]
+        assert abs(e["score"] - (t["rrf_score"] + t["context_lift"] + t["episode_lift"])) < 1e-4
+    assert "rrf k=10" in found["trace"]["fusion"]
+
+
+async def test_terms_are_taken_rarest_first_within_the_match_budget(stack: Stack):
+    """Migration 0011: at scale the lexical channel's work is bounded by the
+    summed df of the terms it uses; the commonest terms go first, the rarest
+    is always used. Asked of the memory schema as the memory service's role."""
+    ns, token = namespace_agent(stack)
+    async with mcp_client(stack.mcp_url, token) as client:
+        for text in HIKES:
+            await call(client, "memory_store", {"text": text, "namespace": ns})
+    conn = await asyncpg.connect(stack.service_dsn("memory"))
+    try:
+        async with conn.transaction():
+            await conn.execute("SELECT set_config('engram.namespace', $1, true)", ns)
+
+            async def kept(budget: int) -> list[str]:
+                rows = await conn.fetch(
+                    "SELECT lexeme, kept FROM memory.lexical_terms($1, 1.0, $2)",
+                    "Caroline, pottery, garden or sister?", budget)
+                assert [r["lexeme"] for r in rows] == ["garden", "potteri", "sister", "carolin"]
+                return [r["lexeme"] for r in rows if r["kept"]]
+
+            assert await kept(100) == ["garden", "potteri", "sister", "carolin"]
+            assert await kept(14) == ["garden", "potteri", "sister"]  # 3 + 12 > 14
+            assert await kept(2) == ["garden", "potteri"]
+            assert await kept(0) == ["garden"]  # the rarest term is always used
+    finally:
+        await conn.close()
+
+
+async def test_postings_mirror_the_stored_rows_and_are_an_index_lookup_under_rls(
+        stack: Stack, admin_dsn: str):
+    """Migration 0012: the lexical channel reads `entry_lexemes`, one row per
+    (entry, lexeme). Stores, supersedes and forgets keep it equal to the
+    entries' own lexemes, and as the memory role (under RLS) a term lookup is
+    an index condition, which the full-text match `@@` never was."""
+    ns, token = namespace_agent(stack)
+    async with mcp_client(stack.mcp_url, token) as client:
+        ids = [(await call(client, "memory_store", {"text": t, "namespace": ns,
+                                                    "tags": ["hike"]}))["id"] for t in HIKES]
+        await call(client, "memory_supersede", {"entry_id": ids[0], "namespace": ns,
+                                                "new_text": "Caroline: I hiked the coast path."})
+        await call(client, "memory_forget", {"entry_id": ids[1], "namespace": ns,
+                                             "reason": "test"})
+        found = await call(client, "memory_search", {"query": "sister reunion", "namespace": ns})
+    assert ids[1] not in [e["id"] for e in found["entries"]]
+    assert await postings_out_of_step(admin_dsn, "entry_lexemes", "entry_id", "entries",
+                                      length_column="doc_len") == 0
+    assert await admin_fetchval(
+        admin_dsn, "SELECT count(*) FROM memory.entry_lexemes WHERE entry_id = $1::uuid",
+        ids[1]) == 0
+    conn = await asyncpg.connect(stack.service_dsn("memory"))
+    try:
+        async with conn.transaction():
+            await conn.execute("SELECT set_config('engram.namespace', $1, true)", ns)
+            await conn.execute("SET LOCAL enable_seqscan = off")
+            plan = [r[0] for r in await conn.fetch(
+                "EXPLAIN SELECT entry_id FROM memory.entry_lexemes WHERE lexeme = 'garden'")]
+            assert any("Index Cond" in line and "lexeme = 'garden'" in line
+                       for line in plan), plan
+            assert len(await conn.fetch(
+                "SELECT entry_id FROM memory.entry_lexemes WHERE lexeme = 'garden'")) == 1
+    finally:
+        await conn.close()
+
+
+async def test_bm25_weights_reach_postgres_as_floats(stack: Stack):
+    """k1 and b are bound as float8: when Postgres inferred them from the
+    SQL they were typed int4, and 1.2 / 0.75 arrived as 1 / 0 (no length
+    norm at all). Two entries hold the one rare term; with b=0.75 the
+    shorter ranks first by a margin BM25 fixes, with b=0 they tie."""
+    ns, token = namespace_agent(stack)
+    short = "Zanzibar."
+    long = "Zanzibar came up again while we talked about trains, rivers and old maps."
+    async with mcp_client(stack.mcp_url, token) as client:
+        ids = {(await call(client, "memory_store", {"text": t, "namespace": ns}))["id"]: t
+               for t in (long, short)}
+    conn = await asyncpg.connect(stack.service_dsn("memory"))
+    try:
+        async with conn.transaction():
+            await conn.execute("SET LOCAL search_path = memory")
+            await conn.execute("SELECT set_config('engram.namespace', $1, true)", ns)
+            no_filters = repo.Filters([], "", None, None)
+
+            async def scores(k1: float, b: float) -> list[tuple[str, float]]:
+                rows = await repo.lexical_ranked(conn, "zanzibar", no_filters, 10,
+                                                 repo.TermLimits(1.0, 20_000, k1, b))
+                return [(ids[str(r["id"])], r["score"]) for r in rows]
+
+            (first, s1), (second, s2) = await scores(1.2, 0.75)
+            docs, avgdl = await conn.fetchrow("SELECT docs, lexemes::float8 / docs"
+                                              " FROM lexicon_totals")
+            idf = math.log((docs - 2 + 0.5) / (2 + 0.5) + 1)
+            assert first == short and second == long
+            assert abs(s1 - idf * 2.2 / (1 + 1.2 * (0.25 + 0.75 * 1 / max(avgdl, 1)))) < 1e-9
+            flat = await scores(1.2, 0.0)
+            assert flat[0][1] == flat[1][1] == pytest.approx(idf)
+    finally:
+        await conn.close()
