@@ -40,7 +40,8 @@ async def test_store_rejects_bad_input_and_stores_nothing(stack: Stack, agent_to
     ({"query": ""}, "query must not be empty"),
     ({"query": "q" * 2_001}, "the limit is 2000"),
     ({"query": "x", "top_k": 0}, "greater than or equal to 1"),
-    ({"query": "x", "top_k": 51}, "top_k must be between 1 and 50"),
+    # refused by the tool's own schema, before any service is called
+    ({"query": "x", "top_k": 51}, "top_k\n  Input should be less than or equal to 50"),
     ({"query": "x", "top_k": "many"}, "valid integer"),
     ({"query": "x", "since": "2026-02-01", "until": "2026-01-01"}, "since must be earlier"),
     ({"query": "x", "namespace": "Bad Namespace"}, "namespace must be"),

@@ -69,7 +69,7 @@ async def test_decay_archives_unused_entries_and_a_rescue_holds(stack: Stack, ad
 
 async def stack_flush_uses(admin_dsn: str, entry_id: str) -> None:
     """Uses are flushed by memory every few seconds; wait for this one."""
-    from .helpers import eventually
+    from ..helpers import eventually
 
     async def flushed() -> bool:
         return bool(await admin_fetchval(
