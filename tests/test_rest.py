@@ -106,8 +106,10 @@ def test_rest_api_fuzz_finds_no_server_error(stack: Stack):
     assert {op.path for op in operations} >= {"/v1/memories", "/v1/memories/search",
                                               "/v1/board/agents", "/v1/board/messages"}
     for op in operations:
+        # hypothesis's enum metaclass __iter__ is unannotated: list(HealthCheck) is
+        # a list of HealthCheck at run time, of HealthCheckMeta to pyright
         @settings(max_examples=25, deadline=None, derandomize=True,
-                  suppress_health_check=list(HealthCheck))
+                  suppress_health_check=list(HealthCheck))  # pyright: ignore[reportArgumentType]
         @given(op.as_strategy())
         def one_call(case: schemathesis.Case) -> None:
             response = case.call(base_url=base, headers=auth, timeout=30)
