@@ -157,7 +157,7 @@ def held_out_choice(rankings: dict[str, dict[str, list[list[str]]]],
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
     ap.add_argument("--audit", type=Path, default=DEFAULT_AUDIT)
     ap.add_argument("--model", default="", help="sentence-transformers model dir (default MiniLM)")

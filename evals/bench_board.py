@@ -32,7 +32,14 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
-from benchlib import command_line, parse_with_smoke, results_dir, shown, stop_stack_on_sigterm
+from benchlib import (
+    command_line,
+    parse_with_smoke,
+    results_dir,
+    shown,
+    stop_stack_on_sigterm,
+    tool_text,
+)
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -91,8 +98,8 @@ def mcp_ops(client: Client) -> Op:
             args["limit"] = 20
         result = await client.call_tool(tool, args)
         if result.is_error:
-            raise DomainError(result.content[0].text)
-        reply = result.structured_content or json.loads(result.content[0].text)
+            raise DomainError(tool_text(result))
+        reply = result.structured_content or json.loads(tool_text(result))
         if name == "receive":
             return {"ids": [m["id"] for m in reply["messages"]]}
         return reply
@@ -177,7 +184,7 @@ async def measure(stack: Stack, agents: int, seconds: float) -> dict[str, Any]:
         client = await es.enter_async_context(
             Client(streamable_http_client(stack.mcp_url, http_client=http)))
         result = await client.call_tool("board_agents", {"action": "list"})
-        reply = result.structured_content or json.loads(result.content[0].text)
+        reply = result.structured_content or json.loads(tool_text(result))
         return mcp_ops(client), reply["self"]["id"]
 
     try:
@@ -197,7 +204,7 @@ async def measure(stack: Stack, agents: int, seconds: float) -> dict[str, Any]:
 
 def main() -> int:
     stop_stack_on_sigterm()
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--agents", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=60.0, help="per phase")
     parser.add_argument("--port-offset", type=int, default=700)

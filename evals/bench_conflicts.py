@@ -30,7 +30,14 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
-from benchlib import command_line, parse_with_smoke, results_dir, shown, stop_stack_on_sigterm
+from benchlib import (
+    command_line,
+    parse_with_smoke,
+    results_dir,
+    shown,
+    stop_stack_on_sigterm,
+    tool_text,
+)
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -101,8 +108,8 @@ async def run_pairs(stack: Stack, token: str, pairs: list[dict[str, Any]]) -> li
                     args["replaces"] = True
                 result = await client.call_tool("fact_set", args)
                 if result.is_error:
-                    raise RuntimeError(f"{pair['id']}: {result.content[0].text}")
-            reply = result.structured_content or json.loads(result.content[0].text)
+                    raise RuntimeError(f"{pair['id']}: {tool_text(result)}")
+            reply = result.structured_content or json.loads(tool_text(result))
             got.append(reply["action"])
     return got
 
@@ -116,7 +123,7 @@ def breakdown(pairs: list[dict[str, Any]], got: list[str], key: str) -> dict[str
 
 def main() -> int:
     stop_stack_on_sigterm()
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--port-offset", type=int, default=800)
     parser.add_argument("--limit", type=int, default=0, help="the first N pairs (0: all)")
     args = parse_with_smoke(parser, {"limit": 6})

@@ -47,7 +47,7 @@ from engram_memory.settings import MemorySettings
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench_scale import NAMESPACE, pct, sentence  # noqa: E402 (run as a script from evals/)
-from benchlib import command_line, parse_with_smoke, results_dir, stop_stack_on_sigterm  # noqa: E402
+from benchlib import agent_token, command_line, parse_with_smoke, results_dir, stop_stack_on_sigterm  # noqa: E402
 
 from tests.helpers import call, mcp_client  # noqa: E402
 
@@ -114,7 +114,7 @@ async def call_documents(client: Client, query: str) -> list:
 
 
 async def measure(stack: Stack, queries: list[str]) -> dict:
-    async with mcp_client(stack.mcp_url, stack.first_token) as client:
+    async with mcp_client(stack.mcp_url, agent_token(stack)) as client:
         mcp, served = await timed(queries, lambda q: call_documents(client, q))
     conn = await asyncpg.connect(stack.service_dsn("memory"))
     defaults = MemorySettings.model_fields  # the service's defaults, as Documents uses them

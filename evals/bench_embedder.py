@@ -142,7 +142,7 @@ def sized(n: int) -> int:
 def raw_best(encode: Callable[[list[str]], object], corpus: list[str],
              sizes: tuple[int, ...]) -> dict:
     """Best in-process throughput over batch sizes (each the median of REPS runs)."""
-    by_batch = {}
+    by_batch: dict[int, float] = {}
     for size in sizes:
         sample = corpus[: max(size * 4, sized(256))] if size > 1 else corpus[:sized(128)]
         encode(sample[:size])  # warm
@@ -153,13 +153,13 @@ def raw_best(encode: Callable[[list[str]], object], corpus: list[str],
                 encode(sample[i:i + size])
             rates.append(len(sample) / (time.perf_counter() - started))
         by_batch[size] = float(np.median(rates))
-    best = max(by_batch, key=by_batch.get)
+    best = max(by_batch, key=by_batch.__getitem__)
     return {"sentences_per_s_by_batch": by_batch, "best_batch": best,
             "best_sentences_per_s": by_batch[best]}
 
 
 async def load(port: int, md: tuple, corpus: list[str], concurrency: int,
-               priority: int = pb.EMBED_PRIORITY_INTERACTIVE) -> dict:
+               priority: pb.EmbedPriority = pb.EMBED_PRIORITY_INTERACTIVE) -> dict:
     latencies: list[float] = []
     queue = list(corpus)
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:

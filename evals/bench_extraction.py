@@ -129,7 +129,7 @@ def naive(entries: list[dict[str, Any]]) -> dict[str, list[Candidate]]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--openai-url", default="")
     parser.add_argument("--model", default="")
     parser.add_argument("--batch", type=int, default=8)

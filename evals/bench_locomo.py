@@ -50,7 +50,14 @@ import asyncpg
 import httpx2
 import numpy as np
 import snowballstemmer
-from benchlib import command_line, parse_with_smoke, results_dir, shown, stop_stack_on_sigterm
+from benchlib import (
+    command_line,
+    parse_with_smoke,
+    results_dir,
+    shown,
+    stop_stack_on_sigterm,
+    tool_text,
+)
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -137,6 +144,9 @@ def load_conversations(path: Path, audit_path: Path | None, limit: int) -> list[
             when = locomo_date(conv[f"session_{n}_date_time"])
             for t in conv[f"session_{n}"]:
                 m = TURN_ID.fullmatch(t["dia_id"])
+                if m is None:
+                    raise ValueError(f"{sample['sample_id']}: turn id {t['dia_id']!r}"
+                                     " is not D<session>:<turn>")
                 dia = f"D{int(m.group(1))}:{int(m.group(2))}"
                 text = f"{t['speaker']}: {t['text']}"
                 if t.get("blip_caption"):
@@ -148,8 +158,9 @@ def load_conversations(path: Path, audit_path: Path | None, limit: int) -> list[
             if qa["category"] not in CATEGORIES:
                 continue
             qid = f"locomo_{ci}_qa{qi}"
-            raw = normalise_evidence(qa.get("evidence", []), existing)
-            gold = normalise_evidence(corrections.get(qid, qa.get("evidence", [])), existing)
+            evidence: list[Any] = qa.get("evidence", [])
+            raw = normalise_evidence(evidence, existing)
+            gold = normalise_evidence(corrections.get(qid, evidence), existing)
             c.questions.append(Question(qid, qa["question"], qa["category"], gold, raw))
         out.append(c)
     return out
@@ -333,7 +344,7 @@ async def run_engram(stack: Stack, token: str, convs: list[Conversation],
             raise RuntimeError(f"{tool} failed: {result.content}")
         if isinstance(result.structured_content, dict):
             return result.structured_content
-        return json.loads(result.content[0].text)
+        return json.loads(tool_text(result))
 
     http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60.0)
     try:
@@ -439,7 +450,7 @@ def git_state() -> dict[str, Any]:
 
 def main() -> int:
     stop_stack_on_sigterm()
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--conversations", type=int, default=10,
                         help="how many conversations, from the first (default all 10)")
     parser.add_argument("--port-offset", type=int, default=400,

@@ -31,7 +31,14 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
-from benchlib import command_line, parse_with_smoke, results_dir, shown, stop_stack_on_sigterm
+from benchlib import (
+    command_line,
+    parse_with_smoke,
+    results_dir,
+    shown,
+    stop_stack_on_sigterm,
+    tool_text,
+)
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -142,7 +149,7 @@ async def measure(stack: Stack, n: int) -> dict[str, Any]:
             raise RuntimeError(f"{tool} failed: {result.content}")
         if isinstance(result.structured_content, dict):
             return result.structured_content
-        return json.loads(result.content[0].text)
+        return json.loads(tool_text(result))
 
     http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30.0)
     channel = open_channel(grpc_addr)
@@ -218,7 +225,7 @@ async def measure(stack: Stack, n: int) -> dict[str, Any]:
 
 def main() -> int:
     stop_stack_on_sigterm()
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--n", type=int, default=200, help="timed calls per tool and path")
     parser.add_argument("--port-offset", type=int, default=300,
                         help="added to every port of the stack (default 300)")

@@ -43,7 +43,7 @@ from engram_cli.settings import CliSettings
 from engram_cli.stack import Stack
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchlib import parse_with_smoke, results_dir, stop_stack_on_sigterm  # noqa: E402
+from benchlib import agent_token, parse_with_smoke, results_dir, stop_stack_on_sigterm  # noqa: E402
 
 from tests.helpers import call, mcp_client  # noqa: E402 (after the path tweak)
 
@@ -163,7 +163,7 @@ async def run(args: argparse.Namespace, save: Callable[[list[dict]], None]) -> d
                                        args.index_after, args.maintenance_mem)
             have = size
             point = {"entries": size, **loaded,
-                     **await measure(stack, stack.first_token, args.n, rng),
+                     **await measure(stack, agent_token(stack), args.n, rng),
                      **await storage(stack.postgres.admin_dsn)}
             points.append(point)
             save(points)

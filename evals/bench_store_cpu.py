@@ -182,7 +182,7 @@ async def measure(stack: Stack, n: int) -> dict[str, Any]:
 
 def main() -> int:
     stop_stack_on_sigterm()
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--n", type=int, default=200, help="timed stores per phase")
     parser.add_argument("--port-offset", type=int, default=300)
     args = parse_with_smoke(parser, {"n": 10})

@@ -9,6 +9,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from mcp.types import CallToolResult, TextContent
+
+from engram_cli.stack import AGENT_TOKEN_FILE, Stack
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -19,6 +23,21 @@ def command_line() -> str:
 
     return shlex.join([rel(Path(sys.executable)), rel(Path(sys.argv[0]).resolve()),
                        *sys.argv[1:]])
+
+
+def agent_token(stack: Stack) -> str:
+    """The stack's first agent token: minted by this start, or by an earlier
+    start on the same data directory (kept in its agent-token file)."""
+    return stack.first_token or (stack.data_dir / AGENT_TOKEN_FILE).read_text().strip()
+
+
+def tool_text(result: CallToolResult) -> str:
+    """The text of a tool result's first content block: engram's replies and
+    errors are text, so a missing or other block is an error."""
+    block = result.content[0] if result.content else None
+    if not isinstance(block, TextContent):
+        raise TypeError(f"expected a text block in the tool result, got {block!r}")
+    return block.text
 
 
 def stop_stack_on_sigterm() -> None:

@@ -97,7 +97,10 @@ def _thread_cpu(pid: int) -> dict[str, float]:
 
 def _encode_seconds(http_port: int) -> float:
     text = httpx.get(f"http://127.0.0.1:{http_port}/metrics").text
-    return float(re.search(r"^engram_embedder_encode_seconds_sum (\S+)", text, re.M).group(1))
+    found = re.search(r"^engram_embedder_encode_seconds_sum (\S+)", text, re.M)
+    if found is None:
+        raise RuntimeError("the embedder's /metrics has no engram_embedder_encode_seconds_sum")
+    return float(found.group(1))
 
 
 def lanes(settings: dict[str, str], n: int) -> dict:

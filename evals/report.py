@@ -122,7 +122,8 @@ def locomo(a: Artefact, found: list[Artefact]) -> list[str]:
     cats = d["engram"]["per_category"]
     head = ["turn-level R@10", "all", *[cats[c]["name"] for c in sorted(cats)]]
     rows = [_recall_row("**engram**", d["engram"])]
-    rows += [_recall_row(BASELINE_NAMES.get(k, k), v) for k, v in d["baselines"].items()]
+    baselines: dict[str, dict[str, Any]] = d["baselines"]
+    rows += [_recall_row(BASELINE_NAMES.get(k, k), v) for k, v in baselines.items()]
     lat = d["latency"]
     out = ["## Retrieval on LoCoMo", "",
            f"Every turn of the {len(d['dataset']['conversations'])} conversations stored through "

@@ -14,6 +14,7 @@ import httpx2
 import nats
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.types import CallToolResult, TextContent
 from nats.aio.client import Client as NatsClient
 
 if TYPE_CHECKING:
@@ -31,18 +32,29 @@ async def mcp_client(url: str, token: str, session: str = "") -> AsyncIterator[C
         yield client
 
 
+def result_text(result: CallToolResult) -> str:
+    """The text of a tool result's first content block, "" when it has none:
+    engram's replies and errors are text, so any other block is a failure."""
+    if not result.content:
+        return ""
+    block = result.content[0]
+    if not isinstance(block, TextContent):
+        raise TypeError(f"expected a text block, got {block.type}")
+    return block.text
+
+
 async def call(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:
     """Call a tool that must succeed; returns its structured reply."""
     result = await client.call_tool(tool, args)
-    assert not result.is_error, result.content[0].text
-    return result.structured_content or json.loads(result.content[0].text)
+    assert not result.is_error, result_text(result)
+    return result.structured_content or json.loads(result_text(result))
 
 
 async def call_error(client: Client, tool: str, args: dict[str, Any]) -> str:
     """Call a tool that must fail; returns the error text the agent sees."""
     result = await client.call_tool(tool, args)
     assert result.is_error, f"{tool} unexpectedly succeeded: {result.content}"
-    return result.content[0].text
+    return result_text(result)
 
 
 async def admin_fetchval(dsn: str, sql: str, *args: Any) -> Any:

@@ -18,9 +18,9 @@ class CliSettings(BaseSettings):
     # `engram up` restarts a process that exited after a delay that starts
     # here and doubles with each quick failure, up to the cap; a process that
     # stayed up for the reset time starts again from the first delay.
-    restart_backoff_initial_s: float = Field(0.5, gt=0)
-    restart_backoff_max_s: float = Field(30.0, gt=0)
-    restart_backoff_reset_s: float = Field(60.0, ge=0)
+    restart_backoff_initial_s: float = Field(default=0.5, gt=0)
+    restart_backoff_max_s: float = Field(default=30.0, gt=0)
+    restart_backoff_reset_s: float = Field(default=60.0, ge=0)
     # The stack's audit key, for export/import against an explicit
     # --database-url (a compose stack: the value in its .env).
     audit_hmac_key: SecretStr | None = None

@@ -38,9 +38,9 @@ class DatabaseSettings(BaseSettings):
     # Bounds so that nothing waits on a dead database: opening a connection,
     # waiting for a pooled one (reconnecting included), and one statement.
     # Past them the call fails with a retryable UNAVAILABLE.
-    db_connect_timeout_s: float = Field(5.0, gt=0)
-    db_acquire_timeout_s: float = Field(5.0, gt=0)
-    db_command_timeout_s: float = Field(30.0, gt=0)
+    db_connect_timeout_s: float = Field(default=5.0, gt=0)
+    db_acquire_timeout_s: float = Field(default=5.0, gt=0)
+    db_command_timeout_s: float = Field(default=30.0, gt=0)
 
 
 class NatsSettings(BaseSettings):

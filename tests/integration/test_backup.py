@@ -31,6 +31,7 @@ async def test_backup_restore_round_trip_and_rotation(tmp_path: Path):
     stack.start()
     try:
         token = stack.first_token
+        assert token, "a fresh data directory mints the first agent token"
         async with mcp_client(stack.mcp_url, token) as client:
             kept = await call(client, "memory_store",
                               {"text": "Backup check: the release train leaves on Thursdays."})

@@ -22,6 +22,7 @@ def test_engram_up_prints_ready_and_stops_cleanly_on_ctrl_c(tmp_path: Path):
     env = {**os.environ, "ENGRAM_PORT_OFFSET": str(OFFSET)}
     proc = subprocess.Popen([str(cli), "up", "--data-dir", str(tmp_path)], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert proc.stdout is not None  # stdout=PIPE
     lines: list[str] = []
     try:
         deadline = time.monotonic() + 180

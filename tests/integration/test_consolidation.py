@@ -7,7 +7,9 @@ near-identical lessons (a correction's text wins; rollback restores both)."""
 from __future__ import annotations
 
 import uuid
+from typing import cast
 
+import asyncpg
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -175,7 +177,9 @@ def test_entity_pairs_compare_only_plausible_partners():
                 profile("orders-apx", "status=active"),  # similar, shares only a common pair
                 profile("Orders_API".lower(), "owner=team-a"),  # same squashed name
                 *crowd]
-    pairs = {(p.keep, p.merge): p.reason for p in entity_pairs(profiles, {"orders-api"})}
+    # Plain dicts stand in for the profile rows: entity_pairs reads them by key.
+    rows = cast("list[asyncpg.Record]", profiles)
+    pairs = {(p.keep, p.merge): p.reason for p in entity_pairs(rows, {"orders-api"})}
     assert pairs == {("orders-api", "orders-app"): "similar names with the same port",
                      ("orders-api", "orders_api"):
                          "the same name apart from case and punctuation"}

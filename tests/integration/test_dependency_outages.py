@@ -27,7 +27,7 @@ from engram_cli.settings import CliSettings
 from engram_cli.stack import Stack
 
 from ..conftest import PORT_SHIFT
-from ..helpers import admin_fetchval, call, eventually, mcp_client, nats_client
+from ..helpers import admin_fetchval, call, eventually, mcp_client, nats_client, result_text
 from .test_board_mail import join, pending_texts
 
 OFFSET = 350 + PORT_SHIFT
@@ -86,7 +86,7 @@ async def timed_tool(client: Client, tool: str, args: dict[str, Any]) -> tuple[b
     started = time.monotonic()
     result = await asyncio.wait_for(client.call_tool(tool, args), ANSWER_BOUND_S)
     assert time.monotonic() - started <= ANSWER_BOUND_S
-    return result.is_error, result.content[0].text if result.content else ""
+    return result.is_error, result_text(result)
 
 
 def assert_retryable_tool_error(tool: str, failed: bool, text: str) -> None:

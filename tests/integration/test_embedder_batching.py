@@ -183,8 +183,9 @@ async def test_enough_waiting_searches_take_the_side_lane(reference):
 class _FailsOnce:
     """The real model, except that its first batch fails (a backend error)."""
 
-    def __init__(self, model: SentenceTransformerBackend) -> None:
-        self.model, self.dimension = model, model.dimension
+    def __init__(self, inner: SentenceTransformerBackend) -> None:
+        self.inner, self.name, self.model = inner, inner.name, inner.model
+        self.dimension, self.normalized = inner.dimension, inner.normalized
         self.failed, self.encoded = False, 0
 
     def encode(self, texts: list[str]) -> Encoded:
@@ -192,10 +193,13 @@ class _FailsOnce:
             self.failed = True
             raise RuntimeError("backend failed")
         self.encoded += len(texts)
-        return self.model.encode(texts)
+        return self.inner.encode(texts)
 
     def intra_op_threads(self, n: int) -> None:
-        self.model.intra_op_threads(n)
+        self.inner.intra_op_threads(n)
+
+    def close(self) -> None:
+        """The wrapped model is the module's shared reference, not this wrapper's to close."""
 
 
 async def test_a_failed_batch_drops_the_rest_of_its_request(reference):
@@ -247,7 +251,7 @@ async def test_queue_full_is_resource_exhausted_with_retry_hint(stack: Stack, sl
         trailing = dict(await call.trailing_metadata())
         assert (await waiting).count == 6
     assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
-    assert "limit 8" in err.value.details()
+    assert "limit 8" in (err.value.details() or "")
     assert int(trailing["retry-after-ms"]) > 0
 
 

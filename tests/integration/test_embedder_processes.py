@@ -122,7 +122,7 @@ async def test_a_dead_worker_is_unavailable_then_replaced_and_stop_leaves_none(
             with pytest.raises(grpc.aio.AioRpcError) as err:
                 await bulk
             assert err.value.code() == grpc.StatusCode.UNAVAILABLE
-            assert "model process exited mid-batch" in err.value.details()
+            assert "model process exited mid-batch" in (err.value.details() or "")
             reply = await stub.Embed(pb.EmbedRequest(texts=["back again"]), metadata=md,
                                      timeout=120)
             assert vectors_of(reply).shape == (1, 384)

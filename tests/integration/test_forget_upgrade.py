@@ -63,7 +63,9 @@ async def test_memory_v14_clears_excerpts_hashes_and_orphan_words(
     # v14 first; the migrations landed after it follow in the same upgrade.
     applied = await apply_migrations(admin_dsn, service_dsn, schema, MEMORY_MIGRATIONS)
     assert applied[0] == 14 and applied == sorted(applied)
-    stone = dict(await conn.fetchrow("SELECT * FROM tombstones"))
+    row = await conn.fetchrow("SELECT * FROM tombstones")
+    assert row is not None
+    stone = dict(row)
     assert "excerpt" not in stone and stone["content_hmac"] == ""
     assert stone["reason"] == "private"
     assert await conn.fetchval("SELECT count(*) FROM lexemes WHERE df <= 0") == 0
@@ -89,5 +91,7 @@ async def test_coordination_v4_clears_unkeyed_body_hashes(
 
     assert await apply_migrations(admin_dsn, service_dsn, schema,
                                   COORDINATION_MIGRATIONS) == [4]
-    message = dict(await conn.fetchrow("SELECT * FROM messages"))
+    row = await conn.fetchrow("SELECT * FROM messages")
+    assert row is not None
+    message = dict(row)
     assert "body_sha256" not in message and message["body_hmac"] == ""

@@ -6,7 +6,7 @@ import httpx
 
 from engram_cli.stack import Stack
 
-from ..helpers import call, mcp_client
+from ..helpers import call, mcp_client, result_text
 
 MEMORIES = [
     ("The staging database runs on host db-stage-02, port 6543.", ["infra", "db"]),
@@ -68,7 +68,7 @@ async def test_other_namespace_cannot_see_memories(stack: Stack, agent_token: st
                            {"query": "staging database host db-stage-02", "top_k": 10})
         denied = await client.call_tool("memory_search", {"query": "x", "namespace": "default"})
     assert found["entries"] == []
-    assert denied.is_error and "may not use namespace 'default'" in denied.content[0].text
+    assert denied.is_error and "may not use namespace 'default'" in result_text(denied)
 
 
 def _initialize(url: str, headers: dict[str, str]) -> httpx.Response:
@@ -98,5 +98,6 @@ async def test_handshake_teaches_the_memory_loop(stack: Stack, agent_token: str)
         tools = {t.name: t for t in (await client.list_tools()).tools}
     assert "Search before acting" in instructions
     assert "Correct instead of duplicating" in instructions
-    assert tools["memory_search"].annotations.read_only_hint is True
-    assert tools["memory_store"].annotations.read_only_hint is False
+    search, store = tools["memory_search"].annotations, tools["memory_store"].annotations
+    assert search is not None and search.read_only_hint is True
+    assert store is not None and store.read_only_hint is False

@@ -71,7 +71,8 @@ def old_tree(old_text: Path, into: Path) -> Path:
 
 
 @pytest.fixture
-async def scratch(admin_dsn: str) -> AsyncIterator[tuple[str, str, asyncpg.Connection]]:
+async def scratch(admin_dsn: str) -> AsyncIterator[
+        tuple[list[str], list[str], asyncpg.Connection]]:
     names = [f"sup_{uuid.uuid4().hex[:8]}" for _ in range(2)]
     admin = urlparse(admin_dsn)
     conn = await asyncpg.connect(admin_dsn)

@@ -7,6 +7,8 @@ from __future__ import annotations
 import uuid
 
 import nats
+import nats.errors
+import nats.js.api
 import pytest
 from nats.errors import Error as NatsError
 from nats.js.errors import NotFoundError
@@ -167,7 +169,7 @@ async def test_the_event_streams_have_limits(stack: Stack):
         events = (await js.stream_info(STREAM)).config
         assert (events.max_age, events.max_bytes) == (settings.events_max_age_s,
                                                       settings.events_max_bytes)
-        assert events.max_age > 0 and events.max_bytes > 0
+        assert (events.max_age or 0) > 0 and (events.max_bytes or 0) > 0
         events.max_age, events.max_bytes = 0, -1  # as streams were made before the limits
         await js.update_stream(events)
         stack.nats.apply_streams(stack.secrets["ENGRAM_NATS_ADMIN_PASSWORD"])

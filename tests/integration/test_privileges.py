@@ -156,8 +156,10 @@ async def test_a_data_dir_laid_out_by_an_older_version_is_taken_over(tmp_path: P
     settings = CliSettings(data_dir=tmp_path / "data", port_offset=190 + PORT_SHIFT)
     first = Stack(settings)
     first.start()
+    token = first.first_token
+    assert token, "a fresh data directory mints the first agent token"
     try:
-        async with mcp_client(first.mcp_url, first.first_token) as client:
+        async with mcp_client(first.mcp_url, token) as client:
             stored = await call(client, "memory_store",
                                 {"text": "Upgrade check: the staging database is on host db-7."})
     finally:
@@ -170,7 +172,7 @@ async def test_a_data_dir_laid_out_by_an_older_version_is_taken_over(tmp_path: P
     second = Stack(settings)
     second.start()
     try:
-        async with mcp_client(second.mcp_url, first.first_token) as client:
+        async with mcp_client(second.mcp_url, token) as client:
             found = await call(client, "memory_search", {"query": "where is the staging db?"})
         assert found["entries"][0]["id"] == stored["id"]
         assert not (second.data_dir / "postgres").exists()

@@ -15,7 +15,7 @@ from engram_cli.stack import Stack
 from engram_gateway.registry import TOOLS, operations
 from engram_gateway.toolspec import Access, Op, ToolSpec
 
-from ..helpers import call, mcp_client
+from ..helpers import call, mcp_client, result_text
 
 PATH_VALUES = {"entry_id": "00000000-0000-0000-0000-000000000000", "name": "registry:test"}
 
@@ -31,7 +31,7 @@ async def _mcp_refusals(stack: Stack, token: str, ns: str, ops: list[tuple[ToolS
     async with mcp_client(stack.mcp_url, token) as client:
         for spec, action, _ in ops:
             result = await client.call_tool(spec.name, _args(spec, action, ns))
-            text = result.content[0].text if result.content else ""
+            text = result_text(result)
             if not result.is_error or expected not in text:
                 wrong.append(f"{spec.name} {action}: {text[:200]}")
     return wrong

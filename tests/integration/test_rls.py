@@ -23,6 +23,7 @@ async def test_service_roles_cannot_bypass_rls(stack: Stack):
     try:
         row = await conn.fetchrow(
             "SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user")
+        assert row is not None
         assert row["rolsuper"] is False and row["rolbypassrls"] is False
         forced = await conn.fetchval(
             "SELECT bool_and(relforcerowsecurity AND relrowsecurity) FROM pg_class c "

@@ -17,7 +17,7 @@ from mcp import Client
 
 from engram_cli.stack import Stack
 
-from ..helpers import admin_fetchval, call, mcp_client
+from ..helpers import admin_fetchval, call, mcp_client, result_text
 from ..procs import service_process
 
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -203,7 +203,7 @@ async def test_a_read_only_grant_writes_nothing(stack: Stack):
         assert len(ops) >= 40, "the tool list drives this test"
         for tool, args, writes in ops:
             result = await client.call_tool(tool, args)
-            text = result.content[0].text if result.content else ""
+            text = result_text(result)
             if writes:
                 if not (result.is_error and "read-only access" in text):
                     refused.append(f"{tool} {args.get('action', '')}: {text[:200]}")

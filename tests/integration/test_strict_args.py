@@ -13,7 +13,7 @@ import httpx
 
 from engram_cli.stack import Stack
 
-from ..helpers import call, mcp_client
+from ..helpers import call, mcp_client, result_text
 
 BOGUS = "tgs_bogus"
 
@@ -77,7 +77,7 @@ async def test_every_tool_in_every_tier_refuses_unknown_arguments(stack: Stack, 
                     args["namespace"] = ns
                 result = await client.call_tool(tool.name, args)
                 assert result.is_error, f"{tool.name} accepted {BOGUS} in tier {tier}"
-                assert_refusal(result.content[0].text, tool.name,
+                assert_refusal(result_text(result), tool.name,
                                list(schema["properties"]))
                 assert schema.get("additionalProperties") is False, tool.name
                 seen.add(tool.name)
@@ -94,7 +94,7 @@ async def test_misspelt_arguments_of_the_reported_tools(stack: Stack, agent_toke
                 ("board_lease", {"action": "claim", "name": "deploy:x", "ttl": 60})):
             result = await client.call_tool(tool, args)
             assert result.is_error, f"{tool} accepted a misspelt argument"
-            text = result.content[0].text
+            text = result_text(result)
             wrong = next(k for k in args if k not in ("text", "entity", "attribute", "value",
                                                       "action", "name"))
             assert repr(wrong) in text and "accepts" in text, text

@@ -68,6 +68,7 @@ class Up:
         self.view = Stack(CliSettings(data_dir=data_dir, port_offset=OFFSET))
 
     def _read(self) -> None:
+        assert self.proc.stdout is not None  # stdout=PIPE
         for line in self.proc.stdout:
             self.lines.append(line)
 

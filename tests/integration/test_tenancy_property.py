@@ -13,10 +13,11 @@ import uuid
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from mcp.types import TextContent
 
 from engram_cli.stack import Stack
 
-from ..helpers import mcp_client
+from ..helpers import mcp_client, result_text
 
 WORDS = ["deploy", "database", "cache", "owner", "queue", "runbook", "latency", "schema"]
 
@@ -68,8 +69,10 @@ def test_no_read_path_crosses_namespaces(stack: Stack):
     leaks: list[str] = []
     wrote: set[int] = set()
 
+    # hypothesis's enum metaclass __iter__ is unannotated: list(HealthCheck) is
+    # a list of HealthCheck at run time, of HealthCheckMeta to pyright
     @settings(max_examples=12, deadline=None, derandomize=True,
-              suppress_health_check=list(HealthCheck))
+              suppress_health_check=list(HealthCheck))  # pyright: ignore[reportArgumentType]
     @given(st.lists(st.tuples(st.integers(0, 2), st.sampled_from(WORDS)), min_size=1,
                     max_size=4))
     def round_(plan: list[tuple[int, str]]) -> None:
@@ -79,7 +82,7 @@ def test_no_read_path_crosses_namespaces(stack: Stack):
                 async with mcp_client(stack.mcp_url, token, session=f"s-{marker}") as c:
                     for tool, args in writes(marker, secret, n, word):
                         result = await c.call_tool(tool, args)
-                        assert not result.is_error, (tool, result.content[0].text)
+                        assert not result.is_error, (tool, result_text(result))
                 wrote.add(who)
             for me, (marker, secret, token) in enumerate(tenants):
                 foreign = [t for i, t in enumerate(tenants) if i != me]
@@ -93,8 +96,8 @@ def test_no_read_path_crosses_namespaces(stack: Stack):
                                          for _, s, _ in foreign if s in text)
                     if me in wrote:
                         own = await c.call_tool("memory_search", {"query": f"{marker} value"})
-                        assert any(secret in x.text for x in own.content), \
-                            "control: a namespace finds its own data"
+                        assert any(isinstance(x, TextContent) and secret in x.text
+                                   for x in own.content), "control: a namespace finds its own data"
         loop.run_until_complete(run())
 
     try:

@@ -57,6 +57,7 @@ async def test_a_bank_from_commit_3a11ddd_upgrades_and_reads_back(tmp_path: Path
         assert await admin_fetchval(
             dsn, "SELECT checksum FROM dreamer.schema_migrations WHERE version = 4") == FIRST_0004
         assert await admin_fetchval(dsn, "SELECT max(version) FROM dreamer.schema_migrations") >= 5
+        assert stack.first_token, "a data directory with no token file mints the first agent token"
         async with mcp_client(stack.mcp_url, stack.first_token) as c:
             recent = text_of(await call(c, "memory_recent", {"n": 10}))
             for words in ("pg-stage-2", "every second Tuesday", "terse code reviews"):

@@ -212,7 +212,7 @@ def sql_outside_repositories(path: Path, root: Path = REPO_ROOT) -> list[str]:
     found: dict[int, str] = {}
     for node in ast.walk(ast.parse(path.read_text())):
         text = _string_of(node)
-        if text is not None and SQL_START.match(text):
+        if isinstance(node, ast.expr) and text is not None and SQL_START.match(text):
             found.setdefault(node.lineno, text.strip()[:60])
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                 and node.func.attr in DB_CALLS and node.args

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from pydantic import SecretStr
+
 from engram_dreamer.extract_rules import extract_sentence
 from engram_dreamer.extractor import anchored
 from engram_dreamer.scheduler import due
@@ -33,7 +35,7 @@ def test_each_kind_and_its_quote():
         assert found is not None and found.kind == kind, sentence
         assert anchored(found.quote, f"Earlier text. {sentence} Later text."), sentence
     event = extract_sentence("e1", "On March 4, 2025 the payments DB failed over.")
-    assert event.valid_from == "2025-03-04"
+    assert event is not None and event.valid_from == "2025-03-04"
 
 
 def test_chatter_yields_nothing():
@@ -49,7 +51,7 @@ def test_anchor_hygiene_is_whitespace_tolerant_and_strict_on_words():
 
 
 def test_pass_triggers():
-    s = DreamerSettings(internal_token="x", database_url="postgresql://x",
+    s = DreamerSettings(internal_token=SecretStr("x"), database_url=SecretStr("postgresql://x"),
                         trigger_backlog=10, trigger_idle_s=60, trigger_schedule_s=600)
     now = datetime.now(UTC)
     recent, old = now - timedelta(seconds=5), now - timedelta(hours=2)

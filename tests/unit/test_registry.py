@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from pydantic import SecretStr
 
 from engram_cli.settings import REPO_ROOT
 from engram_gateway.app import build_app, build_mcp
@@ -20,7 +21,7 @@ from engram_gateway.toolspec import Access, Effect, Retry, Tier
 @pytest.fixture(scope="module")
 def settings(tmp_path_factory: pytest.TempPathFactory) -> GatewaySettings:
     tokens = tmp_path_factory.mktemp("registry") / "principals.json"
-    return GatewaySettings(internal_token="x", tokens_file=str(tokens))
+    return GatewaySettings(internal_token=SecretStr("x"), tokens_file=str(tokens))
 
 
 @pytest.fixture(scope="module")

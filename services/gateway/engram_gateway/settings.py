@@ -35,7 +35,7 @@ class GatewaySettings(BaseSettings):
     max_sessions_per_principal: int = 32
     # Largest HTTP request body on any route (/mcp and /v1); over it: 413.
     # Sized so the largest PDF document_ingest takes (16 MB) fits base64-encoded.
-    max_body_bytes: int = Field(24 * 1024 * 1024, gt=0)
+    max_body_bytes: int = Field(default=24 * 1024 * 1024, gt=0)
     # minimal | core | full: the tools a principal sees until it calls toolset.
     default_toolset: str = "full"
 
