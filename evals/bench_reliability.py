@@ -97,7 +97,7 @@ def table(results: dict[str, Any]) -> str:
 
 def main() -> int:
     stop_stack_on_sigterm()
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--smoke", action="store_true", help="tiny sizes, a few minutes")
     parser.add_argument("--only", nargs="*", default=[], choices=list(MUST_HOLD))
     parser.add_argument("--port-offset", type=int, default=1000)

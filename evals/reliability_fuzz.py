@@ -25,7 +25,7 @@ from reliability_load import classify_mcp
 BANNED = ("internal error", "Traceback", "Exception", "asyncpg", "grpc")
 
 
-async def _client_call(url: str, token: str, tool: str, args: dict[str, Any]) -> Any:
+async def _client_call(url: str, token: str, tool: str | None, args: dict[str, Any]) -> Any:
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
     http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30)
@@ -44,7 +44,8 @@ def fuzz_one(up: EngramUp, token: str, name: str, schema: dict[str, Any], exampl
     """A hypothesis test for one tool; on failure hypothesis shrinks the
     arguments, so the last one recorded is the minimal example."""
     @settings(max_examples=examples, deadline=None, derandomize=True, database=None,
-              suppress_health_check=list(HealthCheck))
+              # hypothesis' enum metaclass leaves __iter__ untyped
+              suppress_health_check=list(HealthCheck))  # pyright: ignore[reportArgumentType]
     @given(from_schema(schema))
     def one(args: dict[str, Any]) -> None:
         CALLS[0] += 1

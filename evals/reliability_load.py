@@ -26,6 +26,7 @@ from enum import StrEnum
 from typing import Any
 
 import httpx2
+from benchlib import tool_text
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -153,7 +154,7 @@ class Agent:
         self.ledger.record(tool, outcome, time.perf_counter() - started, text)
         if outcome != Outcome.OK:
             return outcome, None
-        return outcome, result.structured_content or json.loads(result.content[0].text)
+        return outcome, result.structured_content or json.loads(tool_text(result))
 
     async def rest(self, tool: str, method: str, path: str, **kw: Any) -> tuple[Outcome, Any]:
         assert self.http is not None

@@ -16,17 +16,18 @@ from engram_cli.stack import Stack, ready
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "evals"))
 
+from reliability_faults import EngramUp  # noqa: E402
 from reliability_fuzz import isolation  # noqa: E402
 from reliability_load import Ledger  # noqa: E402
 from reliability_scenarios import load, read_back  # noqa: E402
 
 
-class StackView:
-    """What the campaign's scenarios need of a running stack."""
+class StackView(EngramUp):
+    """What the campaign's scenarios need of a running stack: this session's,
+    in place of an `engram up` of their own."""
 
-    def __init__(self, stack: Stack) -> None:
-        self.s = stack
-        self.rest_url = f"http://127.0.0.1:{stack.topology.gateway_port}"
+    def __init__(self, stack: Stack) -> None:  # super() would start a stack of its own
+        self.stack = stack
         self.data_dir = stack.data_dir
         self.port_offset = stack.settings.port_offset
 
