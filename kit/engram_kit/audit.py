@@ -18,11 +18,15 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 import asyncpg
+
+from engram_kit.db import tenant_tx
 
 GENESIS = "0" * 64
 
@@ -62,13 +66,30 @@ def row_hash(prev: str, namespace: str, at: datetime, principal: str, action: st
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
+async def lock_chain(conn: asyncpg.Connection, namespace: str) -> None:
+    """Take the namespace's chain lock (held to the end of the transaction)."""
+    await conn.execute("SELECT pg_advisory_xact_lock(hashtext('audit/' || current_schema() "
+                       "|| '/' || $1))", namespace)
+
+
+@asynccontextmanager
+async def audited_tx(pool: asyncpg.Pool, namespace: str) -> AsyncIterator[asyncpg.Connection]:
+    """A tenant transaction for a write that appends to the audit chain. It
+    takes the chain lock first, before any row or advisory lock: a write that
+    took row locks and then queued for the chain lock held by another that
+    then wanted one of those rows deadlocked (Postgres aborts one of them), so
+    the namespace's audited writes are serialised from their start instead."""
+    async with tenant_tx(pool, namespace) as conn:
+        await lock_chain(conn, namespace)
+        yield conn
+
+
 async def append(conn: asyncpg.Connection, namespace: str, principal: str, action: str,
                  subject: str = "", detail: dict[str, Any] | None = None,
                  extra: dict[str, str] | None = None) -> str:
     """Append to `audit` (the schema on the search path); returns the hash."""
     extra = extra or {}
-    await conn.execute("SELECT pg_advisory_xact_lock(hashtext('audit/' || current_schema() "
-                       "|| '/' || $1))", namespace)
+    await lock_chain(conn, namespace)
     prev = await conn.fetchval(
         "SELECT hash FROM audit WHERE namespace = $1 AND hash <> '' ORDER BY id DESC LIMIT 1",
         namespace) or GENESIS

@@ -16,6 +16,7 @@ from typing import Any
 
 import asyncpg
 
+from engram_kit import audit as audit_log
 from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.errors import Unauthenticated
@@ -93,7 +94,7 @@ class HintPublisher:
 async def board_tx(pool: asyncpg.Pool, actor: Actor) -> AsyncIterator[asyncpg.Connection]:
     """A tenant transaction in which the acting agent is registered (audited
     once) and its heartbeat moved."""
-    async with tenant_tx(pool, actor.namespace) as conn:
+    async with audit_log.audited_tx(pool, actor.namespace) as conn:
         if await repo.touch_agent(conn, actor.namespace, actor.agent_id, actor.principal):
             await repo.audit(conn, actor.namespace, actor.principal, actor.agent_id,
                              "agent.register", actor.agent_id)

@@ -14,7 +14,8 @@ from datetime import datetime, timedelta
 
 import asyncpg
 
-from engram_kit.db import duty_tx, tenant_tx
+from engram_kit import audit as audit_log
+from engram_kit.db import duty_tx
 from engram_kit.errors import Conflict, InvalidArgument, PermissionDenied, ResourceExhausted
 
 from . import repo, repo_leases
@@ -207,7 +208,7 @@ class Leases:
             due = await repo_leases.sweep_candidates(conn)
         for item in due:
             hints = Hints()
-            async with tenant_tx(self._pool, item["namespace"]) as conn:
+            async with audit_log.audited_tx(self._pool, item["namespace"]) as conn:
                 await self._settle(conn, item["namespace"], item["name"], hints)
             await self._hints.publish(hints)
         return len(due)

@@ -79,7 +79,7 @@ class Decay:
         if not 1 <= limit <= MAX_ARCHIVE_PER_CALL:
             raise InvalidArgument(f"limit is 1-{MAX_ARCHIVE_PER_CALL}", field="limit")
         batch = clean_text(batch, 100, "batch")
-        async with tenant_tx(self._pool, ns) as conn:
+        async with audit.audited_tx(self._pool, ns) as conn:
             ids = await repo_decay.archive_stale(conn, unused_for_s, limit, batch)
             if ids:
                 await audit.append(conn, ns, ctx.principal, "entry.archive", batch,
@@ -92,7 +92,7 @@ class Decay:
         left as they are. Returns how many came back."""
         ns = ctx.require_namespace()
         batch = clean_text(batch, 100, "batch")
-        async with tenant_tx(self._pool, ns) as conn:
+        async with audit.audited_tx(self._pool, ns) as conn:
             restored = await repo_decay.unarchive(conn, batch)
             if restored:
                 await audit.append(conn, ns, ctx.principal, "entry.unarchive", batch,
@@ -102,7 +102,7 @@ class Decay:
     async def rescue(self, ctx: CallerContext, entry_id: uuid.UUID, reason: str) -> Rescued:
         ns = ctx.require_namespace()
         reason = clean_text(reason, 500, "reason") if reason.strip() else ""
-        async with tenant_tx(self._pool, ns) as conn:
+        async with audit.audited_tx(self._pool, ns) as conn:
             row = await repo_decay.rescue(conn, entry_id, ctx.principal, reason)
             if row is None:
                 current = await repo.get_entry(conn, entry_id)

@@ -74,7 +74,7 @@ class Documents:
         pieces = chunk(plain_text(text, fmt))
         vectors = await self._embed([p.text for p in pieces], ctx)
         doc_id = uuid.uuid4()
-        async with tenant_tx(self.pool, namespace) as conn:
+        async with audit.audited_tx(self.pool, namespace) as conn:
             await repo.insert_document(conn, doc_id, namespace, source, title[:200], fmt,
                                        text, digest, ctx.principal, original)
             chunk_ids = [uuid.uuid4() for _ in pieces]

@@ -59,7 +59,7 @@ class Episodes:
         session = _session(ctx)
         title = clean_text(title, MAX_TITLE, "title")
         keyed = Keyed.of("EpisodeStart", ctx.idempotency_key, session, title)
-        async with tenant_tx(self.pool, ctx.require_namespace()) as conn:
+        async with audit.audited_tx(self.pool, ctx.require_namespace()) as conn:
             if (earlier := await idempotency.replay(conn, keyed)) is not None:
                 return _episode_of(earlier)
             parent = await current_episode(conn, ctx)
@@ -73,7 +73,7 @@ class Episodes:
     async def end(self, ctx: CallerContext) -> Episode:
         session = _session(ctx)
         keyed = Keyed.of("EpisodeEnd", ctx.idempotency_key, session)
-        async with tenant_tx(self.pool, ctx.require_namespace()) as conn:
+        async with audit.audited_tx(self.pool, ctx.require_namespace()) as conn:
             if (earlier := await idempotency.replay(conn, keyed)) is not None:
                 return _episode_of(earlier)  # a retry must not end the enclosing one
             row = await repo.innermost_open(conn, session)
@@ -88,7 +88,7 @@ class Episodes:
     async def title_session(self, ctx: CallerContext, title: str) -> Episode:
         session = _session(ctx)
         title = clean_text(title, MAX_TITLE, "title")
-        async with tenant_tx(self.pool, ctx.require_namespace()) as conn:
+        async with audit.audited_tx(self.pool, ctx.require_namespace()) as conn:
             await current_episode(conn, ctx)
             root = await repo.session_root(conn, session)
             assert root is not None  # current_episode opened the session's root

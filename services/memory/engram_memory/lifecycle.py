@@ -66,7 +66,7 @@ class Lifecycle:
         if what.entry_id is None and not (filters.tags or filters.source or what.before):
             raise InvalidArgument("forget needs an entry_id or at least one filter "
                                   "(tags, source, before)", field="entry_id")
-        async with tenant_tx(self.pool, namespace) as conn:
+        async with audit.audited_tx(self.pool, namespace) as conn:
             if what.entry_id is not None:
                 rows = await repo.forget_candidate(conn, what.entry_id)
                 if not rows:
@@ -93,7 +93,7 @@ class Lifecycle:
     async def reinforce(self, ctx: CallerContext, entry_id: uuid.UUID) -> int:
         """One confirmation per call; a keyed retry gets the first count."""
         keyed = Keyed.of("Reinforce", ctx.idempotency_key, str(entry_id))
-        async with tenant_tx(self.pool, ctx.require_namespace()) as conn:
+        async with audit.audited_tx(self.pool, ctx.require_namespace()) as conn:
             if (earlier := await idempotency.replay(conn, keyed)) is not None:
                 return earlier["confirmations"]
             row = await repo.reinforce(conn, entry_id)

@@ -16,7 +16,6 @@ import numpy as np
 
 from engram_kit import audit, idempotency
 from engram_kit.context import CallerContext
-from engram_kit.db import tenant_tx
 from engram_kit.embedder_client import EmbedderClient
 from engram_kit.errors import Conflict, NotFound
 from engram_kit.idempotency import Keyed
@@ -113,7 +112,7 @@ class MemoryService:
         vector = await self.embedder.embed_one(text, ctx, query=False)
         text_hash, digest = normalised_hash(text), forgotten_digest(text)
         keyed = Keyed.of("Store", ctx.idempotency_key, dataclasses.asdict(data))
-        async with tenant_tx(self.pool, namespace) as conn:
+        async with audit.audited_tx(self.pool, namespace) as conn:
             if (earlier := await idempotency.replay(conn, keyed)) is not None:
                 return await _replayed(conn, earlier, digest)
             if data.supersedes is not None:
