@@ -16,7 +16,7 @@ from mcp.types import TextContent
 
 from engram_cli.stack import Stack
 
-from .helpers import call, mcp_client
+from ..helpers import call, mcp_client
 
 WORDS = ["deploy", "billing", "runbook", "cache", "queue", "invoice", "alpha", "ledger"]
 ROUNDS = 5
