@@ -20,8 +20,8 @@ from pydantic_settings import BaseSettings
 from engram_kit.migrate import MigrationChanged, apply_migrations
 from engram_kit.settings import ENGRAM_ENV
 
-# schema -> the service package that owns it, in the order the services
-# used to migrate themselves (memory first: others read nothing before it).
+# schema -> the service package that owns it, in the order they are
+# migrated (memory first: the others read nothing of it before).
 SCHEMAS = {"memory": "engram_memory", "cortex": "engram_cortex",
            "dreamer": "engram_dreamer", "coordination": "engram_coordination"}
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import sys
 import time
-import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -16,18 +15,11 @@ from typing import Any
 from . import proctab
 from .infra import nats_answering, postgres_accepting
 from .settings import CliSettings
+from .stack import ready
 from .supervisor import STATE_FILE, Phase
 
 NOT_RUNNING = 3  # as an init script's `status` says it
 NOT_READY = 1
-
-
-def _http_ready(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url, timeout=3) as resp:  # noqa: S310 (loopback)
-            return resp.status == 200
-    except Exception:  # refused, timed out or 503: not ready
-        return False
 
 
 def probe(spec: dict[str, Any]) -> bool:
@@ -36,7 +28,7 @@ def probe(spec: dict[str, Any]) -> bool:
         return postgres_accepting(int(spec["port"]))
     if kind == "nats":
         return nats_answering(int(spec["port"]))
-    return _http_ready(str(spec.get("url", "")))
+    return ready(str(spec.get("url", "")))
 
 
 def load_state(data_dir: Path) -> tuple[dict[str, Any] | None, str]:

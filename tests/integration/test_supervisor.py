@@ -222,8 +222,9 @@ async def test_killed_postgres_comes_back_despite_a_stale_lock(up: Up):
                     stored = await call(client, "memory_store",
                                         {"text": "Supervisor check: after Postgres, heron-9."})
                 break
-            except Exception:
-                assert time.monotonic() < deadline, f"no write within 180s:\n{up.output}"
+            except Exception as exc:  # refused or retryable until Postgres is back
+                assert time.monotonic() < deadline, \
+                    f"no write within 180s, last error {exc!r}:\n{up.output}"
                 await asyncio.sleep(1)
         assert unrelated.poll() is None  # the process the stale lock named is untouched
     finally:
