@@ -7,6 +7,7 @@ report of each, and the bank is left exactly as it was."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -92,6 +93,21 @@ async def bank(dsn: str) -> dict[str, int]:
         await conn.close()
 
 
+async def settled_bank(dsn: str, timeout_s: float = 30.0) -> dict[str, int]:
+    """The row counts once background work is done: a write made by an
+    earlier test is still travelling (outbox relay, then the dreamer), and
+    its rows must not be taken for the import's."""
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    last = await bank(dsn)
+    while True:
+        await asyncio.sleep(1.0)
+        now = await bank(dsn)
+        if now == last:
+            return now
+        assert asyncio.get_running_loop().time() < deadline, "the target never settled"
+        last = now
+
+
 def rows(lines: list[dict], schema: str, table: str) -> list[dict]:
     return [item["row"] for item in lines[1:]
             if item["schema"] == schema and item["table"] == table]
@@ -100,7 +116,7 @@ def rows(lines: list[dict], schema: str, table: str) -> list[dict]:
 async def refused(target: Stack, tmp_path: Path, lines: list[dict], namespaces: list[str],
                   *expected: str) -> str:
     """Import must be refused naming each expected problem, changing nothing."""
-    before = await bank(target.postgres.admin_dsn)
+    before = await settled_bank(target.postgres.admin_dsn)
     path = tmp_path / "crafted.jsonl"
     path.write_text("".join(json.dumps(item) + "\n" for item in lines))
     args = [a for ns in namespaces for a in ("--namespace", ns)]
