@@ -58,9 +58,10 @@ lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/pyright
 
-# The generated docs: the settings reference in docs/limits.md and
-# docs/benchmarks.md with its plots (tests/unit/test_docs.py fails when stale).
+# The generated docs: the tool table in docs/tools.md, the settings reference in
+# docs/limits.md and docs/benchmarks.md with its plots (unit tests fail when stale).
 docs: setup
+	$(VENV)/bin/python -m engram_gateway.registry --markdown > docs/tools.md
 	$(VENV)/bin/python scripts/gen_limits_doc.py
 	$(VENV)/bin/python evals/report.py
 
