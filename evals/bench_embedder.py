@@ -22,7 +22,6 @@ import os
 import platform
 import random
 import secrets
-import socket
 import subprocess
 import sys
 import tempfile
@@ -42,6 +41,7 @@ from engram.v1 import embedder_pb2 as pb
 from engram.v1 import embedder_pb2_grpc
 from engram_embedder.backend import VllmBackend
 from engram_kit.context import CallerContext
+from engram_kit.ports import read_ports_file
 
 RESULTS = results_dir()
 REPS = 3  # throughput points are medians: single 2-core runs vary by +-10%
@@ -64,12 +64,6 @@ def pct(values: list[float], q: float) -> float:
     return float(np.percentile(np.asarray(values) * 1000.0, q))
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @dataclass(frozen=True)
 class EmbedderProcess:
     grpc_port: int
@@ -81,9 +75,10 @@ class EmbedderProcess:
 def embedder_process(token: str, **overrides: str) -> Iterator[EmbedderProcess]:
     """A real embedder process; its log is kept (and its tail printed) when
     the run fails, so a failed request can be traced to its cause."""
-    grpc_port, http_port = free_port(), free_port()
-    env = {**os.environ, "ENGRAM_INTERNAL_TOKEN": token, "ENGRAM_GRPC_PORT": str(grpc_port),
-           "ENGRAM_HTTP_PORT": str(http_port), "HF_HUB_OFFLINE": "1", "ENGRAM_LOG_LEVEL": "WARNING",
+    ports_file = Path(tempfile.mkdtemp(prefix="bench-embedder-")) / "ports.json"
+    env = {**os.environ, "ENGRAM_INTERNAL_TOKEN": token, "ENGRAM_GRPC_PORT": "0",
+           "ENGRAM_HTTP_PORT": "0", "ENGRAM_PORTS_FILE": str(ports_file),
+           "HF_HUB_OFFLINE": "1", "ENGRAM_LOG_LEVEL": "WARNING",
            **{f"ENGRAM_{k.upper()}": v for k, v in overrides.items()}}
     with tempfile.NamedTemporaryFile("w", prefix="bench-embedder-", suffix=".log",
                                      delete=False) as log:
@@ -91,16 +86,20 @@ def embedder_process(token: str, **overrides: str) -> Iterator[EmbedderProcess]:
                                 stdout=subprocess.DEVNULL, stderr=log)
     failed = True
     try:
+        ports = None
         for _ in range(600):
+            ports = ports or read_ports_file(ports_file)
             try:
-                if httpx.get(f"http://127.0.0.1:{http_port}/readyz", timeout=1).is_success:
+                if ports and httpx.get(f"http://127.0.0.1:{ports['http']}/readyz",
+                                       timeout=1).is_success:
                     break
             except httpx.HTTPError:
                 pass
             time.sleep(0.2)
         else:
             raise RuntimeError("embedder did not become ready")
-        yield EmbedderProcess(grpc_port, http_port, proc.pid)
+        assert ports is not None
+        yield EmbedderProcess(ports["grpc"], ports["http"], proc.pid)
         failed = False
     finally:
         proc.terminate()

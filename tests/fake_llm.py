@@ -8,7 +8,7 @@ response_format). Its "model" is a fixed rule, so tests can steer it:
   quarantines);
 - a batch containing SLOW answers after 60 s (so a test can kill a pass).
 
-Run: python -m tests.fake_llm PORT"""
+Run: python -m tests.fake_llm PORTS_FILE (it writes {"http": port} there)"""
 
 from __future__ import annotations
 
@@ -17,11 +17,12 @@ import json
 import re
 import sys
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
+
+from tests.fake_server import serve_on_any_port
 
 ENTRY = re.compile(r"^\[(?P<id>[0-9a-f-]{36})\] (?P<text>.*)$", re.M)
 USES = re.compile(r"^(?P<e>[\w-]+) uses (?P<v>[^.]+)\.?")
@@ -59,4 +60,4 @@ async def chat(request: Request) -> JSONResponse:
 
 if __name__ == "__main__":
     app = Starlette(routes=[Route("/v1/chat/completions", chat, methods=["POST"])])
-    uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning")
+    serve_on_any_port(app, sys.argv[1])

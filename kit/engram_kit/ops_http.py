@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
 from collections.abc import Iterator
 
 import uvicorn
@@ -49,14 +50,14 @@ def ops_app(readiness: Readiness) -> Starlette:
 
 
 async def serve_ops_http(
-    readiness: Readiness, host: str, port: int, stop: asyncio.Event
+    readiness: Readiness, sock: socket.socket, stop: asyncio.Event
 ) -> None:
+    """Serve the ops endpoints on `sock` (bound by the caller) until `stop`."""
     config = uvicorn.Config(
-        ops_app(readiness), host=host, port=port, log_level="warning", lifespan="off",
-        access_log=False,
+        ops_app(readiness), log_level="warning", lifespan="off", access_log=False,
     )
     server = _Server(config)
-    task = asyncio.create_task(server.serve())
+    task = asyncio.create_task(server.serve(sockets=[sock]))
     await stop.wait()
     server.should_exit = True
     await task

@@ -23,6 +23,9 @@ class ServiceSettings(BaseSettings):
     grpc_port: int = 0
     http_host: str = "127.0.0.1"
     http_port: int = 0  # ops endpoints: /healthz, /readyz, /health, /metrics
+    # Where to write the bound ports as JSON ({"grpc": N, "http": N}) once
+    # listening; with port 0 the OS picks them and this is how to learn them.
+    ports_file: str = ""
     internal_token: SecretStr
     shutdown_grace_s: float = 10.0
 

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import signal
-import subprocess
-import sys
 import uuid
 from pathlib import Path
 
@@ -19,7 +17,7 @@ from engram_kit.context import CallerContext
 from engram_kit.grpc_client import Caller, open_channel
 
 from ..helpers import admin_fetchval, call, call_error, eventually, mcp_client, nats_client
-from ..procs import free_port, service_process
+from ..procs import service_process, start_fake
 
 CORTEX_STATE = """SELECT coalesce(md5(string_agg(x, ',' ORDER BY x)), '') FROM (
     SELECT f::text AS x FROM cortex.facts f WHERE namespace = $1
@@ -120,9 +118,7 @@ def dreamer_stub(port: int) -> dreamer_pb2_grpc.DreamerServiceStub:
 async def test_openai_backend_anchors_quarantines_and_recovers(stack: Stack, admin_dsn: str,
                                                                 tmp_path: Path):
     ns, token = principal(stack)
-    llm_port = free_port()
-    llm = subprocess.Popen([sys.executable, "-m", "tests.fake_llm", str(llm_port)],
-                           cwd=Path(__file__).parents[2])
+    llm, llm_port = start_fake("fake_llm", [], tmp_path)
     overrides = {"ENGRAM_EXTRACTOR": "openai", "ENGRAM_LLM_BASE_URL":
                  f"http://127.0.0.1:{llm_port}", "ENGRAM_LLM_MODEL": "fake-model",
                  "ENGRAM_LLM_BATCH": "1", "ENGRAM_LLM_RETRIES": "0",

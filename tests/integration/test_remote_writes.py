@@ -16,7 +16,7 @@ from engram_kit.errors import Conflict, DeadlineExceeded, DomainError, Unavailab
 from engram_kit.grpc_client import Caller, open_channel
 
 from ..helpers import admin_fetchval, call, eventually, mcp_client
-from ..procs import free_port, service_process
+from ..procs import service_process
 
 HEADERS = 0x1
 
@@ -28,7 +28,7 @@ class ReplyCutter:
 
     def __init__(self, upstream_port: int) -> None:
         self.upstream_port = upstream_port
-        self.port = free_port()
+        self.port = 0  # the OS picks it when the proxy starts
         self.armed = False
         self.cuts = 0
         self._server: asyncio.AbstractServer | None = None
@@ -41,7 +41,8 @@ class ReplyCutter:
             writer.transport.abort()
 
     async def start(self) -> None:
-        self._server = await asyncio.start_server(self._serve, "127.0.0.1", self.port)
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        self.port = self._server.sockets[0].getsockname()[1]
 
     async def close(self) -> None:
         if self._server is not None:

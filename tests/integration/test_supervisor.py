@@ -26,7 +26,7 @@ from engram_cli.supervisor import backoff_delay
 
 from ..conftest import PORT_SHIFT
 from ..helpers import admin_fetchval, call, eventually, mcp_client
-from ..procs import free_port
+from ..procs import probe_port
 
 OFFSET = 350 + PORT_SHIFT
 CLI = Path(sys.executable).parent / "engram"
@@ -281,7 +281,7 @@ def test_status_of_a_stack_that_never_ran(tmp_path: Path):
 def test_a_stale_postmaster_pid_naming_a_live_process_does_not_block_start(tmp_path: Path):
     """A crash leaves postmaster.pid behind; when its PID now belongs to an
     unrelated live process, Postgres itself refuses to start."""
-    postgres = EmbeddedPostgres(tmp_path, free_port(), "pw", CliSettings().postgres_base)
+    postgres = EmbeddedPostgres(tmp_path, probe_port(), "pw", CliSettings().postgres_base)
     postgres.start()
     unrelated = subprocess.Popen(["sleep", "600"])
     try:
@@ -293,7 +293,7 @@ def test_a_stale_postmaster_pid_naming_a_live_process_does_not_block_start(tmp_p
         postgres.start()
         assert unrelated.poll() is None
         # A lock naming a live Postgres of this data dir is respected.
-        second = EmbeddedPostgres(tmp_path, free_port(), "pw", CliSettings().postgres_base)
+        second = EmbeddedPostgres(tmp_path, probe_port(), "pw", CliSettings().postgres_base)
         with pytest.raises(RuntimeError):
             second.start()
         assert port_open(postgres.port)

@@ -8,6 +8,7 @@ from pathlib import Path
 import uvicorn
 
 from engram_kit.logging import configure_logging
+from engram_kit.ports import bind_tcp, bound_port, write_ports_file
 
 from .app import build_app
 from .principals import PrincipalStore
@@ -34,8 +35,10 @@ def main() -> None:
             "endpoint would be reachable by anyone on the network. Mint one with "
             "`engram token create` first, or bind 127.0.0.1."
         )
-    uvicorn.run(
-        build_app(settings), host=settings.http_host, port=settings.http_port,
-        log_level="warning", access_log=False, timeout_graceful_shutdown=int(
-            settings.shutdown_grace_s),
-    )
+    sock = bind_tcp(settings.http_host, settings.http_port)
+    if settings.ports_file:
+        write_ports_file(settings.ports_file, {"http": bound_port(sock)})
+    server = uvicorn.Server(uvicorn.Config(
+        build_app(settings), log_level="warning", access_log=False,
+        timeout_graceful_shutdown=int(settings.shutdown_grace_s)))
+    server.run(sockets=[sock])

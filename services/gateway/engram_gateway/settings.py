@@ -13,6 +13,9 @@ class GatewaySettings(BaseSettings):
     log_level: str = "INFO"
     http_host: str = "127.0.0.1"
     http_port: int = 8750
+    # Where to write the bound port as JSON ({"http": N}) once listening; with
+    # port 0 the OS picks it and this is how to learn it.
+    ports_file: str = ""
     # Public base URL clients use (shown in logs and OAuth resource metadata).
     public_url: str = ""
     internal_token: SecretStr
