@@ -30,9 +30,9 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import IntEnum
 
 import numpy as np
@@ -72,7 +72,7 @@ class _Item:
     future: asyncio.Future
     deadline: float | None
     priority: Priority
-    enqueued: float = field(default_factory=time.monotonic)
+    enqueued: float
 
 
 @dataclass
@@ -93,8 +93,12 @@ class Batcher:
                  bulk_batch_ms: float = 250.0,
                  interactive_window_s: float = 1.0,
                  model_thread: Executor | None = None,
-                 side_lanes: Sequence[Executor] = (), side_batch_min: int = 16) -> None:
+                 side_lanes: Sequence[Executor] = (), side_batch_min: int = 16,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.backend = backend
+        # Deadlines, waits and windows are read from `clock` (seconds,
+        # monotonic): tests move it instead of sleeping.
+        self.clock = clock
         self.side_batch_min = side_batch_min
         # Every encode runs on a lane's one thread: torch's OpenMP pool belongs
         # to the thread that calls it, and encodes hopping between pool threads
@@ -121,17 +125,18 @@ class Batcher:
 
     async def encode(self, texts: list[str], priority: Priority = Priority.INTERACTIVE,
                      deadline: float | None = None) -> np.ndarray:
-        """Encode `texts`; `deadline` is a time.monotonic() value or None."""
+        """Encode `texts`; `deadline` is a value of `self.clock` or None."""
         waiting = self.depth
         if waiting + len(texts) > self.max_queue_texts:
             REJECTED.inc()
             retry_ms = int(1000 * self._seconds_per_text * max(waiting, 1)) + 1
             raise QueueFull(waiting, self.max_queue_texts, retry_ms)
         loop = asyncio.get_running_loop()
-        items = [_Item(t, loop.create_future(), deadline, priority) for t in texts]
+        now = self.clock()
+        items = [_Item(t, loop.create_future(), deadline, priority, now) for t in texts]
         self._queues[priority].extend(items)
         if priority is Priority.INTERACTIVE:
-            self._last_interactive = time.monotonic()
+            self._last_interactive = now
         QUEUE_DEPTH.set(self.depth)
         self._arrived.set()
         try:
@@ -181,7 +186,7 @@ class Batcher:
         threads: int | None = None
         if len(self.lanes) > 1:
             beside = lane is not self.lanes[0] or bool(self._busy_lanes())
-            bulk_yields = priority is Priority.BULK and self._searching(time.monotonic())
+            bulk_yields = priority is Priority.BULK and self._searching(self.clock())
             threads = 1 if beside or bulk_yields else 0
         lane.priority = priority
         lane.task = asyncio.create_task(self._encode(batch, lane.executor, threads))
@@ -214,7 +219,7 @@ class Batcher:
                 w.cancel()
         oldest = min(q[0].enqueued for q in self._queues.values() if q)
         while self.depth < self.max_batch_size:
-            remaining = oldest + self.max_wait_s - time.monotonic()
+            remaining = oldest + self.max_wait_s - self.clock()
             if remaining <= 0:
                 break
             self._arrived.clear()
@@ -226,7 +231,7 @@ class Batcher:
 
     def _take(self) -> list[_Item]:
         batch: list[_Item] = []
-        now = time.monotonic()
+        now = self.clock()
         slice_chars = self._bulk_slice_chars(now)
         for priority in Priority:  # interactive first
             if priority is Priority.BULK and (batch or not self._bulk_may_start()):
@@ -266,7 +271,7 @@ class Batcher:
                       threads: int | None = None) -> None:
         """`threads`: the model thread's intra-op threads for this batch (0:
         its own count); None leaves the thread as it is."""
-        now = time.monotonic()
+        now = self.clock()
         for item in batch:
             QUEUE_WAIT.labels(item.priority.name.lower()).observe(now - item.enqueued)
         batch.sort(key=lambda i: len(i.text))

@@ -22,7 +22,9 @@ SHARED = Counter("engram_embedder_query_shared_total",
 
 
 class QueryShare:
-    def __init__(self, max_entries: int = 512, ttl_s: float = 60.0) -> None:
+    def __init__(self, max_entries: int = 512, ttl_s: float = 60.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock  # monotonic seconds; tests move it instead of sleeping
         self._max = max_entries
         self._ttl = ttl_s
         self._cache: OrderedDict[str, tuple[float, np.ndarray]] = OrderedDict()
@@ -31,7 +33,7 @@ class QueryShare:
     async def encode(self, text: str,
                      run: Callable[[], Awaitable[np.ndarray]]) -> np.ndarray:
         hit = self._cache.get(text)
-        if hit is not None and time.monotonic() - hit[0] < self._ttl:
+        if hit is not None and self._clock() - hit[0] < self._ttl:
             self._cache.move_to_end(text)
             SHARED.labels("cache").inc()
             return hit[1]
@@ -49,7 +51,7 @@ class QueryShare:
         self._inflight.pop(text, None)
         if task.cancelled() or task.exception() is not None:
             return
-        self._cache[text] = (time.monotonic(), task.result())
+        self._cache[text] = (self._clock(), task.result())
         self._cache.move_to_end(text)
         while len(self._cache) > self._max:
             self._cache.popitem(last=False)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -53,7 +52,7 @@ class EmbedderServicer(embedder_pb2_grpc.EmbedderServiceServicer):
     async def _encode(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         texts = self._validated(request)
         remaining = context.time_remaining()
-        deadline = time.monotonic() + remaining if remaining is not None else None
+        deadline = self.batcher.clock() + remaining if remaining is not None else None
         priority = _PRIORITY[request.priority]
         try:
             if (request.kind == embedder_pb2.ENCODE_KIND_QUERY and len(texts) == 1

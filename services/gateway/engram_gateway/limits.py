@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 
@@ -24,8 +25,10 @@ class _Bucket:
 
 
 class RateLimiter:
-    def __init__(self, per_second: float, burst: int) -> None:
+    def __init__(self, per_second: float, burst: int,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.per_second = per_second
+        self.clock = clock  # monotonic seconds; tests move it instead of sleeping
         self.burst = burst
         self._buckets: dict[str, _Bucket] = {}
         self._lock = threading.Lock()
@@ -33,7 +36,7 @@ class RateLimiter:
     def take(self, principal: str) -> None:
         if self.per_second <= 0:
             return
-        now = time.monotonic()
+        now = self.clock()
         with self._lock:
             b = self._buckets.setdefault(principal, _Bucket(float(self.burst), now))
             b.tokens = min(float(self.burst), b.tokens + (now - b.at) * self.per_second)

@@ -1,0 +1,93 @@
+"""The embedder's batcher reads deadlines and windows from an injected clock:
+these tests move the clock instead of sleeping. The encoder here is a stand-in
+that records its batches (the real model's behaviour is covered by the
+integration tests over a real embedder process)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import numpy as np
+import pytest
+
+from engram_embedder.backend import Encoded
+from engram_embedder.batcher import Batcher, DeadlineExpired, Priority
+from engram_embedder.metrics import DROPPED
+
+
+class ManualClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+class GatedEncoder:
+    """Encodes a batch once `gate` is set; records every batch's texts."""
+
+    name, model, dimension, normalized = "gated", "gated", 4, True
+
+    def __init__(self) -> None:
+        self.gate = threading.Event()
+        self.batches: list[list[str]] = []
+
+    def encode(self, texts: list[str]) -> Encoded:
+        self.gate.wait(10)
+        self.batches.append(list(texts))
+        return Encoded(np.ones((len(texts), self.dimension), dtype=np.float32), len(texts))
+
+    def intra_op_threads(self, n: int) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def dropped_for_deadline() -> float:
+    return DROPPED.labels("deadline")._value.get()  # pyright: ignore[reportAttributeAccessIssue]
+
+
+async def test_a_text_whose_deadline_passes_in_the_queue_is_dropped_unencoded() -> None:
+    clock, encoder = ManualClock(), GatedEncoder()
+    batcher = Batcher(encoder, max_batch_size=1, max_wait_ms=0, max_queue_texts=10, clock=clock)
+    stop = asyncio.Event()
+    runner = asyncio.create_task(batcher.run(stop))
+    before = dropped_for_deadline()
+    first = asyncio.create_task(batcher.encode(["occupies the model"]))
+    while not batcher._busy_lanes():  # the first batch is on the model
+        await asyncio.sleep(0)
+    late = asyncio.create_task(batcher.encode(["queued behind it"], deadline=clock() + 1.0))
+    in_time = asyncio.create_task(batcher.encode(["no deadline"]))
+    await asyncio.sleep(0)
+    clock.advance(2.0)  # the queued text's caller has given up
+    encoder.gate.set()
+    assert (await first).shape == (1, 4)
+    with pytest.raises(DeadlineExpired):
+        await late
+    assert (await in_time).shape == (1, 4)
+    stop.set()
+    await runner
+    assert encoder.batches == [["occupies the model"], ["no deadline"]]
+    assert dropped_for_deadline() == before + 1
+
+
+async def test_bulk_slices_shrink_while_searches_are_recent() -> None:
+    clock, encoder = ManualClock(), GatedEncoder()
+    encoder.gate.set()
+    batcher = Batcher(encoder, max_batch_size=8, max_wait_ms=0, max_queue_texts=10,
+                      bulk_slice_ms=25, bulk_batch_ms=250, interactive_window_s=1.0,
+                      clock=clock)
+    stop = asyncio.Event()
+    runner = asyncio.create_task(batcher.run(stop))
+    await batcher.encode(["a search"], Priority.INTERACTIVE)
+    stop.set()
+    await runner
+    searching = batcher._bulk_slice_chars(clock())
+    clock.advance(1.5)  # past the interactive window, with no real time passing
+    after = batcher._bulk_slice_chars(clock())
+    assert searching * 10 == pytest.approx(after)  # 25 ms vs 250 ms of predicted encode
