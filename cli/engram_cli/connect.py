@@ -154,8 +154,11 @@ def _plan_all(args: argparse.Namespace, target: Target, prior: Manifest | None,
 def _show(path: Path, edit: object, changes: bool) -> str:
     head = f"{'would change' if changes else 'up to date:'} {path}"
     if isinstance(edit, JsonEdit):
-        body = {edit.servers_key: {edit.name: edit.server}} if edit.server else {}
-        body.update({"hooks": {e: [g] for e, g in edit.hooks.items()}} if edit.hooks else {})
+        body: dict[str, object] = {}
+        if edit.server:
+            body[edit.servers_key] = {edit.name: edit.server}
+        if edit.hooks:
+            body["hooks"] = {event: [group] for event, group in edit.hooks.items()}
         return head + "\n" + json.dumps(body, indent=2)
     if isinstance(edit, BlockEdit):
         return head + "\n" + edit.block.rstrip("\n")
