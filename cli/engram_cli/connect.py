@@ -32,6 +32,7 @@ from .connect_edits import BlockEdit, FileEdit, JsonEdit, edit_from_spec
 from .connect_files import (
     ConnectError,
     Manifest,
+    check_target,
     commit,
     load_manifest,
     plan,
@@ -183,6 +184,7 @@ def run_connect(args: argparse.Namespace) -> int:
 def _connect(args: argparse.Namespace) -> int:
     home, key = _home(args), _key(args)
     manifest_path = _state_dir(home) / f"{key}.json"
+    check_target(manifest_path, home)
     prior = load_manifest(manifest_path)
     project = Path(args.project).absolute() if args.project else None
     target = Target(home, project, _url(args), PENDING_TOKEN,
@@ -239,6 +241,7 @@ def run_disconnect(args: argparse.Namespace) -> int:
 
 
 def _disconnect(manifest_path: Path, what: str) -> None:
+    check_target(manifest_path, manifest_path.parent.parent.parent)
     manifest = load_manifest(manifest_path)
     if manifest is None:
         sys.stdout.write(f"{what}: not connected (no record at {manifest_path}); nothing to "

@@ -215,6 +215,13 @@ def test_a_symlinked_config_is_not_followed_out_of_home(
                         "--data-dir", str(data_dir))
     assert rc == 1 and "outside" in err
     assert sorted(p.name for p in outside.iterdir()) == ["mcp.json"]
+    # Nor is connect's own directory (token, record) followed out of the home.
+    (home / ".cursor").unlink()
+    (home / ".engram").symlink_to(outside)
+    rc, _, err = engram(capsys, "connect", "cursor", "--home", str(home),
+                        "--data-dir", str(data_dir))
+    assert rc == 1 and "outside" in err
+    assert sorted(p.name for p in outside.iterdir()) == ["mcp.json"]
 
 
 def test_someone_elses_engram_entry_is_never_clobbered(
