@@ -133,6 +133,9 @@ class FileRecord:
     # backup then no longer holds "the file without connect's change".
     restorable: bool = True
     created_dirs: list[str] = field(default_factory=list)
+    # Backups a later connect made of connect's own earlier version: dropped
+    # with the first backup when the original comes back.
+    own_backups: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -168,6 +171,8 @@ def commit(p: Planned, prior: FileRecord | None) -> tuple[FileRecord | None, Pat
     if prior is not None:  # a second connect changed it again (new URL, token, ...)
         ours = p.before is not None and sha256(p.before) == prior.written_sha256
         prior.restorable = prior.restorable and ours
+        if ours and backup:
+            prior.own_backups.append(str(backup))
         prior.written_sha256, prior.spec = sha256(p.after), p.edit.spec()
         return prior, backup
     return FileRecord(str(p.path), str(p.root), p.before is not None, p.edit.spec(),
@@ -186,12 +191,13 @@ def undo(rec: FileRecord, edit: Edit) -> str:
     if rec.restorable and sha256(current) == rec.written_sha256:
         if not rec.existed:
             path.unlink()
+            _drop(rec.own_backups)
             _remove_dirs(rec.created_dirs)
             return f"removed {path}"
         original = read_bytes(backup) if backup and not backup.is_symlink() else None
         if backup and original is not None and sha256(original) == rec.original_sha256:
             write_atomic(path, original, rec.original_mode)
-            backup.unlink()
+            _drop([str(backup), *rec.own_backups])
             return f"restored {path} byte for byte"
     after = edit.remove(path, decode(path, current))
     if after is None:
@@ -203,6 +209,11 @@ def undo(rec: FileRecord, edit: Edit) -> str:
     made = write_backup(path, current)
     write_atomic(path, after.encode("utf-8"), stat.S_IMODE(path.stat().st_mode))
     return f"removed engram's entries from {path} (it had changed since; backup: {made})"
+
+
+def _drop(backups: list[str]) -> None:
+    for b in backups:
+        Path(b).unlink(missing_ok=True)
 
 
 def _remove_dirs(dirs: list[str]) -> None:
