@@ -12,6 +12,7 @@ from engram_gateway.principals import ROLES, PrincipalStore
 
 from .audit_cmd import run_audit
 from .backup import run_backup, run_restore
+from .connect import add_commands as add_connect_commands
 from .doctor import run_doctor
 from .files import private_dir
 from .portable import run_export, run_import
@@ -198,6 +199,7 @@ def build_parser() -> argparse.ArgumentParser:
     doctor = sub.add_parser("doctor", help="check the installation and a running stack")
     doctor.add_argument("--data-dir")
     doctor.set_defaults(func=lambda a: run_doctor(_settings(a)))
+    add_connect_commands(sub)
     return parser
 
 
