@@ -56,6 +56,12 @@ class Verdict(StrEnum):
     CONTESTED = "contested"
 
 
+class EvidenceChange(StrEnum):
+    """What happened to a memory entry that facts cite as evidence."""
+    SUPERSEDED = "superseded"
+    CONTESTED = "contested"
+
+
 class ConflictStatus(StrEnum):
     OPEN = "open"
     RESOLVED = "resolved"

@@ -18,7 +18,7 @@ from engram_cli.settings import CliSettings
 from engram_cli.stack import Stack
 
 from ..conftest import PORT_SHIFT
-from ..helpers import call, mcp_client
+from ..helpers import call, eventually, mcp_client
 from .test_documents import tiny_pdf
 
 OFFSET = 280 + PORT_SHIFT
@@ -54,6 +54,26 @@ async def write_namespace(stack: Stack, ns: str, token: str) -> dict[str, Any]:
                                         "value": "1.31", "replaces": True, "namespace": ns})
         await call(client, "graph_relate", {"src": "billing-api", "relation": "depends_on",
                                             "dst": "staging", "namespace": ns})
+        await call(client, "fact_verify", {"entity": "staging", "attribute": "k8s_version",
+                                           "namespace": ns})
+        await call(client, "fact_set", {"entity": "staging", "attribute": "queue",
+                                        "value": "SQS", "kind": "DECISION",
+                                        "reopen_trigger": "past 10k messages/s",
+                                        "namespace": ns})
+        await call(client, "fact_set", {"entity": "staging", "attribute": "deploys",
+                                        "value": "no deploys on Fridays", "kind": "RULE",
+                                        "earned_by": "the Friday outage", "namespace": ns})
+        # Cites the entry superseded above: flagged once the dreamer relays it.
+        await call(client, "fact_set", {"entity": "staging", "attribute": "cluster",
+                                        "value": "Kubernetes 1.29", "namespace": ns,
+                                        "source_type": "memory_entry", "source_ref": old["id"]})
+
+        async def flagged() -> bool:
+            got = await call(client, "fact_get", {"entity": "staging", "attribute": "cluster",
+                                                  "namespace": ns})
+            return "re_verify" in got["current"][0]
+
+        await eventually(flagged, what="re_verify on the fact citing a superseded entry")
     return {"old": old["id"], "new": new["id"], "doc": doc["id"]}
 
 
@@ -74,6 +94,9 @@ async def read_namespace(stack: Stack, ns: str, token: str, ids: dict) -> dict[s
                                                     "namespace": ns}),
             "fact_history": await call(client, "fact_history", {"entity": "staging",
                                                                 "namespace": ns}),
+            "flagged": await call(client, "fact_get", {"entity": "staging",
+                                                       "attribute": "cluster",
+                                                       "namespace": ns}),
             "graph": await call(client, "graph_neighbors", {"entity": "billing-api",
                                                             "namespace": ns}),
         }
@@ -103,6 +126,12 @@ async def test_export_import_round_trip(stack: Stack, admin_dsn: str, tmp_path: 
     assert {("memory", "entries"), ("memory", "entry_versions"), ("memory", "documents"),
             ("memory", "audit"), ("cortex", "facts")} <= tables
     assert all(json.loads(ln)["row"]["namespace"] == ns for ln in lines[1:])
+    facts = [json.loads(ln)["row"] for ln in lines[1:] if json.loads(ln)["table"] == "facts"]
+    assert {(f["attribute"], f["reopen_trigger"] or f["earned_by"]) for f in facts
+            if f["reopen_trigger"] or f["earned_by"]} == {
+        ("queue", "past 10k messages/s"), ("deploys", "the Friday outage")}
+    assert [f["value"] for f in facts if f["last_verified_at"]] == ["1.31"]
+    assert ("cortex", "evidence_changes") in tables
 
     # The new stack takes the file's audit key before its first start, so
     # digests of forgotten content still match there.

@@ -42,7 +42,7 @@ class Evidence(_message.Message):
     def __init__(self, quote: _Optional[str] = ..., source_type: _Optional[str] = ..., source_ref: _Optional[str] = ..., captured_by: _Optional[str] = ...) -> None: ...
 
 class KindDetails(_message.Message):
-    __slots__ = ("scope", "trigger_predicate", "status_detail", "expected_lifetime_seconds", "earned_by", "risk_weight", "subject")
+    __slots__ = ("scope", "trigger_predicate", "status_detail", "expected_lifetime_seconds", "earned_by", "risk_weight", "subject", "reopen_trigger")
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     TRIGGER_PREDICATE_FIELD_NUMBER: _ClassVar[int]
     STATUS_DETAIL_FIELD_NUMBER: _ClassVar[int]
@@ -50,6 +50,7 @@ class KindDetails(_message.Message):
     EARNED_BY_FIELD_NUMBER: _ClassVar[int]
     RISK_WEIGHT_FIELD_NUMBER: _ClassVar[int]
     SUBJECT_FIELD_NUMBER: _ClassVar[int]
+    REOPEN_TRIGGER_FIELD_NUMBER: _ClassVar[int]
     scope: str
     trigger_predicate: str
     status_detail: str
@@ -57,10 +58,11 @@ class KindDetails(_message.Message):
     earned_by: str
     risk_weight: float
     subject: str
-    def __init__(self, scope: _Optional[str] = ..., trigger_predicate: _Optional[str] = ..., status_detail: _Optional[str] = ..., expected_lifetime_seconds: _Optional[int] = ..., earned_by: _Optional[str] = ..., risk_weight: _Optional[float] = ..., subject: _Optional[str] = ...) -> None: ...
+    reopen_trigger: str
+    def __init__(self, scope: _Optional[str] = ..., trigger_predicate: _Optional[str] = ..., status_detail: _Optional[str] = ..., expected_lifetime_seconds: _Optional[int] = ..., earned_by: _Optional[str] = ..., risk_weight: _Optional[float] = ..., subject: _Optional[str] = ..., reopen_trigger: _Optional[str] = ...) -> None: ...
 
 class Fact(_message.Message):
-    __slots__ = ("id", "entity", "attribute", "value", "kind", "verdict", "label", "evidence", "origin", "confidence", "valid_from", "valid_to", "recorded_at", "retired_at", "details", "writer_principal", "superseded_by", "supersedes", "set_member", "conflict_id", "score", "tags")
+    __slots__ = ("id", "entity", "attribute", "value", "kind", "verdict", "label", "evidence", "origin", "confidence", "valid_from", "valid_to", "recorded_at", "retired_at", "details", "writer_principal", "superseded_by", "supersedes", "set_member", "conflict_id", "score", "tags", "last_verified_at", "re_verify")
     ID_FIELD_NUMBER: _ClassVar[int]
     ENTITY_FIELD_NUMBER: _ClassVar[int]
     ATTRIBUTE_FIELD_NUMBER: _ClassVar[int]
@@ -83,6 +85,8 @@ class Fact(_message.Message):
     CONFLICT_ID_FIELD_NUMBER: _ClassVar[int]
     SCORE_FIELD_NUMBER: _ClassVar[int]
     TAGS_FIELD_NUMBER: _ClassVar[int]
+    LAST_VERIFIED_AT_FIELD_NUMBER: _ClassVar[int]
+    RE_VERIFY_FIELD_NUMBER: _ClassVar[int]
     id: str
     entity: str
     attribute: str
@@ -105,7 +109,9 @@ class Fact(_message.Message):
     conflict_id: str
     score: float
     tags: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, id: _Optional[str] = ..., entity: _Optional[str] = ..., attribute: _Optional[str] = ..., value: _Optional[str] = ..., kind: _Optional[_Union[FactKind, str]] = ..., verdict: _Optional[str] = ..., label: _Optional[str] = ..., evidence: _Optional[_Union[Evidence, _Mapping]] = ..., origin: _Optional[str] = ..., confidence: _Optional[float] = ..., valid_from: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., valid_to: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., recorded_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., retired_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., details: _Optional[_Union[KindDetails, _Mapping]] = ..., writer_principal: _Optional[str] = ..., superseded_by: _Optional[str] = ..., supersedes: _Optional[str] = ..., set_member: _Optional[bool] = ..., conflict_id: _Optional[str] = ..., score: _Optional[float] = ..., tags: _Optional[_Iterable[str]] = ...) -> None: ...
+    last_verified_at: _timestamp_pb2.Timestamp
+    re_verify: str
+    def __init__(self, id: _Optional[str] = ..., entity: _Optional[str] = ..., attribute: _Optional[str] = ..., value: _Optional[str] = ..., kind: _Optional[_Union[FactKind, str]] = ..., verdict: _Optional[str] = ..., label: _Optional[str] = ..., evidence: _Optional[_Union[Evidence, _Mapping]] = ..., origin: _Optional[str] = ..., confidence: _Optional[float] = ..., valid_from: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., valid_to: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., recorded_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., retired_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., details: _Optional[_Union[KindDetails, _Mapping]] = ..., writer_principal: _Optional[str] = ..., superseded_by: _Optional[str] = ..., supersedes: _Optional[str] = ..., set_member: _Optional[bool] = ..., conflict_id: _Optional[str] = ..., score: _Optional[float] = ..., tags: _Optional[_Iterable[str]] = ..., last_verified_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., re_verify: _Optional[str] = ...) -> None: ...
 
 class SetFactRequest(_message.Message):
     __slots__ = ("entity", "attribute", "value", "kind", "evidence", "origin", "valid_from", "confidence", "replaces", "supersedes", "details", "tags", "batch")
@@ -798,3 +804,33 @@ class KnowledgeBriefingResponse(_message.Message):
     lessons: _containers.RepeatedCompositeFieldContainer[Lesson]
     lessons_total: int
     def __init__(self, rules: _Optional[_Iterable[_Union[Fact, _Mapping]]] = ..., rules_total: _Optional[int] = ..., lessons: _Optional[_Iterable[_Union[Lesson, _Mapping]]] = ..., lessons_total: _Optional[int] = ...) -> None: ...
+
+class VerifyFactRequest(_message.Message):
+    __slots__ = ("entity", "attribute")
+    ENTITY_FIELD_NUMBER: _ClassVar[int]
+    ATTRIBUTE_FIELD_NUMBER: _ClassVar[int]
+    entity: str
+    attribute: str
+    def __init__(self, entity: _Optional[str] = ..., attribute: _Optional[str] = ...) -> None: ...
+
+class VerifyFactResponse(_message.Message):
+    __slots__ = ("facts",)
+    FACTS_FIELD_NUMBER: _ClassVar[int]
+    facts: _containers.RepeatedCompositeFieldContainer[Fact]
+    def __init__(self, facts: _Optional[_Iterable[_Union[Fact, _Mapping]]] = ...) -> None: ...
+
+class FlagEvidenceRequest(_message.Message):
+    __slots__ = ("source_refs", "change", "by_ref")
+    SOURCE_REFS_FIELD_NUMBER: _ClassVar[int]
+    CHANGE_FIELD_NUMBER: _ClassVar[int]
+    BY_REF_FIELD_NUMBER: _ClassVar[int]
+    source_refs: _containers.RepeatedScalarFieldContainer[str]
+    change: str
+    by_ref: str
+    def __init__(self, source_refs: _Optional[_Iterable[str]] = ..., change: _Optional[str] = ..., by_ref: _Optional[str] = ...) -> None: ...
+
+class FlagEvidenceResponse(_message.Message):
+    __slots__ = ("flagged",)
+    FLAGGED_FIELD_NUMBER: _ClassVar[int]
+    flagged: int
+    def __init__(self, flagged: _Optional[int] = ...) -> None: ...

@@ -88,6 +88,16 @@ class CortexFactsStub:
                 request_serializer=engram_dot_v1_dot_cortex__pb2.RevertBatchRequest.SerializeToString,
                 response_deserializer=engram_dot_v1_dot_cortex__pb2.RevertBatchResponse.FromString,
                 _registered_method=True)
+        self.VerifyFact = channel.unary_unary(
+                '/engram.v1.CortexFacts/VerifyFact',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.VerifyFactRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.VerifyFactResponse.FromString,
+                _registered_method=True)
+        self.FlagEvidence = channel.unary_unary(
+                '/engram.v1.CortexFacts/FlagEvidence',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.FlagEvidenceRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.FlagEvidenceResponse.FromString,
+                _registered_method=True)
 
 
 class CortexFactsServicer:
@@ -157,6 +167,18 @@ class CortexFactsServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def VerifyFact(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def FlagEvidence(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_CortexFactsServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -209,6 +231,16 @@ def add_CortexFactsServicer_to_server(servicer, server):
                     servicer.RevertBatch,
                     request_deserializer=engram_dot_v1_dot_cortex__pb2.RevertBatchRequest.FromString,
                     response_serializer=engram_dot_v1_dot_cortex__pb2.RevertBatchResponse.SerializeToString,
+            ),
+            'VerifyFact': grpc.unary_unary_rpc_method_handler(
+                    servicer.VerifyFact,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.VerifyFactRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.VerifyFactResponse.SerializeToString,
+            ),
+            'FlagEvidence': grpc.unary_unary_rpc_method_handler(
+                    servicer.FlagEvidence,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.FlagEvidenceRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.FlagEvidenceResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -485,6 +517,60 @@ class CortexFacts:
             '/engram.v1.CortexFacts/RevertBatch',
             engram_dot_v1_dot_cortex__pb2.RevertBatchRequest.SerializeToString,
             engram_dot_v1_dot_cortex__pb2.RevertBatchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def VerifyFact(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexFacts/VerifyFact',
+            engram_dot_v1_dot_cortex__pb2.VerifyFactRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.VerifyFactResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def FlagEvidence(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexFacts/FlagEvidence',
+            engram_dot_v1_dot_cortex__pb2.FlagEvidenceRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.FlagEvidenceResponse.FromString,
             options,
             channel_credentials,
             insecure,

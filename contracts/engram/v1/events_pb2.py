@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x65ngram/v1/events.proto\x12\tengram.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xe3\x02\n\rEventEnvelope\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\x12\x11\n\tnamespace\x18\x03 \x01(\t\x12\x11\n\tprincipal\x18\x04 \x01(\t\x12/\n\x0boccurred_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\x0c\x65ntry_stored\x18\n \x01(\x0b\x32\x16.engram.v1.EntryStoredH\x00\x12\x38\n\x11\x65ntries_forgotten\x18\x0b \x01(\x0b\x32\x1b.engram.v1.EntriesForgottenH\x00\x12.\n\x0c\x66\x61\x63t_written\x18\x0c \x01(\x0b\x32\x16.engram.v1.FactWrittenH\x00\x12\x36\n\x10outcome_recorded\x18\r \x01(\x0b\x32\x1a.engram.v1.OutcomeRecordedH\x00\x42\t\n\x07payload\"V\n\x0b\x45ntryStored\x12\x10\n\x08\x65ntry_id\x18\x01 \x01(\t\x12\x0f\n\x07\x66inding\x18\x02 \x01(\t\x12\x12\n\nsuperseded\x18\x03 \x03(\t\x12\x10\n\x08\x65mbedded\x18\x04 \x01(\x08\"5\n\x10\x45ntriesForgotten\x12\x11\n\tentry_ids\x18\x01 \x03(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"`\n\x0b\x46\x61\x63tWritten\x12\x0f\n\x07\x66\x61\x63t_id\x18\x01 \x01(\t\x12\x0e\n\x06\x65ntity\x18\x02 \x01(\t\x12\x11\n\tattribute\x18\x03 \x01(\t\x12\x0e\n\x06\x61\x63tion\x18\x04 \x01(\t\x12\r\n\x05\x62\x61tch\x18\x05 \x01(\t\"I\n\x0fOutcomeRecorded\x12\x12\n\noutcome_id\x18\x01 \x01(\t\x12\x0f\n\x07outcome\x18\x02 \x01(\t\x12\x11\n\tlesson_id\x18\x03 \x01(\tb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x65ngram/v1/events.proto\x12\tengram.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xe3\x02\n\rEventEnvelope\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\x12\x11\n\tnamespace\x18\x03 \x01(\t\x12\x11\n\tprincipal\x18\x04 \x01(\t\x12/\n\x0boccurred_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\x0c\x65ntry_stored\x18\n \x01(\x0b\x32\x16.engram.v1.EntryStoredH\x00\x12\x38\n\x11\x65ntries_forgotten\x18\x0b \x01(\x0b\x32\x1b.engram.v1.EntriesForgottenH\x00\x12.\n\x0c\x66\x61\x63t_written\x18\x0c \x01(\x0b\x32\x16.engram.v1.FactWrittenH\x00\x12\x36\n\x10outcome_recorded\x18\r \x01(\x0b\x32\x1a.engram.v1.OutcomeRecordedH\x00\x42\t\n\x07payload\"i\n\x0b\x45ntryStored\x12\x10\n\x08\x65ntry_id\x18\x01 \x01(\t\x12\x0f\n\x07\x66inding\x18\x02 \x01(\t\x12\x12\n\nsuperseded\x18\x03 \x03(\t\x12\x10\n\x08\x65mbedded\x18\x04 \x01(\x08\x12\x11\n\tcontested\x18\x05 \x03(\t\"5\n\x10\x45ntriesForgotten\x12\x11\n\tentry_ids\x18\x01 \x03(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"`\n\x0b\x46\x61\x63tWritten\x12\x0f\n\x07\x66\x61\x63t_id\x18\x01 \x01(\t\x12\x0e\n\x06\x65ntity\x18\x02 \x01(\t\x12\x11\n\tattribute\x18\x03 \x01(\t\x12\x0e\n\x06\x61\x63tion\x18\x04 \x01(\t\x12\r\n\x05\x62\x61tch\x18\x05 \x01(\t\"I\n\x0fOutcomeRecorded\x12\x12\n\noutcome_id\x18\x01 \x01(\t\x12\x0f\n\x07outcome\x18\x02 \x01(\t\x12\x11\n\tlesson_id\x18\x03 \x01(\tb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -35,11 +35,11 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_EVENTENVELOPE']._serialized_start=71
   _globals['_EVENTENVELOPE']._serialized_end=426
   _globals['_ENTRYSTORED']._serialized_start=428
-  _globals['_ENTRYSTORED']._serialized_end=514
-  _globals['_ENTRIESFORGOTTEN']._serialized_start=516
-  _globals['_ENTRIESFORGOTTEN']._serialized_end=569
-  _globals['_FACTWRITTEN']._serialized_start=571
-  _globals['_FACTWRITTEN']._serialized_end=667
-  _globals['_OUTCOMERECORDED']._serialized_start=669
-  _globals['_OUTCOMERECORDED']._serialized_end=742
+  _globals['_ENTRYSTORED']._serialized_end=533
+  _globals['_ENTRIESFORGOTTEN']._serialized_start=535
+  _globals['_ENTRIESFORGOTTEN']._serialized_end=588
+  _globals['_FACTWRITTEN']._serialized_start=590
+  _globals['_FACTWRITTEN']._serialized_end=686
+  _globals['_OUTCOMERECORDED']._serialized_start=688
+  _globals['_OUTCOMERECORDED']._serialized_end=761
 # @@protoc_insertion_point(module_scope)

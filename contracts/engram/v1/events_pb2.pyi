@@ -32,16 +32,18 @@ class EventEnvelope(_message.Message):
     def __init__(self, event_id: _Optional[str] = ..., type: _Optional[str] = ..., namespace: _Optional[str] = ..., principal: _Optional[str] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., entry_stored: _Optional[_Union[EntryStored, _Mapping]] = ..., entries_forgotten: _Optional[_Union[EntriesForgotten, _Mapping]] = ..., fact_written: _Optional[_Union[FactWritten, _Mapping]] = ..., outcome_recorded: _Optional[_Union[OutcomeRecorded, _Mapping]] = ...) -> None: ...
 
 class EntryStored(_message.Message):
-    __slots__ = ("entry_id", "finding", "superseded", "embedded")
+    __slots__ = ("entry_id", "finding", "superseded", "embedded", "contested")
     ENTRY_ID_FIELD_NUMBER: _ClassVar[int]
     FINDING_FIELD_NUMBER: _ClassVar[int]
     SUPERSEDED_FIELD_NUMBER: _ClassVar[int]
     EMBEDDED_FIELD_NUMBER: _ClassVar[int]
+    CONTESTED_FIELD_NUMBER: _ClassVar[int]
     entry_id: str
     finding: str
     superseded: _containers.RepeatedScalarFieldContainer[str]
     embedded: bool
-    def __init__(self, entry_id: _Optional[str] = ..., finding: _Optional[str] = ..., superseded: _Optional[_Iterable[str]] = ..., embedded: _Optional[bool] = ...) -> None: ...
+    contested: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, entry_id: _Optional[str] = ..., finding: _Optional[str] = ..., superseded: _Optional[_Iterable[str]] = ..., embedded: _Optional[bool] = ..., contested: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class EntriesForgotten(_message.Message):
     __slots__ = ("entry_ids", "reason")

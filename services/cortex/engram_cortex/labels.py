@@ -41,6 +41,14 @@ def label(row: asyncpg.Record, conflict_id: uuid.UUID | None = None,
     if row["kind"] == "EVENT":
         return prefix + f"history: happened {day}"
     lifetime = row["expected_lifetime"]
-    if row["kind"] == "STATE" and lifetime is not None and row["valid_from"] + lifetime < now:
-        return prefix + f"last known as of {day}, unverified since"
+    known = fresh_since(row)
+    if row["kind"] == "STATE" and lifetime is not None and known + lifetime < now:
+        return prefix + f"last known as of {known.date().isoformat()}, unverified since"
     return prefix + "current"
+
+
+def fresh_since(row: asyncpg.Record) -> datetime:
+    """A STATE's lifetime runs from its last verification (a confirm or
+    fact_verify), or from when it became true if it was never verified."""
+    verified = row["last_verified_at"]
+    return max(row["valid_from"], verified) if verified is not None else row["valid_from"]

@@ -19,6 +19,7 @@ from engram_kit.runtime import run_until_signal
 from engram_kit.service import Background, Register, run_database_service
 
 from .facts import FactStore
+from .freshness import Freshness
 from .graph import Graph
 from .lesson_merge import LessonMerger
 from .lessons import Lessons
@@ -75,7 +76,8 @@ async def amain(stop: asyncio.Event) -> None:
         servicers = (
             FactsServicer(FactsDeps(
                 pool=pool, facts=FactStore(pool, embedder, s, relay.notify), reader=reader,
-                slots=SlotEditor(pool, embedder, s), review=review)),
+                slots=SlotEditor(pool, embedder, s), review=review,
+                freshness=Freshness(pool))),
             GraphServicer(GraphDeps(
                 graph=graph, recall=Recall(pool, reader, graph, s.recall_max_seeds))),
             KnowledgeServicer(KnowledgeDeps(

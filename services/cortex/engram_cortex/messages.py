@@ -31,7 +31,7 @@ def kind_name(kind: int) -> str:
 
 
 def fact_message(row: asyncpg.Record, conflict_id: uuid.UUID | None = None,
-                 as_of: Any = None) -> pb.Fact:
+                 as_of: Any = None, re_verify: str = "") -> pb.Fact:
     lifetime = row["expected_lifetime"]
     return pb.Fact(
         id=str(row["id"]), entity=row["entity"], attribute=row["attribute"], value=row["value"],
@@ -47,16 +47,18 @@ def fact_message(row: asyncpg.Record, conflict_id: uuid.UUID | None = None,
             status_detail=row["status_detail"] or "",
             expected_lifetime_seconds=int(lifetime.total_seconds()) if lifetime else 0,
             earned_by=row["earned_by"] or "", risk_weight=row["risk_weight"] or 0.0,
-            subject=row["subject"] or ""),
+            subject=row["subject"] or "", reopen_trigger=row["reopen_trigger"] or ""),
         writer_principal=row["writer_principal"],
         superseded_by=str(row["superseded_by"] or ""), supersedes=str(row["supersedes"] or ""),
         set_member=row["set_member"], conflict_id=str(conflict_id or ""),
         score=float(row.get("score") or 0.0), tags=list(row.get("tags") or []),
+        last_verified_at=to_timestamp(row["last_verified_at"]), re_verify=re_verify,
     )
 
 
 def served(s: Served, as_of: Any = None) -> list[pb.Fact]:
-    return [fact_message(r, s.conflict_of.get(r["id"]), as_of) for r in s.rows]
+    return [fact_message(r, s.conflict_of.get(r["id"]), as_of, s.re_verify.get(r["id"], ""))
+            for r in s.rows]
 
 
 def conflict_message(v: ConflictView) -> pb.Conflict:

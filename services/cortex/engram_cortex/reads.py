@@ -4,7 +4,7 @@ read goes through `live_facts` or states plainly that it reads history."""
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 import asyncpg
@@ -14,7 +14,7 @@ from engram_kit.db import tenant_tx
 from engram_kit.embedder_client import EmbedderClient
 from engram_kit.vocab import Verdict
 
-from . import repo
+from . import repo, repo_freshness
 from . import repo_conflicts as conflicts
 from .normalise import attribute_name, entity_name
 from .repo_search import ranked
@@ -29,10 +29,17 @@ FACT_TEXT = "entity || ' ' || replace(attribute, '_', ' ') || ' ' || value"
 
 @dataclass(frozen=True)
 class Served:
-    """Rows with the open conflict of each contested one."""
+    """Rows with the open conflict of each contested one, and why each fact
+    whose evidence changed since its last verification should be checked."""
 
     rows: list[asyncpg.Record]
     conflict_of: dict[uuid.UUID, uuid.UUID]
+    re_verify: dict[uuid.UUID, str] = field(default_factory=dict)
+
+
+async def serve(conn: asyncpg.Connection, rows: list[asyncpg.Record]) -> Served:
+    return Served(rows, await conflicts.open_for(conn, [r["id"] for r in rows]),
+                  await repo_freshness.changed_evidence(conn, rows))
 
 
 @dataclass(frozen=True)
@@ -52,7 +59,7 @@ class FactReader:
         self._s = settings
 
     async def _served(self, conn: asyncpg.Connection, rows: list[asyncpg.Record]) -> Served:
-        return Served(rows, await conflicts.open_for(conn, [r["id"] for r in rows]))
+        return await serve(conn, rows)
 
     async def get(self, ctx: CallerContext, entity: str, attribute: str,
                   as_of: datetime | None) -> SlotAnswer:

@@ -13,10 +13,9 @@ from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.errors import InvalidArgument
 
-from . import repo_conflicts as conflicts
 from . import repo_graph
 from .graph import Graph
-from .reads import FactReader, Served
+from .reads import FactReader, Served, serve
 from .walk import Walk
 
 STRONG_SCORE = 0.5  # a dense match at least this close counts as a confident seed
@@ -65,6 +64,6 @@ class Recall:
             have = {r["id"] for r in rows}
             by_depth = sorted(walk.facts, key=lambda r: walk.depth_of.get(r["entity"], 9))
             rows += [r for r in by_depth if r["id"] not in have][: top_k * 3]
-            served = Served(rows, await conflicts.open_for(conn, [r["id"] for r in rows]))
+            served = await serve(conn, rows)
         strong = any(float(r["score"]) >= STRONG_SCORE for r in found.rows)
         return Recalled(served, walk, seeds, low_confidence=not named and not strong)

@@ -51,10 +51,10 @@ async def insert_fact(conn: asyncpg.Connection, f: NewFact) -> asyncpg.Record:
                origin, confidence, evidence_quote, source_type, source_ref, captured_by,
                writer_principal, writer_client, writer_session, valid_from, embedding, scope,
                trigger_predicate, status_detail, expected_lifetime, earned_by, risk_weight,
-               subject, supersedes, set_member, tags)
+               subject, supersedes, set_member, tags, reopen_trigger)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
                    coalesce($18, clock_timestamp()), $19, $20, $21, $22, $23, $24, $25, $26,
-                   $27, $28, $29)
+                   $27, $28, $29, $30)
            RETURNING *""",
         uuid.uuid4(), f.namespace, f.entity, f.attribute, f.value, f.norm_value, f.kind,
         f.verdict, f.origin, f.confidence, f.quote, f.source_type, f.source_ref, f.captured_by,
@@ -62,6 +62,7 @@ async def insert_fact(conn: asyncpg.Connection, f: NewFact) -> asyncpg.Record:
         d.get("scope"), d.get("trigger_predicate"), d.get("status_detail"),
         timedelta(seconds=lifetime) if lifetime else None, d.get("earned_by"),
         d.get("risk_weight"), d.get("subject"), f.supersedes, f.set_member, f.tags,
+        d.get("reopen_trigger"),
     )
     assert row is not None  # INSERT ... RETURNING yields the row
     return row
@@ -135,9 +136,11 @@ async def withdraw(conn: asyncpg.Connection, fact_id: uuid.UUID, reason: str,
 
 
 async def confirm(conn: asyncpg.Connection, fact_id: uuid.UUID) -> asyncpg.Record:
+    """A restatement or paraphrase: one more confirmation, and verified now."""
     row = await conn.fetchrow(
         """UPDATE facts SET meta = jsonb_set(meta, '{confirmations}',
-                  to_jsonb(coalesce((meta->>'confirmations')::int, 0) + 1))
+                  to_jsonb(coalesce((meta->>'confirmations')::int, 0) + 1)),
+                  last_verified_at = clock_timestamp()
            WHERE id = $1 RETURNING *""", fact_id)
     assert row is not None  # callers pass a fact they read in this transaction
     return row

@@ -16,6 +16,7 @@ from engram_kit.timestamps import optional_datetime
 from . import journal
 from .facts import FactInput, FactStore
 from .forget import forget_by_source
+from .freshness import Freshness
 from .messages import evidence_of, fact_message, kind_name, served
 from .reads import FactReader
 from .review import Review
@@ -29,13 +30,15 @@ class FactsDeps:
     reader: FactReader
     slots: SlotEditor
     review: Review  # owns entity aliases
+    freshness: Freshness
 
 
 def _details(d: pb.KindDetails) -> dict[str, Any]:
     return {"scope": d.scope, "trigger_predicate": d.trigger_predicate,
             "status_detail": d.status_detail,
             "expected_lifetime_seconds": d.expected_lifetime_seconds,
-            "earned_by": d.earned_by, "risk_weight": d.risk_weight, "subject": d.subject}
+            "earned_by": d.earned_by, "risk_weight": d.risk_weight, "subject": d.subject,
+            "reopen_trigger": d.reopen_trigger}
 
 
 class FactsServicer(rpc.CortexFactsServicer):
@@ -121,3 +124,15 @@ class FactsServicer(rpc.CortexFactsServicer):
                           context: Any) -> pb.RevertBatchResponse:
         done = await journal.revert(self._d.pool, current_caller(), request.batch)
         return pb.RevertBatchResponse(batch=done.batch, rows=done.rows)
+
+    async def VerifyFact(self, request: pb.VerifyFactRequest,
+                         context: Any) -> pb.VerifyFactResponse:
+        done = await self._d.freshness.verify(current_caller(), request.entity,
+                                              request.attribute)
+        return pb.VerifyFactResponse(facts=served(done))
+
+    async def FlagEvidence(self, request: pb.FlagEvidenceRequest,
+                           context: Any) -> pb.FlagEvidenceResponse:
+        flagged = await self._d.freshness.flag(current_caller(), list(request.source_refs),
+                                               request.change, request.by_ref)
+        return pb.FlagEvidenceResponse(flagged=flagged)

@@ -19,10 +19,15 @@ DETAIL_OWNERS = {
     "trigger_predicate": ("RULE",),
     "status_detail": ("STATE",),
     "expected_lifetime_seconds": ("STATE",),
-    "earned_by": ("PREFERENCE",),
+    # What incident or evidence earned a RULE; PREFERENCE rows took it first
+    # and keep it.
+    "earned_by": ("RULE", "PREFERENCE"),
     "risk_weight": ("RESIDUAL",),
     "subject": ("EVENT", "REFERENCE"),
+    "reopen_trigger": ("DECISION",),
 }
+# Free-text kind columns are at most this long.
+DETAIL_TEXT_MAX = 1000
 
 
 @dataclass(frozen=True)
@@ -77,6 +82,10 @@ def check_details(kind: str, details: dict[str, Any]) -> dict[str, Any]:
         owners = DETAIL_OWNERS[name]
         if kind not in owners:
             raise InvalidArgument(f"{name} belongs to {'/'.join(owners)} facts, not {kind}",
+                                  field=name)
+    for name, value in out.items():
+        if isinstance(value, str) and len(value) > DETAIL_TEXT_MAX:
+            raise InvalidArgument(f"{name} is at most {DETAIL_TEXT_MAX} characters",
                                   field=name)
     if out.get("expected_lifetime_seconds", 0) < 0:
         raise InvalidArgument("expected_lifetime_seconds must be positive",

@@ -107,6 +107,15 @@ class Backends:
             self.context(namespace), idempotent=True)  # a repeat forgets nothing more
         return reply.forgotten
 
+    async def flag_evidence(self, namespace: str, entry_ids: list[str], change: str,
+                            by_entry: str) -> int:
+        reply = await self._caller.call(
+            self._facts.FlagEvidence,
+            cortex_pb2.FlagEvidenceRequest(source_refs=entry_ids, change=change,
+                                           by_ref=by_entry),
+            self.context(namespace), idempotent=True)  # a repeat flags nothing more
+        return reply.flagged
+
     async def close(self) -> None:
         await self._memory_channel.close()
         await self._cortex_channel.close()

@@ -15,6 +15,7 @@ from engram_kit.context import NAMESPACE_RE
 from engram_kit.db import tenant_tx
 from engram_kit.events import PoisonMessage
 from engram_kit.metrics import EVENTS_CONSUMED
+from engram_kit.vocab import EvidenceChange
 
 from . import repo, repo_passes
 from .backends import Backends
@@ -32,6 +33,10 @@ class Publisher(StrEnum):
 # subject proves the publisher; a payload on another's subject is refused.
 PUBLISHER_OF = {"entry_stored": Publisher.MEMORY, "entries_forgotten": Publisher.MEMORY,
                 "fact_written": Publisher.CORTEX, "outcome_recorded": Publisher.CORTEX}
+
+
+# Entries per FlagEvidence call (cortex takes at most 100).
+FLAG_BATCH = 100
 
 
 def publisher_of(subject: str, events_subjects: str) -> str:
@@ -87,6 +92,8 @@ class EventIntake:
                 await self._apply(conn, envelope, event_id)
         if kind == "entries_forgotten":
             await self._forget_facts(envelope)
+        elif kind == "entry_stored":
+            await self._flag_evidence(envelope)
         EVENTS_CONSUMED.labels("dreamer", self.consumer, "new" if fresh else "duplicate").inc()
 
     async def _forget_facts(self, envelope: events_pb2.EventEnvelope) -> None:
@@ -99,6 +106,22 @@ class EventIntake:
         forgotten = envelope.entries_forgotten
         await self.backends.forget_sources(envelope.namespace, list(forgotten.entry_ids),
                                            f"memory entries forgotten: {forgotten.reason}")
+
+    async def _flag_evidence(self, envelope: events_pb2.EventEnvelope) -> None:
+        """Entries this one superseded or contradicts may be evidence of
+        facts: cortex records the change (served as re_verify). After the
+        commit and on every delivery, like _forget_facts; a repeat flags
+        nothing more."""
+        stored = envelope.entry_stored
+        if self.backends is None:
+            return
+        for change, refs in ((EvidenceChange.SUPERSEDED, stored.superseded),
+                             (EvidenceChange.CONTESTED, stored.contested)):
+            _ids(list(refs))
+            for start in range(0, len(refs), FLAG_BATCH):
+                await self.backends.flag_evidence(envelope.namespace,
+                                                  list(refs[start:start + FLAG_BATCH]),
+                                                  change, stored.entry_id)
 
     async def _apply(self, conn: asyncpg.Connection, envelope: events_pb2.EventEnvelope,
                      event_id: uuid.UUID) -> None:

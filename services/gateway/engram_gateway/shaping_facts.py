@@ -25,13 +25,18 @@ def fact_item(f: pb.Fact, verbose: bool = False) -> dict[str, Any]:
         item["conflict_id"] = f.conflict_id
     if f.tags:
         item["tags"] = list(f.tags)
+    if f.re_verify:
+        item["re_verify"] = f.re_verify
+    for key in ("reopen_trigger", "earned_by"):  # what an agent acts on: kept compact too
+        if getattr(f.details, key):
+            item[key] = getattr(f.details, key)
     if verbose:
         details = {k: v for k, v in (
             ("scope", f.details.scope), ("trigger_predicate", f.details.trigger_predicate),
             ("status_detail", f.details.status_detail),
             ("expected_lifetime_seconds", f.details.expected_lifetime_seconds),
             ("earned_by", f.details.earned_by), ("risk_weight", f.details.risk_weight),
-            ("subject", f.details.subject)) if v}
+            ("subject", f.details.subject), ("reopen_trigger", f.details.reopen_trigger)) if v}
         item |= {
             "origin": f.origin, "confidence": round(f.confidence, 3),
             "evidence": {"quote": f.evidence.quote, "source_type": f.evidence.source_type,
@@ -39,6 +44,7 @@ def fact_item(f: pb.Fact, verbose: bool = False) -> dict[str, Any]:
                          "captured_by": f.evidence.captured_by},
             "writer": f.writer_principal, "valid_to": iso_time(f, "valid_to"),
             "recorded_at": iso_time(f, "recorded_at"), "retired_at": iso_time(f, "retired_at"),
+            "last_verified_at": iso_time(f, "last_verified_at"),
             "supersedes": f.supersedes or None, "superseded_by": f.superseded_by or None,
             "set_member": f.set_member, "details": details,
         }

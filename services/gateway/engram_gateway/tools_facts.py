@@ -1,5 +1,5 @@
 """Registry entries for canonical facts: set, get, history, retract, sets,
-conflicts, aliases."""
+conflicts, aliases, verification."""
 
 from __future__ import annotations
 
@@ -54,12 +54,20 @@ def fact_set(
                                             "reported, not created.")] = None,
     details: Annotated[dict[str, Any] | None, Field(description=(
         "Kind columns: scope (DECISION/RULE), trigger_predicate (RULE), status_detail and "
-        "expected_lifetime_seconds (STATE), earned_by (PREFERENCE), risk_weight "
-        "(RESIDUAL, 0-1), subject (EVENT/REFERENCE)."))] = None,
+        "expected_lifetime_seconds (STATE), earned_by (RULE/PREFERENCE), risk_weight "
+        "(RESIDUAL, 0-1), subject (EVENT/REFERENCE), reopen_trigger (DECISION)."))] = None,
+    reopen_trigger: Annotated[str, Field(description=(
+        "DECISION only: when to revisit it, e.g. 'if p95 latency passes 200 ms' "
+        "(max 1000 chars)."))] = "",
+    earned_by: Annotated[str, Field(description=(
+        "RULE (or PREFERENCE) only: the incident or evidence that earned it "
+        "(max 1000 chars)."))] = "",
     namespace: Namespace = None,
     request_id: RequestId = "",
 ) -> None:
     """Record a canonical fact: one current value per (entity, attribute) slot.
+    Writing the current value again (reworded or not) confirms it and stamps it
+    verified now.
 
     Returns {action, lane, fact, related_id}: insert (new), confirm (already known,
     reworded or not), supersede (you said it replaces the old value: old kept as
@@ -77,7 +85,8 @@ def set_request(a: Args) -> pb.SetFactRequest:
                              source_ref=a["source_ref"]),
         origin=a["origin"], valid_from=to_timestamp(parse_time(a["valid_from"], "valid_from")),
         confidence=a["confidence"], replaces=a["replaces"], supersedes=a["supersedes"],
-        details=pb.KindDetails(**_details(a["details"])), tags=a["tags"] or [])
+        details=pb.KindDetails(**_details(a["details"], reopen_trigger=a["reopen_trigger"],
+                                          earned_by=a["earned_by"])), tags=a["tags"] or [])
 
 
 def fact_get(
@@ -168,12 +177,20 @@ def alias_add(entity: Entity,
     """Make `alias` resolve to `entity` in every fact call. Returns {entity, alias}."""
 
 
+def fact_verify(entity: Entity, attribute: Attribute, namespace: Namespace = None) -> None:
+    """Say the slot's current value still holds (you checked it). Stamps
+    last_verified_at: a STATE's `last known as of` label counts from here, and
+    `re_verify` (its evidence entry was superseded or contested) clears. Returns
+    {facts}. A contested slot has no single value to verify: settle it first."""
+
+
 DETAIL_TYPES = {"scope": str, "trigger_predicate": str, "status_detail": str,
                 "expected_lifetime_seconds": int, "earned_by": str, "risk_weight": float,
-                "subject": str}
+                "subject": str, "reopen_trigger": str}
 
 
-def _details(details: dict[str, Any] | None) -> dict[str, Any]:
+def _details(details: dict[str, Any] | None, **columns: str) -> dict[str, Any]:
+    """`details`, with the kind columns that are also arguments of their own."""
     out = {}
     for key, value in (details or {}).items():
         if key not in DETAIL_TYPES:
@@ -182,6 +199,12 @@ def _details(details: dict[str, Any] | None) -> dict[str, Any]:
             out[key] = DETAIL_TYPES[key](value)
         except (TypeError, ValueError):
             raise ToolError(f"detail {key} must be a {DETAIL_TYPES[key].__name__}") from None
+    for key, value in columns.items():
+        if value and out.get(key, value) != value:
+            raise ToolError(f"{key} is given twice (as an argument and in details) with "
+                            "different values; give it once")
+        if value:
+            out[key] = value
     return out
 
 
@@ -240,4 +263,9 @@ TOOLS = [
         build=lambda a: pb.AddAliasRequest(entity=a["entity"], alias=a["alias"]),
         shape=lambda r: {"entity": r.entity, "alias": r.alias})},
         example={"entity": "registry-test", "alias": "registry-alias"}),
+    ToolSpec(fact_verify, Tier.CORE, {"": op(
+        Access.WRITE, W, Retry.SAFE, "a repeat stamps the same slot verified again",
+        service=C, method="VerifyFact",
+        build=lambda a: pb.VerifyFactRequest(entity=a["entity"], attribute=a["attribute"]),
+        shape=lambda r: {"facts": [fact_item(f) for f in r.facts]})}, example=SLOT),
 ]

@@ -22,10 +22,12 @@ def entries_forgotten_event(ctx: CallerContext, ids: list[uuid.UUID],
 
 def entry_stored_event(ctx: CallerContext, entry_id: uuid.UUID, finding: str,
                        *, embedded: bool, superseded: list[uuid.UUID] | None = None,
+                       contested: list[uuid.UUID] | None = None,
                        ) -> tuple[uuid.UUID, str, bytes]:
     event_id, envelope = new_envelope(ctx, "memory.entry.stored")
     envelope.entry_stored.CopyFrom(events_pb2.EntryStored(
         entry_id=str(entry_id), finding=finding, embedded=embedded,
         superseded=[str(s) for s in superseded or []],
+        contested=[str(c) for c in contested or []],
     ))
     return event_id, ENTRY_STORED_SUBJECT, envelope.SerializeToString()

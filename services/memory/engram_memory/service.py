@@ -139,7 +139,7 @@ class MemoryService:
             forgotten = await repo.tombstone_for_digest(conn, digest)
             event_id, subject, payload = entry_stored_event(
                 ctx, entry.id, typed.finding, embedded=vector is not None,
-                superseded=typed.supersedes,
+                superseded=typed.supersedes, contested=typed.contradicts,
             )
             await enqueue(conn, event_id, namespace, subject, payload)
             if vector is None:
