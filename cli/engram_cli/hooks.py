@@ -18,7 +18,6 @@ import json
 import os
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from .hooks_client import DEFAULT_TIMEOUT_S, DEFAULT_URL, HookClient, read_token, session_header
@@ -54,29 +53,32 @@ class Hook:
                                  os.environ.get("ENGRAM_NAMESPACE", ""),
                                  _env_float("ENGRAM_HOOK_TIMEOUT_S", DEFAULT_TIMEOUT_S))
 
-    def _state_file(self) -> Path:
+    def _state_file(self) -> str:
         root = os.environ.get("ENGRAM_HOOK_STATE_DIR", "") or os.path.join(
             os.environ.get("XDG_CACHE_HOME", "") or os.path.expanduser("~/.cache"),
             "engram", "hooks")
         key = hashlib.sha256(f"{self.url}\0{self.session}".encode()).hexdigest()[:32]
-        return Path(root) / f"{key}.json"
+        return os.path.join(root, f"{key}.json")
 
     def load_cursor(self) -> str:
         try:
-            return str(json.loads(self._state_file().read_text()).get("cursor", ""))
+            with open(self._state_file()) as f:
+                return str(json.load(f).get("cursor", ""))
         except (OSError, ValueError, AttributeError):
             return ""
 
     def save_cursor(self, cursor: str) -> None:
         path = self._state_file()
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"cursor": cursor}))
-        os.chmod(tmp, 0o600)
-        tmp.replace(path)
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            json.dump({"cursor": cursor}, f)
+        os.replace(tmp, path)
 
     def forget_cursor(self) -> None:
-        self._state_file().unlink(missing_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self._state_file())
 
     def changes(self, since: str) -> dict[str, Any]:
         reply = self.client.get("/v1/session/changes", {"since": since} if since else None)

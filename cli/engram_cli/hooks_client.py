@@ -1,15 +1,15 @@
-"""The hooks' HTTP client: the standard library only (a hook runs per prompt
-and must start in milliseconds), one request per call, a short timeout, and
-None for anything but a 200 JSON reply (hooks fail open)."""
+"""The hooks' HTTP client: HTTP/1.1 over a plain socket (http.client and
+urllib import the email package: a tenth of a second a hook runs per
+prompt cannot spare), one request per connection, a short timeout, and None
+for anything but a 200 JSON reply (hooks fail open)."""
 
 from __future__ import annotations
 
 import hashlib
-import http.client
 import json
 import os
 import re
-from pathlib import Path
+import socket
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
@@ -38,8 +38,9 @@ def rest_base(url: str) -> str:
 def read_token(token_file: str) -> str:
     if token_file:
         try:
-            return Path(token_file).expanduser().read_text().strip()
-        except OSError:
+            with open(os.path.expanduser(token_file)) as f:
+                return f.read().strip()
+        except (OSError, UnicodeError):
             return ""
     return os.environ.get("ENGRAM_TOKEN", "").strip()
 
@@ -58,25 +59,27 @@ class HookClient:
         if namespace:
             self._headers["X-Engram-Namespace"] = namespace
 
+    def _connect(self) -> socket.socket:
+        sock = socket.create_connection((self._host, self._port), timeout=self._timeout)
+        if not self._https:
+            return sock
+        import ssl  # only for an https ENGRAM_URL
+        return ssl.create_default_context().wrap_socket(sock, server_hostname=self._host)
+
     def _request(self, method: str, path: str, body: dict[str, Any] | None) -> Any:
-        cls = http.client.HTTPSConnection if self._https else http.client.HTTPConnection
-        conn = cls(self._host, self._port, timeout=self._timeout)
-        headers = dict(self._headers)
-        data = None
+        data = b"" if body is None else json.dumps(body).encode()
+        headers = {**self._headers, "Host": f"{self._host}:{self._port}",
+                   "Connection": "close", "Content-Length": str(len(data))}
         if body is not None:
-            data = json.dumps(body).encode()
             headers["Content-Type"] = "application/json"
+        head = f"{method} {self._prefix}{path} HTTP/1.1\r\n" + "".join(
+            f"{k}: {v}\r\n" for k, v in headers.items()) + "\r\n"
         try:
-            conn.request(method, self._prefix + path, body=data, headers=headers)
-            reply = conn.getresponse()
-            raw = reply.read(MAX_REPLY_BYTES + 1)
-            if reply.status != 200 or len(raw) > MAX_REPLY_BYTES:
-                return None
-            return json.loads(raw)
-        except (OSError, http.client.HTTPException, ValueError):
+            with self._connect() as sock:
+                sock.sendall(head.encode("latin-1") + data)
+                return _json_reply(_read_all(sock))
+        except (OSError, ValueError, UnicodeError):
             return None
-        finally:
-            conn.close()
 
     def get(self, path: str, params: dict[str, Any] | None = None) -> Any:
         query = f"?{urlencode(params)}" if params else ""
@@ -84,3 +87,38 @@ class HookClient:
 
     def post(self, path: str, body: dict[str, Any]) -> Any:
         return self._request("POST", path, body)
+
+
+def _read_all(sock: socket.socket) -> bytes:
+    chunks, size = [], 0
+    while chunk := sock.recv(65536):
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > MAX_REPLY_BYTES:
+            raise ValueError("reply too large")
+    return b"".join(chunks)
+
+
+def _dechunk(body: bytes) -> bytes:
+    out, rest = [], body
+    while rest:
+        size_line, _, rest = rest.partition(b"\r\n")
+        size = int(size_line.split(b";")[0], 16)
+        if size == 0:
+            break
+        out.append(rest[:size])
+        rest = rest[size + 2:]
+    return b"".join(out)
+
+
+def _json_reply(raw: bytes) -> Any:
+    """The JSON body of a 200 reply, else None."""
+    head, _, body = raw.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    if len(lines[0].split(" ")) < 2 or lines[0].split(" ")[1] != "200":
+        return None
+    fields = {k.strip().lower(): v.strip() for k, _, v in
+              (line.partition(":") for line in lines[1:])}
+    if fields.get("transfer-encoding", "").lower() == "chunked":
+        body = _dechunk(body)
+    return json.loads(body)
