@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import uuid
 from pathlib import Path
 
@@ -111,3 +113,20 @@ async def test_every_hook_fails_open_with_a_bad_token(stack: Stack, tmp_path: Pa
     env.pop("ENGRAM_TOKEN")
     silent(run_hook("session-start", client_session(), env, ["--token-file", str(token_file)]))
     silent(run_hook("prompt", client_session(), env, ["--token-file", str(tmp_path / "none")]))
+
+
+def test_the_hook_path_imports_nothing_heavy():
+    code = ("import sys; import engram_cli.hooks; "
+            "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('grpc', 'torch', 'engram_gateway', 'asyncpg', 'pydantic', 'httpx', 'mcp', "
+            "'http'))))")
+    out = subprocess.run([sys.executable, "-c", "import json; " + code],
+                         capture_output=True, check=True, text=True).stdout
+    assert json.loads(out) == []
+
+
+def test_a_hook_with_an_unknown_event_or_bad_stdin_exits_0_silently():
+    for args, stdin in ((["nope"], b"{}"), (["prompt"], b"not json"), ([], b"")):
+        proc = subprocess.run([sys.executable, "-m", "engram_cli", "hook", *args],
+                              input=stdin, capture_output=True, timeout=30)
+        assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b""), args
