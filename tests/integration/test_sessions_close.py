@@ -123,3 +123,22 @@ async def test_an_idle_session_closes_and_reopens_within_the_window(stack: Stack
                              "interval '3 days' WHERE id = $1", ep)
         later = await call(client, "memory_store", {"text": "A new day on the billing-api."})
         assert await episode_of(admin_dsn, later["id"]) != ep
+
+
+async def test_forgetting_an_entry_takes_it_out_of_the_stored_summary(stack: Stack,
+                                                                      admin_dsn: str):
+    ns = f"sf-{uuid.uuid4().hex[:6]}"
+    token = stack.principals.create(f"a-{ns}", "agent", [ns])
+    secret = f"zq{uuid.uuid4().hex[:10]}"
+    async with mcp_client(stack.mcp_url, token, f"s-{ns}") as client:
+        kept = await call(client, "memory_store", {"text": NOTES[0]})
+        private = await call(client, "memory_store", {
+            "text": f"The billing-api Postgres 16 password is {secret}."})
+        closed = await call(client, "session_close", {})
+        assert secret in closed["summary"] + closed["title"]
+        await call(client, "memory_forget", {"entry_id": private["id"], "reason": "secret"})
+        after = await call(client, "episode_summary", {"id": closed["id"]})
+    assert secret not in after["summary"] + after["title"] and "Postgres 16" in after["summary"]
+    stored = await admin_fetchval(admin_dsn, "SELECT title || summary FROM memory.episodes "
+                                  "WHERE id = $1", await episode_of(admin_dsn, kept["id"]))
+    assert secret not in stored

@@ -106,3 +106,20 @@ async def idle_roots(conn: asyncpg.Connection, idle_s: float,
         "SELECT namespace, id FROM episodes WHERE ended_at IS NULL AND parent_id IS NULL"
         " AND coalesce(last_active_at, started_at) < now() - make_interval(secs => $1)"
         " ORDER BY coalesce(last_active_at, started_at) LIMIT $2", idle_s, limit)
+
+
+async def summarised_roots(conn: asyncpg.Connection,
+                           episode_ids: list[UUID]) -> list[asyncpg.Record]:
+    """The session roots above these episodes that hold a stored summary, locked."""
+    return await conn.fetch(
+        f"WITH RECURSIVE up(id, parent_id) AS ("
+        " SELECT id, parent_id FROM episodes WHERE id = ANY($1::uuid[])"
+        " UNION SELECT e.id, e.parent_id FROM episodes e JOIN up ON e.id = up.parent_id)"
+        f" SELECT {EPISODE_COLS} FROM episodes WHERE summary <> ''"
+        " AND id IN (SELECT id FROM up WHERE parent_id IS NULL) FOR UPDATE", episode_ids)
+
+
+async def set_summary(conn: asyncpg.Connection, episode_id: UUID, title: str,
+                      summary: str) -> None:
+    await conn.execute("UPDATE episodes SET title = $2, summary = $3 WHERE id = $1",
+                       episode_id, title, summary)

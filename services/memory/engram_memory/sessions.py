@@ -20,7 +20,7 @@ from engram_kit.errors import NotFound
 from engram_kit.runtime import sleep_or_stop
 
 from . import repo_sessions as repo
-from .episodes import MAX_TITLE, _session
+from .episodes import MAX_TITLE, _session, default_title
 from .summary import summarise
 from .validation import clean_text
 
@@ -65,6 +65,25 @@ async def close_root(conn: asyncpg.Connection, namespace: str, principal: str,
     await audit.append(conn, namespace, principal, "episode.close", str(root["id"]),
                        {"entries": entries, "episodes": len(ids)})
     return _of(row, entries)
+
+
+async def resummarise(conn: asyncpg.Connection, episodes: list[str]) -> None:
+    """After entries are forgotten: take the title and summary of the closed
+    sessions they were in again from what is left, so no stored summary keeps
+    a forgotten sentence."""
+    ids = []
+    for value in dict.fromkeys(episodes):
+        try:
+            ids.append(uuid.UUID(value))
+        except (ValueError, TypeError):
+            continue
+    for root in await repo.summarised_roots(conn, ids) if ids else []:
+        texts = await repo.entry_texts(conn, await repo.tree_ids(conn, root["id"]), MAX_ENTRIES)
+        title, summary = summarise(texts)
+        if root["auto_title"]:
+            title = title or default_title(root["session_id"])
+        await repo.set_summary(conn, root["id"], title if root["auto_title"] else root["title"],
+                               summary)
 
 
 class Sessions:
