@@ -57,10 +57,11 @@ def changes_text(c: dict[str, Any]) -> str:
                          f"{f.get('new_value')!r} ({f.get('by')})")
         else:
             lines.append(f"- {slot} = {was!r}, which you read, was retired")
-    opened = int(c.get("conflicts_opened") or 0)
-    if opened:
-        lines.append(f"- {opened} fact conflict(s) opened since your last turn "
-                     "(conflict_list shows them)")
+    told = {f.get("conflict_id") for f in c.get("facts", []) if f.get("conflict_id")}
+    opened = int(c.get("conflicts_opened") or 0) - len(told)
+    if opened > 0:
+        lines.append(f"- {opened} {'other ' if told else ''}fact conflict(s) opened since "
+                     "your last turn (conflict_list shows them)")
     for m in c.get("mail", []):
         lines.append(f"- new board mail from {m.get('from')}: {m.get('text')}")
     if not lines:
