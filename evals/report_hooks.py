@@ -23,7 +23,9 @@ def hooks(name: str, d: dict[str, Any], f: Callable[..., str],
             f"`prompt-note` is a turn after another agent contested a fact the session read "
             f"({notes['with_change']}/{notes['n']} printed the note; "
             f"{notes['without_change_silent']}/{notes['n']} plain `prompt` runs printed "
-            f"nothing). The last column is the same hook with the stack down (fail open). "
+            f"nothing). `pre-compact` calls nothing: its row is the cost of starting the "
+            f"process under that load. The last column is the same hook with the stack down "
+            f"(fail open). "
             f"Artefact `evals/results/{name}`" + (f"; command `{cmd}`." if cmd else "."), "",
             *table(["event", "p50 ms", "p95 ms", "max ms", "stack down p95 ms"], rows),
             f"Worst p95 {f(d['worst_p95_ms'])} ms: {verdict} the {d['target_p95_ms']} ms "
