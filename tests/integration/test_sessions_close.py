@@ -142,3 +142,16 @@ async def test_forgetting_an_entry_takes_it_out_of_the_stored_summary(stack: Sta
     stored = await admin_fetchval(admin_dsn, "SELECT title || summary FROM memory.episodes "
                                   "WHERE id = $1", await episode_of(admin_dsn, kept["id"]))
     assert secret not in stored
+
+
+async def test_a_task_open_at_close_is_reopened_with_its_session(stack: Stack):
+    ns = f"st-{uuid.uuid4().hex[:6]}"
+    token = stack.principals.create(f"a-{ns}", "agent", [ns])
+    async with mcp_client(stack.mcp_url, token, f"s-{ns}") as client:
+        task = await call(client, "episode_start", {"title": "migrate billing"})
+        await call(client, "memory_store", {"text": NOTES[0]})
+        await call(client, "session_close", {})  # e.g. the Stop hook after a turn
+        ended = await call(client, "episode_end", {})  # the next turn ends the task
+        assert ended["id"] == task["id"]
+        stored = await call(client, "memory_store", {"text": NOTES[1]})
+        assert stored["id"]

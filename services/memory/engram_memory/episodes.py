@@ -92,6 +92,8 @@ class Episodes:
             if (earlier := await idempotency.replay(conn, keyed)) is not None:
                 return _episode_of(earlier)  # a retry must not end the enclosing one
             row = await repo.innermost_open(conn, session)
+            if row is None and await repo_sessions.reopen_recent(conn, session, self.reopen_s):
+                row = await repo.innermost_open(conn, session)  # closed by a Stop hook
             if row is None or row["parent_id"] is None:
                 raise Conflict("no open episode to end in this session (the session's own "
                                "episode ends with the session)")
