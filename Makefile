@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.engram-installed
 
-.PHONY: setup lock migrations-lock up test test-unit test-llama lint docs proto proto-check bench-e2e bench-embedder bench-locomo bench-scale bench-documents bench-store-cpu bench-board bench-conflicts bench-extraction bench-reliability bench-smoke clean
+.PHONY: setup lock migrations-lock up test test-unit test-llama lint docs proto proto-check bench-e2e bench-embedder bench-locomo bench-scale bench-documents bench-store-cpu bench-board bench-conflicts bench-extraction bench-reliability bench-hooks bench-smoke clean
 
 setup: $(STAMP)
 
@@ -101,6 +101,9 @@ bench-extraction: setup
 bench-reliability: setup
 	$(VENV)/bin/python evals/bench_reliability.py
 
+bench-hooks: setup
+	$(VENV)/bin/python evals/bench_hooks.py
+
 # LoCoMo is read from shared/ beside the clone (never copied into the repo).
 SHARED ?= ../shared
 
@@ -109,7 +112,7 @@ SHARED ?= ../shared
 bench-smoke: setup
 	set -e; out=$$(mktemp -d); export ENGRAM_BENCH_RESULTS_DIR=$$out; \
 	for b in bench_mcp_latency bench_embedder bench_scale bench_documents bench_store_cpu \
-	         bench_board bench_conflicts bench_extraction; do \
+	         bench_board bench_conflicts bench_extraction bench_hooks; do \
 	  echo "== $$b --smoke"; $(VENV)/bin/python evals/$$b.py --smoke; done; \
 	for b in bench_locomo ablate_locomo; do \
 	  echo "== $$b --smoke"; $(VENV)/bin/python evals/$$b.py --smoke \

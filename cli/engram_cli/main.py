@@ -1,6 +1,10 @@
-"""`engram` command line: up, status, token, audit, backup, export, doctor."""
+"""`engram` command line: up, status, token, audit, backup, export, doctor, hook."""
 
 from __future__ import annotations
+
+from .hooks import exit_if_hook, run_hook_command
+
+exit_if_hook()  # before the imports below: a hook answers in milliseconds
 
 import argparse
 import signal
@@ -200,6 +204,7 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.add_argument("--data-dir")
     doctor.set_defaults(func=lambda a: run_doctor(_settings(a)))
     add_connect_commands(sub)
+    run_hook_command(sub)
     return parser
 
 

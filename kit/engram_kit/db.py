@@ -25,8 +25,10 @@ log = logging.getLogger(__name__)
 
 NAMESPACE_SETTING = "engram.namespace"
 # Cross-namespace duties of a service's own background jobs. Each one is
-# granted by an RLS policy on one queue table only (never on content tables).
-CROSS_NAMESPACE_DUTIES = ("outbox_relay", "embedding_sweep", "lease_sweep", "dream_scheduler")
+# granted by an RLS policy on one queue table only (never on content tables);
+# the episode sweep may only SELECT episodes, and reads their ids and times.
+CROSS_NAMESPACE_DUTIES = ("outbox_relay", "embedding_sweep", "lease_sweep", "dream_scheduler",
+                          "episode_sweep")
 
 
 async def _init_connection(conn: asyncpg.Connection) -> None:

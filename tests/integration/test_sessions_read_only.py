@@ -118,7 +118,8 @@ def operations(tools: list[Any], known: dict[str, Any]) -> list[tuple[str, dict,
     for tool in tools:
         props = tool.input_schema.get("properties", {})
         required = tool.input_schema.get("required", [])
-        args = {p: _value(p, props[p], known) for p in props if p in required or p in known}
+        mine = {**known, **known.get(f"{tool.name}()", {})}  # per-tool values win
+        args = {p: _value(p, props[p], mine) for p in props if p in required or p in mine}
         if "action" in props:
             actions = set(_enum(props["action"]))
             assert actions == WRITE_ACTIONS[tool.name] | READ_ACTIONS[tool.name], tool.name
@@ -170,13 +171,15 @@ async def seed(client: Client, ns: str) -> dict[str, Any]:
     await call(client, "board_agents", {"action": "update", "status": "seeding",
                                         "namespace": ns})
     await call(client, "board_lease", {"action": "claim", "name": "deploy", "namespace": ns})
+    episode = await call(client, "episode_start", {"title": "seeded", "namespace": ns})
     me = (await call(client, "board_agents", {"action": "list", "namespace": ns}))["self"]
     await call(client, "board_message", {"action": "send", "to": me["id"], "text": "hello",
                                          "namespace": ns})
     return {"id": stored["id"], "entry_id": stored["id"], "entity": "billing-api",
             "attribute": "database", "query": "billing-api database", "namespace": ns,
             "ids": [str(uuid.uuid4())], "run_id": str(uuid.uuid4()), "to": me["id"],
-            "text": "hello", "name": "deploy"}
+            "text": "hello", "name": "deploy",
+            "episode_summary()": {"id": episode["id"]}}
 
 
 async def overdue_proposal(dsn: str, ns: str) -> str:

@@ -56,6 +56,7 @@ def reads(foreign: str, word: str) -> list[tuple[str, dict]]:
         ("conflict_list", {}),
         ("review_list", {}),
         ("briefing", {}),
+        ("session_changes", {"since": "2000-01-01T00:00:00+00:00"}),
     ]
 
 

@@ -805,6 +805,42 @@ class KnowledgeBriefingResponse(_message.Message):
     lessons_total: int
     def __init__(self, rules: _Optional[_Iterable[_Union[Fact, _Mapping]]] = ..., rules_total: _Optional[int] = ..., lessons: _Optional[_Iterable[_Union[Lesson, _Mapping]]] = ..., lessons_total: _Optional[int] = ...) -> None: ...
 
+class SessionChangesRequest(_message.Message):
+    __slots__ = ("since",)
+    SINCE_FIELD_NUMBER: _ClassVar[int]
+    since: str
+    def __init__(self, since: _Optional[str] = ...) -> None: ...
+
+class FactChange(_message.Message):
+    __slots__ = ("fact_id", "entity", "attribute", "value", "change", "new_value", "by", "conflict_id")
+    FACT_ID_FIELD_NUMBER: _ClassVar[int]
+    ENTITY_FIELD_NUMBER: _ClassVar[int]
+    ATTRIBUTE_FIELD_NUMBER: _ClassVar[int]
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    CHANGE_FIELD_NUMBER: _ClassVar[int]
+    NEW_VALUE_FIELD_NUMBER: _ClassVar[int]
+    BY_FIELD_NUMBER: _ClassVar[int]
+    CONFLICT_ID_FIELD_NUMBER: _ClassVar[int]
+    fact_id: str
+    entity: str
+    attribute: str
+    value: str
+    change: str
+    new_value: str
+    by: str
+    conflict_id: str
+    def __init__(self, fact_id: _Optional[str] = ..., entity: _Optional[str] = ..., attribute: _Optional[str] = ..., value: _Optional[str] = ..., change: _Optional[str] = ..., new_value: _Optional[str] = ..., by: _Optional[str] = ..., conflict_id: _Optional[str] = ...) -> None: ...
+
+class SessionChangesResponse(_message.Message):
+    __slots__ = ("changes", "conflicts_opened", "cursor")
+    CHANGES_FIELD_NUMBER: _ClassVar[int]
+    CONFLICTS_OPENED_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    changes: _containers.RepeatedCompositeFieldContainer[FactChange]
+    conflicts_opened: int
+    cursor: str
+    def __init__(self, changes: _Optional[_Iterable[_Union[FactChange, _Mapping]]] = ..., conflicts_opened: _Optional[int] = ..., cursor: _Optional[str] = ...) -> None: ...
+
 class VerifyFactRequest(_message.Message):
     __slots__ = ("entity", "attribute")
     ENTITY_FIELD_NUMBER: _ClassVar[int]

@@ -98,6 +98,11 @@ class CortexFactsStub:
                 request_serializer=engram_dot_v1_dot_cortex__pb2.FlagEvidenceRequest.SerializeToString,
                 response_deserializer=engram_dot_v1_dot_cortex__pb2.FlagEvidenceResponse.FromString,
                 _registered_method=True)
+        self.SessionChanges = channel.unary_unary(
+                '/engram.v1.CortexFacts/SessionChanges',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.SessionChangesRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.SessionChangesResponse.FromString,
+                _registered_method=True)
 
 
 class CortexFactsServicer:
@@ -179,6 +184,12 @@ class CortexFactsServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SessionChanges(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_CortexFactsServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -241,6 +252,11 @@ def add_CortexFactsServicer_to_server(servicer, server):
                     servicer.FlagEvidence,
                     request_deserializer=engram_dot_v1_dot_cortex__pb2.FlagEvidenceRequest.FromString,
                     response_serializer=engram_dot_v1_dot_cortex__pb2.FlagEvidenceResponse.SerializeToString,
+            ),
+            'SessionChanges': grpc.unary_unary_rpc_method_handler(
+                    servicer.SessionChanges,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.SessionChangesRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.SessionChangesResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -571,6 +587,33 @@ class CortexFacts:
             '/engram.v1.CortexFacts/FlagEvidence',
             engram_dot_v1_dot_cortex__pb2.FlagEvidenceRequest.SerializeToString,
             engram_dot_v1_dot_cortex__pb2.FlagEvidenceResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SessionChanges(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexFacts/SessionChanges',
+            engram_dot_v1_dot_cortex__pb2.SessionChangesRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.SessionChangesResponse.FromString,
             options,
             channel_credentials,
             insecure,

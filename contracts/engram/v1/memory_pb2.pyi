@@ -403,6 +403,32 @@ class EpisodeReply(_message.Message):
     parent_id: str
     def __init__(self, id: _Optional[str] = ..., title: _Optional[str] = ..., parent_id: _Optional[str] = ...) -> None: ...
 
+class EpisodeSummaryRequest(_message.Message):
+    __slots__ = ("id",)
+    ID_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    def __init__(self, id: _Optional[str] = ...) -> None: ...
+
+class EpisodeSummaryReply(_message.Message):
+    __slots__ = ("id", "title", "summary", "started_at", "ended_at", "entries", "pruned", "session_id")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    STARTED_AT_FIELD_NUMBER: _ClassVar[int]
+    ENDED_AT_FIELD_NUMBER: _ClassVar[int]
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    PRUNED_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    title: str
+    summary: str
+    started_at: _timestamp_pb2.Timestamp
+    ended_at: _timestamp_pb2.Timestamp
+    entries: int
+    pruned: bool
+    session_id: str
+    def __init__(self, id: _Optional[str] = ..., title: _Optional[str] = ..., summary: _Optional[str] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., entries: _Optional[int] = ..., pruned: _Optional[bool] = ..., session_id: _Optional[str] = ...) -> None: ...
+
 class BriefingRequest(_message.Message):
     __slots__ = ("token_budget",)
     TOKEN_BUDGET_FIELD_NUMBER: _ClassVar[int]

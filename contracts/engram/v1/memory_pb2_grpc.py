@@ -104,6 +104,16 @@ class MemoryServiceStub:
                 request_serializer=engram_dot_v1_dot_memory__pb2.BriefingRequest.SerializeToString,
                 response_deserializer=engram_dot_v1_dot_memory__pb2.BriefingResponse.FromString,
                 _registered_method=True)
+        self.SessionClose = channel.unary_unary(
+                '/engram.v1.MemoryService/SessionClose',
+                request_serializer=engram_dot_v1_dot_memory__pb2.EpisodeRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_memory__pb2.EpisodeSummaryReply.FromString,
+                _registered_method=True)
+        self.EpisodeSummary = channel.unary_unary(
+                '/engram.v1.MemoryService/EpisodeSummary',
+                request_serializer=engram_dot_v1_dot_memory__pb2.EpisodeSummaryRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_memory__pb2.EpisodeSummaryReply.FromString,
+                _registered_method=True)
         self.DocumentIngest = channel.unary_unary(
                 '/engram.v1.MemoryService/DocumentIngest',
                 request_serializer=engram_dot_v1_dot_memory__pb2.DocumentIngestRequest.SerializeToString,
@@ -203,6 +213,18 @@ class MemoryServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SessionClose(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def EpisodeSummary(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def DocumentIngest(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -287,6 +309,16 @@ def add_MemoryServiceServicer_to_server(servicer, server):
                     servicer.Briefing,
                     request_deserializer=engram_dot_v1_dot_memory__pb2.BriefingRequest.FromString,
                     response_serializer=engram_dot_v1_dot_memory__pb2.BriefingResponse.SerializeToString,
+            ),
+            'SessionClose': grpc.unary_unary_rpc_method_handler(
+                    servicer.SessionClose,
+                    request_deserializer=engram_dot_v1_dot_memory__pb2.EpisodeRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_memory__pb2.EpisodeSummaryReply.SerializeToString,
+            ),
+            'EpisodeSummary': grpc.unary_unary_rpc_method_handler(
+                    servicer.EpisodeSummary,
+                    request_deserializer=engram_dot_v1_dot_memory__pb2.EpisodeSummaryRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_memory__pb2.EpisodeSummaryReply.SerializeToString,
             ),
             'DocumentIngest': grpc.unary_unary_rpc_method_handler(
                     servicer.DocumentIngest,
@@ -677,6 +709,60 @@ class MemoryService:
             '/engram.v1.MemoryService/Briefing',
             engram_dot_v1_dot_memory__pb2.BriefingRequest.SerializeToString,
             engram_dot_v1_dot_memory__pb2.BriefingResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SessionClose(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.MemoryService/SessionClose',
+            engram_dot_v1_dot_memory__pb2.EpisodeRequest.SerializeToString,
+            engram_dot_v1_dot_memory__pb2.EpisodeSummaryReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def EpisodeSummary(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.MemoryService/EpisodeSummary',
+            engram_dot_v1_dot_memory__pb2.EpisodeSummaryRequest.SerializeToString,
+            engram_dot_v1_dot_memory__pb2.EpisodeSummaryReply.FromString,
             options,
             channel_credentials,
             insecure,

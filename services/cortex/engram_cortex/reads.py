@@ -19,6 +19,7 @@ from . import repo_conflicts as conflicts
 from .normalise import attribute_name, entity_name
 from .repo_search import ranked
 from .search_args import briefing_limit, check_query
+from .session_changes import record_served
 from .settings import CortexSettings
 
 # What the session-start briefing shows of the facts, in this order.
@@ -74,6 +75,7 @@ class FactReader:
             else:
                 current = await repo.live_in_slot(conn, entity, attribute)
                 parked = await repo.live_in_slot(conn, entity, attribute, (Verdict.PARKED,))
+                await record_served(conn, ctx, current, self._s)
             return SlotAnswer(await self._served(conn, current),
                               await self._served(conn, parked),
                               bool(slot and slot["set_valued"]), entity, attribute)
@@ -94,6 +96,7 @@ class FactReader:
         async with tenant_tx(self._pool, ns) as conn:
             rows = await ranked(conn, "live_facts", FACT_TEXT, query, vector, top_k,
                                 self._s.search_min_cosine)
+            await record_served(conn, ctx, rows, self._s)
             return await self._served(conn, rows)
 
     async def briefing(self, ctx: CallerContext, limit: int) -> tuple[Served, int]:

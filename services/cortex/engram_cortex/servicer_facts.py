@@ -13,7 +13,7 @@ from engram.v1 import cortex_pb2_grpc as rpc
 from engram_kit.context import current_caller
 from engram_kit.timestamps import optional_datetime
 
-from . import journal
+from . import journal, session_changes
 from .facts import FactInput, FactStore
 from .forget import forget_by_source
 from .freshness import Freshness
@@ -136,3 +136,12 @@ class FactsServicer(rpc.CortexFactsServicer):
         flagged = await self._d.freshness.flag(current_caller(), list(request.source_refs),
                                                request.change, request.by_ref)
         return pb.FlagEvidenceResponse(flagged=flagged)
+    async def SessionChanges(self, request: pb.SessionChangesRequest,
+                             context: Any) -> pb.SessionChangesResponse:
+        found = await session_changes.since(self._d.pool, current_caller(), request.since)
+        return pb.SessionChangesResponse(
+            changes=[pb.FactChange(
+                fact_id=str(r["id"]), entity=r["entity"], attribute=r["attribute"],
+                value=r["value"], change=r["change"], new_value=r["new_value"], by=r["by"],
+                conflict_id=str(r.get("conflict_id") or "")) for r in found.facts],
+            conflicts_opened=found.conflicts_opened, cursor=found.cursor.isoformat())

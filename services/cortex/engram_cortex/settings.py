@@ -43,3 +43,8 @@ class CortexSettings(ServiceSettings, DatabaseSettings, NatsSettings, AuditSetti
     graph_walk_timeout_s: float = Field(3.0, gt=0)
     # memory_recall walks from at most this many seed entities.
     recall_max_seeds: int = Field(20, ge=1)
+    # The facts a session was served, kept so a later turn can be told when
+    # one was superseded or contested: the newest this many per session, for
+    # at most this long (the prompt hook looks back one turn).
+    session_reads_max: int = Field(200, ge=1, le=10_000)
+    session_reads_keep_s: float = Field(7 * 86400.0, gt=0)

@@ -26,6 +26,7 @@ from .principals import PrincipalStore
 from .registry import TIERS, TOOLS
 from .rest_board import build_board_router
 from .rest_memory import build_memory_router
+from .rest_sessions import build_sessions_router
 from .settings import GatewaySettings
 from .strict_args import forbid_unknown_arguments
 from .toolsets import Toolsets
@@ -117,5 +118,6 @@ def build_app(settings: GatewaySettings) -> FastAPI:
     app.state.principals = store
     app.include_router(build_board_router(backends))
     app.include_router(build_memory_router(backends))
+    app.include_router(build_sessions_router(backends))
     app.mount("/", guard_mcp(mcp_app, mcp, store, settings.max_sessions_per_principal))
     return app

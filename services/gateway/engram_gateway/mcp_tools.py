@@ -19,14 +19,15 @@ from .toolspec import Access, Effect, Invocation, ToolSpec
 
 
 def session_id(ctx: Context) -> str:
-    """The client's session: the MCP session header (handshake-era clients),
-    else an `X-Engram-Session` header the client may send, else empty (the
-    caller falls back to one rolling session per principal)."""
+    """The client's session: an `X-Engram-Session` header the client sends
+    (it wins, so a client's hooks over REST and its tool calls share one
+    session), else the MCP session header (handshake-era clients), else empty
+    (the caller falls back to one rolling session per principal)."""
     request = getattr(ctx.request_context, "request", None)
     headers = getattr(request, "headers", None)
     if headers is None:
         return ""
-    return headers.get("mcp-session-id", "") or headers.get("x-engram-session", "")
+    return headers.get("x-engram-session", "") or headers.get("mcp-session-id", "")
 
 
 async def run_tool(spec: ToolSpec, backends: Backends, ctx: Context, args: dict[str, Any],

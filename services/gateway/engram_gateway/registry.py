@@ -17,12 +17,13 @@ from . import (
     tools_graph,
     tools_knowledge,
     tools_memory,
+    tools_sessions,
 )
 from .toolspec import Access, Effect, Op, Retry, Tier, ToolSpec
 
 TOOLS: list[ToolSpec] = [
     *tools_memory.TOOLS, *tools_episodes.TOOLS, *tools_board.TOOLS, *tools_facts.TOOLS,
-    *tools_graph.TOOLS, *tools_knowledge.TOOLS, *tools_dream.TOOLS,
+    *tools_graph.TOOLS, *tools_knowledge.TOOLS, *tools_dream.TOOLS, *tools_sessions.TOOLS,
 ]
 BY_NAME: dict[str, ToolSpec] = {t.name: t for t in TOOLS}
 TIERS: dict[str, int] = {t.name: int(t.tier) for t in TOOLS}

@@ -126,7 +126,8 @@ TOOLS = [
         "next outer episode)", keyed=True)),
     ToolSpec(session_title, Tier.FULL, episode_op(
         "SessionTitle", Retry.SAFE, "the title is set, not appended"), example={"title": "t"}),
-    ToolSpec(briefing, Tier.MINIMAL, {"": read(run=run_briefing)}),
+    ToolSpec(briefing, Tier.MINIMAL, {"": read(run=run_briefing,
+                                                rest="GET /v1/session/briefing")}),
     ToolSpec(document_ingest, Tier.FULL, {"": op(
         Access.WRITE, Effect.ADDITIVE, Retry.SAFE, "the same content again is a duplicate",
         service=Service.MEMORY, method="DocumentIngest", build=ingest_request,

@@ -14,9 +14,13 @@ from engram_kit.errors import Conflict, InvalidArgument
 from engram_kit.idempotency import Keyed
 
 from . import repo_episodes as repo
+from . import repo_sessions
 from .validation import clean_text
 
 MAX_TITLE = 200
+# A session's episode closed less than this long ago reopens on its next write
+# (the memory settings' session_reopen_s; this is its default).
+REOPEN_S = 86_400.0
 
 
 @dataclass
@@ -32,14 +36,24 @@ def _session(ctx: CallerContext) -> str:
     return ctx.session_id
 
 
-async def current_episode(conn: asyncpg.Connection, ctx: CallerContext) -> str | None:
-    """The innermost open episode of the caller's session, opened on first use."""
+def default_title(session_id: str) -> str:
+    return f"session {session_id[:24]}"
+
+
+async def current_episode(conn: asyncpg.Connection, ctx: CallerContext,
+                          reopen_s: float = REOPEN_S) -> str | None:
+    """The innermost open episode of the caller's session: opened on first
+    use, reopened when it closed less than `reopen_s` ago; marks the session
+    active (the idle close counts from here)."""
     if not ctx.session_id:
         return None
     open_ = await repo.innermost_open(conn, ctx.session_id)
+    if open_ is None and await repo_sessions.reopen_recent(conn, ctx.session_id, reopen_s):
+        open_ = await repo.innermost_open(conn, ctx.session_id)
     if open_ is None:
         open_ = await repo.create(conn, uuid.uuid4(), ctx.namespace, None, ctx.session_id,
-                                  f"session {ctx.session_id[:24]}", ctx.principal)
+                                  default_title(ctx.session_id), ctx.principal)
+    await repo_sessions.touch(conn, ctx.session_id)
     return str(open_["id"])
 
 
@@ -52,8 +66,9 @@ def _episode_of(reply: dict[str, str]) -> Episode:
 
 
 class Episodes:
-    def __init__(self, pool: asyncpg.Pool) -> None:
+    def __init__(self, pool: asyncpg.Pool, reopen_s: float = REOPEN_S) -> None:
         self.pool = pool
+        self.reopen_s = reopen_s
 
     async def start(self, ctx: CallerContext, title: str) -> Episode:
         session = _session(ctx)
@@ -62,7 +77,7 @@ class Episodes:
         async with audit.audited_tx(self.pool, ctx.require_namespace()) as conn:
             if (earlier := await idempotency.replay(conn, keyed)) is not None:
                 return _episode_of(earlier)
-            parent = await current_episode(conn, ctx)
+            parent = await current_episode(conn, ctx, self.reopen_s)
             row = await repo.create(conn, uuid.uuid4(), ctx.namespace, uuid.UUID(parent),
                                     session, title, ctx.principal)
             await audit.append(conn, ctx.namespace, ctx.principal, "episode.start",
@@ -77,6 +92,8 @@ class Episodes:
             if (earlier := await idempotency.replay(conn, keyed)) is not None:
                 return _episode_of(earlier)  # a retry must not end the enclosing one
             row = await repo.innermost_open(conn, session)
+            if row is None and await repo_sessions.reopen_recent(conn, session, self.reopen_s):
+                row = await repo.innermost_open(conn, session)  # closed by a Stop hook
             if row is None or row["parent_id"] is None:
                 raise Conflict("no open episode to end in this session (the session's own "
                                "episode ends with the session)")
@@ -89,7 +106,7 @@ class Episodes:
         session = _session(ctx)
         title = clean_text(title, MAX_TITLE, "title")
         async with audit.audited_tx(self.pool, ctx.require_namespace()) as conn:
-            await current_episode(conn, ctx)
+            await current_episode(conn, ctx, self.reopen_s)
             root = await repo.session_root(conn, session)
             assert root is not None  # current_episode opened the session's root
             await repo.retitle(conn, root["id"], title)

@@ -20,6 +20,7 @@ from . import repo
 from .decay import UseMarks
 from .events import entries_forgotten_event
 from .service import MemoryService, StoreInput, StoreResult, forgotten_digest
+from .sessions import resummarise
 from .validation import clean_source, clean_tags, clean_text, clean_top_k
 
 
@@ -84,6 +85,7 @@ class Lifecycle:
                       for r in rows]
             if ids:
                 await repo.delete_entries(conn, ids)
+                await resummarise(conn, [r["episode"] for r in rows if r["episode"]])
                 event_id, subject, payload = entries_forgotten_event(ctx, ids, reason)
                 await enqueue(conn, event_id, namespace, subject, payload)
                 await audit.append(conn, namespace, ctx.principal, "entry.forget", "",

@@ -29,6 +29,7 @@ from .reembed import ReembedSweep
 from .search import Searcher
 from .service import MemoryService
 from .servicer import MemoryDeps, MemoryServicer
+from .sessions import Sessions
 from .settings import MemorySettings
 
 SCHEMA = "memory"
@@ -59,6 +60,7 @@ async def amain(stop: asyncio.Event) -> None:
     uses = UseMarks(pool)
     searcher = Searcher(pool, embedder, s, documents, uses)
     sweep = ReembedSweep(pool, embedder, s.reembed_interval_s)
+    sessions = Sessions(pool, s.session_idle_s, s.session_sweep_s)
 
     readiness = Readiness(s.service_name)
     add_database_checks(readiness, pool, SCHEMA, MIGRATIONS)
@@ -72,10 +74,12 @@ async def amain(stop: asyncio.Event) -> None:
         memory_pb2_grpc.add_MemoryServiceServicer_to_server(
             MemoryServicer(MemoryDeps(
                 service=service, searcher=searcher, lifecycle=Lifecycle(service, uses),
-                episodes=Episodes(pool), documents=documents, decay=Decay(pool))), server)
+                episodes=Episodes(pool, s.session_reopen_s), documents=documents,
+                decay=Decay(pool), sessions=sessions)), server)
 
     try:
-        jobs: Background = [link.run, relay.run, sweep.run, uses.run, embedder.keep_connected]
+        jobs: Background = [link.run, relay.run, sweep.run, uses.run, sessions.run,
+                            embedder.keep_connected]
         await serve(s, register, readiness, stop, background=jobs)
     finally:
         await embedder.close()

@@ -314,14 +314,14 @@ async def select_for_forget(conn: asyncpg.Connection, filters: Filters,
                             limit: int) -> list[asyncpg.Record]:
     where, params = filters.sql(2)
     return await conn.fetch(
-        f"SELECT id, text, text_hash FROM entries WHERE status <> 'deleted'{where}"
+        f"SELECT id, text, text_hash, episode FROM entries WHERE status <> 'deleted'{where}"
         " ORDER BY created_at LIMIT $1 FOR UPDATE", limit, *params,
     )
 
 
 async def forget_candidate(conn: asyncpg.Connection, entry_id: UUID) -> list[asyncpg.Record]:
     return await conn.fetch(
-        "SELECT id, text, text_hash FROM entries WHERE id = $1 FOR UPDATE", entry_id
+        "SELECT id, text, text_hash, episode FROM entries WHERE id = $1 FOR UPDATE", entry_id
     )
 
 

@@ -18,7 +18,7 @@ async def innermost_open(conn: asyncpg.Connection, session_id: str) -> asyncpg.R
 async def session_root(conn: asyncpg.Connection, session_id: str) -> asyncpg.Record | None:
     return await conn.fetchrow(
         "SELECT id, title FROM episodes WHERE session_id = $1 AND parent_id IS NULL"
-        " ORDER BY started_at LIMIT 1", session_id,
+        " ORDER BY started_at DESC LIMIT 1", session_id,
     )
 
 
@@ -43,7 +43,8 @@ async def end(conn: asyncpg.Connection, episode_id: UUID) -> None:
 
 
 async def retitle(conn: asyncpg.Connection, episode_id: UUID, title: str) -> None:
-    await conn.execute("UPDATE episodes SET title = $2 WHERE id = $1", episode_id, title)
+    await conn.execute("UPDATE episodes SET title = $2, auto_title = false WHERE id = $1",
+                       episode_id, title)
 
 
 async def recent_with_entries(conn: asyncpg.Connection, limit: int,

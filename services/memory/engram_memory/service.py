@@ -126,7 +126,7 @@ class MemoryService:
                 await idempotency.remember(conn, namespace, keyed, _replay_of(done))
                 return done
             typed = await self._type(conn, text, vector, data.supersedes)
-            episode = data.episode or await current_episode(conn, ctx)
+            episode = data.episode or await current_episode(conn, ctx, self.s.session_reopen_s)
             entry = repo.NewEntry(
                 id=uuid.uuid4(), namespace=namespace, text=text, text_hash=text_hash,
                 source=source, tags=tags, origin=origin, episode=episode,

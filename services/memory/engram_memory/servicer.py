@@ -23,6 +23,7 @@ from .lifecycle import ForgetFilter, Lifecycle
 from .search import Searcher, SearchInput, SearchResult, serving_label
 from .service import MemoryService, StoreInput, StoreResult
 from .servicer_documents import document_hits
+from .sessions import Sessions
 
 FINDINGS = {
     "new": memory_pb2.FINDING_NEW,
@@ -105,6 +106,7 @@ class MemoryDeps:
     episodes: Episodes
     documents: Documents
     decay: Decay
+    sessions: Sessions
 
 
 class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
@@ -115,6 +117,7 @@ class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
         self.episodes = deps.episodes
         self.documents = deps.documents
         self.decay = deps.decay
+        self.sessions = deps.sessions
 
     async def Store(self, request: Any, context: Any) -> Any:  # noqa: N802 (gRPC name)
         result = await self.service.store(current_caller(), StoreInput(
@@ -186,6 +189,14 @@ class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
 
     async def Briefing(self, request: Any, context: Any) -> Any:  # noqa: N802
         return await episode_replies.briefing(self.episodes, request)
+
+    async def SessionClose(self, request: Any, context: Any) -> Any:  # noqa: N802
+        return episode_replies.summary_reply(
+            await self.sessions.close(current_caller(), request.title))
+
+    async def EpisodeSummary(self, request: Any, context: Any) -> Any:  # noqa: N802
+        return episode_replies.summary_reply(
+            await self.sessions.summary(current_caller(), parse_id(request.id, "id")))
 
     async def DocumentIngest(self, request: Any, context: Any) -> Any:  # noqa: N802
         return await document_replies.ingest(self.documents, request)

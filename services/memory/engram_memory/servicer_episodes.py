@@ -10,6 +10,7 @@ from engram_kit.context import current_caller
 from engram_kit.timestamps import to_timestamp
 
 from .episodes import Episode, Episodes
+from .sessions import Summary
 
 DEFAULT_BUDGET = 800
 PER_EPISODE = 3
@@ -47,3 +48,10 @@ async def briefing(episodes: Episodes, request: Any) -> memory_pb2.BriefingRespo
             ended_at=to_timestamp(row["ended_at"]), entries=row["entries"],
             latest=list(row["latest"])))
     return memory_pb2.BriefingResponse(episodes=recaps, truncated=len(recaps) < len(rows))
+
+
+def summary_reply(s: Summary) -> memory_pb2.EpisodeSummaryReply:
+    return memory_pb2.EpisodeSummaryReply(
+        id=str(s.id), title=s.title, summary=s.summary,
+        started_at=to_timestamp(s.started_at), ended_at=to_timestamp(s.ended_at),
+        entries=s.entries, pruned=s.pruned, session_id=s.session_id)

@@ -64,3 +64,10 @@ class MemorySettings(ServiceSettings, DatabaseSettings, NatsSettings, AuditSetti
     # with b=0, k1 has no effect. Document chunks use the textbook 1.2 / 0.75.
     lexical_k1: float = Field(1.2, gt=0)
     lexical_b: float = Field(0.0, ge=0, le=1)
+    # Sessions close: a session's episode with no write for session_idle_s
+    # closes (extractive title and summary from its entries; none: removed),
+    # checked every session_sweep_s; a write within session_reopen_s of the
+    # close reopens it instead of starting a new one.
+    session_idle_s: float = Field(1800.0, gt=0)
+    session_reopen_s: float = Field(86_400.0, ge=0)
+    session_sweep_s: float = Field(60.0, gt=0)

@@ -1,0 +1,58 @@
+"""Run `engram hook <event>` as Claude Code does: the hook's JSON on stdin,
+the environment naming the stack and the token."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ENGRAM = Path(sys.executable).parent / "engram"
+EVENT_NAMES = {"session-start": "SessionStart", "prompt": "UserPromptSubmit", "stop": "Stop",
+               "session-end": "SessionEnd", "pre-compact": "PreCompact"}
+
+
+@dataclass(frozen=True)
+class HookRun:
+    rc: int
+    stdout: str
+    stderr: str
+    seconds: float
+
+    def context(self) -> str:
+        """The additionalContext the hook handed the agent ("" for none)."""
+        if not self.stdout.strip():
+            return ""
+        return json.loads(self.stdout)["hookSpecificOutput"]["additionalContext"]
+
+
+def hook_input(event: str, session_id: str, cwd: str = "/tmp") -> dict[str, Any]:
+    """What Claude Code sends on stdin for `event`."""
+    base = {"session_id": session_id, "transcript_path": f"/tmp/{session_id}.jsonl",
+            "cwd": cwd, "permission_mode": "default", "hook_event_name": EVENT_NAMES[event]}
+    extra = {"session-start": {"source": "startup", "model": "claude-sonnet-4-5"},
+             "prompt": {"prompt": "what next?"},
+             "stop": {"stop_hook_active": False, "last_assistant_message": "done"},
+             "session-end": {"reason": "prompt_input_exit"},
+             "pre-compact": {"trigger": "auto", "custom_instructions": ""}}[event]
+    return {**base, **extra}
+
+
+def run_hook(event: str, session_id: str, env: dict[str, str],
+             extra_args: list[str] | None = None) -> HookRun:
+    cmd = [str(ENGRAM)] if ENGRAM.exists() else [sys.executable, "-m", "engram_cli"]
+    started = time.monotonic()
+    proc = subprocess.run([*cmd, "hook", event, *(extra_args or [])],
+                          input=json.dumps(hook_input(event, session_id)).encode(),
+                          env=env, capture_output=True, timeout=30)
+    return HookRun(proc.returncode, proc.stdout.decode(), proc.stderr.decode(),
+                   time.monotonic() - started)
+
+
+def client_session() -> str:
+    return str(uuid.uuid4())
