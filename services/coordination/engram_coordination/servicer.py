@@ -159,5 +159,7 @@ class CoordinationServicer(rpc.CoordinationServiceServicer):
         done = await self._mail.redact(actor_of(current_caller()), list(request.ids))
         return pb.RedactMessagesResponse(redacted=done)
 
-
-
+    async def ForgetMessage(self, request: pb.ForgetMessageRequest,
+                            context: Any) -> pb.ForgetMessageResponse:
+        ids = await self._mail.forget(actor_of(current_caller()), request.id, request.reason)
+        return pb.ForgetMessageResponse(ids=ids)

@@ -23,6 +23,7 @@ from .column_check import EmbeddingColumnCheck
 from .decay import Decay, UseMarks
 from .documents import Documents
 from .episodes import Episodes
+from .erasure import Erasure
 from .lifecycle import Lifecycle
 from .pdf_worker import PdfExtractor
 from .reembed import ReembedSweep
@@ -72,7 +73,8 @@ async def amain(stop: asyncio.Event) -> None:
         memory_pb2_grpc.add_MemoryServiceServicer_to_server(
             MemoryServicer(MemoryDeps(
                 service=service, searcher=searcher, lifecycle=Lifecycle(service, uses),
-                episodes=Episodes(pool), documents=documents, decay=Decay(pool))), server)
+                episodes=Episodes(pool), documents=documents, decay=Decay(pool),
+                erasure=Erasure(pool, s))), server)
 
     try:
         jobs: Background = [link.run, relay.run, sweep.run, uses.run, embedder.keep_connected]
