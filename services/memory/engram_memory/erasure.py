@@ -63,12 +63,17 @@ class Erasure:
         self.pool = pool
         self.s = settings
 
-    async def forget_document(self, ctx: CallerContext, doc_id: uuid.UUID,
+    async def forget_document(self, ctx: CallerContext, document_id: str,
                               reason: str) -> DocumentForgotten:
         """The document, its chunks, vectors and original file are deleted;
         the tombstone keeps a keyed digest of the content, never words."""
         namespace = ctx.require_namespace()
         reason = clean_reason(reason)
+        try:
+            doc_id = uuid.UUID(document_id.strip())
+        except ValueError:
+            raise InvalidArgument(f"document_id must be a document id (a UUID), got "
+                                  f"{document_id[:40]!r}", field="document_id") from None
         async with audit.audited_tx(self.pool, namespace) as conn:
             row = await repo_documents.lock_document(conn, doc_id)
             if row is None:

@@ -207,7 +207,7 @@ class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
 
     async def DocumentForget(self, request: Any, context: Any) -> Any:  # noqa: N802
         done = await self.erasure.forget_document(
-            current_caller(), parse_id(request.document_id, "document_id"), request.reason)
+            current_caller(), request.document_id, request.reason)
         return memory_pb2.DocumentForgetResponse(
             document_id=str(done.document_id), chunks=done.chunks,
             tombstone_id=str(done.tombstone))
