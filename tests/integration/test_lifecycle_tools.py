@@ -8,6 +8,8 @@ import secrets
 import uuid
 from contextlib import AsyncExitStack
 
+import httpx
+
 from engram_cli.stack import Stack
 
 from ..helpers import admin_fetchval, call, call_error, mcp_client
@@ -326,3 +328,34 @@ async def test_mail_forget(stack: Stack, agent_token: str, admin_dsn: str):
     audit = await rows_as_text(admin_dsn, "SELECT * FROM coordination.audit "
                                "WHERE action = 'message.forget' AND subject = $1", mid)
     assert "secret" in audit and body not in audit
+
+
+async def test_rest_routes_run_the_same_operations(stack: Stack):
+    ns = f"lt-{uuid.uuid4().hex[:6]}"
+    who = principals(stack, ns)
+    slot = {"entity": "billing", "attribute": "owner", "namespace": ns}
+    async with mcp_client(stack.mcp_url, who["agent"]) as client:
+        doc = await call(client, "document_ingest", {"content": f"notes {marker()}",
+                                                     "source": "n.md", "namespace": ns})
+        await call(client, "fact_set", slot | {"value": "alice", "origin": "user"})
+        bob = await call(client, "fact_set", slot | {"value": "bob", "origin": "assistant",
+                                                     "replaces": True})
+    base = stack.mcp_url.removesuffix("/mcp")
+
+    def http(role: str) -> httpx.AsyncClient:
+        return httpx.AsyncClient(base_url=base, timeout=30, headers={
+            "Authorization": f"Bearer {who[role]}", "X-Engram-Namespace": ns})
+
+    async with http("agent") as agent, http("reviewer") as reviewer:
+        r = await agent.post(f"/v1/documents/{doc['id']}/forget", json={"reason": "secret"})
+        assert r.status_code == 200 and r.json()["document_id"] == doc["id"]
+        r = await agent.post(f"/v1/documents/{doc['id']}/forget", json={"reason": "again"})
+        assert r.status_code == 404 and "was forgotten" in r.json()["detail"]
+        r = await agent.post(f"/v1/documents/{doc['id']}/forget", json={"reason": "x",
+                                                                         "extra": 1})
+        assert r.status_code == 422
+        decide = f"/v1/review/contenders/{bob['fact']['id']}/decide"
+        r = await reviewer.post(decide, json={"decision": "discard", "reasoning": "not so"})
+        assert r.status_code == 200 and r.json()["fact"]["verdict"] == "withdrawn"
+        r = await reviewer.post(decide, json={"decision": "accept", "reasoning": "again"})
+        assert r.status_code == 409 and "not a parked contender" in r.json()["detail"]
