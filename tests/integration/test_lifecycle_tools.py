@@ -322,7 +322,8 @@ async def test_mail_forget(stack: Stack, agent_token: str, admin_dsn: str):
         assert done == {"erased": [mid]}
         inbox = await call(b, "board_message", {"action": "receive"})
         [kept] = [m for m in inbox["messages"] if m["id"] == mid]
-        assert kept["redacted"] is True and body not in str(inbox)
+        assert kept["redacted"] is True and kept["text"] == "[body erased]"
+        assert body not in str(inbox)
         assert (await call(a, "mail_forget", {"mail_id": mid, "reason": "again"})) == {
             "erased": [mid]}
     audit = await rows_as_text(admin_dsn, "SELECT * FROM coordination.audit "

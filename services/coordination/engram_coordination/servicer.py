@@ -70,7 +70,7 @@ def lease_reply(outcome: LeaseOutcome) -> pb.LeaseReply:
 def mail_message(row: asyncpg.Record) -> pb.MailMessage:
     return pb.MailMessage(
         id=str(row["id"]), sender=row["sender"], sender_principal=row["sender_principal"],
-        text=row["body"] if row["body"] is not None else "[redacted by an operator]",
+        text=row["body"] if row["body"] is not None else "[body erased]",
         sent_at=to_timestamp(row["sent_at"]), kind=row["kind"],
         addressed_to=row["addressed_to"], redacted=row["body"] is None,
         request_id=row["request_id"],
