@@ -69,13 +69,15 @@ async def retire_lesson(conn: asyncpg.Connection, lesson_id: uuid.UUID, reason: 
 async def erase_lesson(conn: asyncpg.Connection, row: asyncpg.Record) -> int:
     """The lesson, every lesson and outcome of its signature (the words it was
     drawn from), lessons merged into it, and their journal images."""
-    ids = [r["id"] for r in await conn.fetch(
-        "SELECT id FROM lessons WHERE signature = $1 OR merged_into = $2", row["signature"],
-        row["id"])]
+    found = await conn.fetch(
+        "SELECT id, signature FROM lessons WHERE signature = $1 OR merged_into = $2",
+        row["signature"], row["id"])
+    ids, signatures = [r["id"] for r in found], list({r["signature"] for r in found})
     await conn.execute("DELETE FROM journal WHERE tbl = 'lessons' AND row_key->>0 = "
                        "ANY($1::text[])", [str(i) for i in ids])
     await conn.execute("DELETE FROM lessons WHERE id = ANY($1::uuid[])", ids)
-    done = await conn.execute("DELETE FROM outcomes WHERE signature = $1", row["signature"])
+    done = await conn.execute("DELETE FROM outcomes WHERE signature = ANY($1::text[])",
+                              signatures)
     return int(done.split()[-1])
 
 
