@@ -32,7 +32,7 @@ from .review_queue import ReviewQueue
 from .servicer_facts import FactsDeps, FactsServicer
 from .servicer_graph import GraphDeps, GraphServicer
 from .servicer_knowledge import KnowledgeDeps, KnowledgeServicer
-from .servicer_lifecycle import LifecycleServicer
+from .servicer_lifecycle import LifecycleDeps, LifecycleServicer
 from .servicer_review import ReviewDeps, ReviewServicer
 from .settings import CortexSettings
 from .slots import SlotEditor
@@ -90,7 +90,8 @@ async def amain(stop: asyncio.Event) -> None:
             ReviewServicer(ReviewDeps(
                 review=review, queue=ReviewQueue(pool, review), tags=TagRegistry(pool),
                 merging=Merging(pool))),
-            LifecycleServicer(Retraction(pool, s), Erasure(pool, s)))
+            LifecycleServicer(LifecycleDeps(retraction=Retraction(pool, s),
+                                            erasure=Erasure(pool, s))))
         readiness.info["embedding_space"] = lambda: embedder.state
         jobs: Background = [embedder.keep_connected, link.run, relay.run]
         return (lambda server: register(servicers, server)), jobs

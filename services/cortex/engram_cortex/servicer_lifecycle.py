@@ -4,6 +4,7 @@ facts retracted (proto <-> domain only)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from engram.v1 import common_pb2
@@ -18,10 +19,16 @@ from .retraction import Retraction
 from .world import decayed
 
 
+@dataclass(frozen=True)
+class LifecycleDeps:
+    retraction: Retraction
+    erasure: Erasure
+
+
 class LifecycleServicer(rpc.CortexLifecycleServicer):
-    def __init__(self, retraction: Retraction, erasure: Erasure) -> None:
-        self._r = retraction
-        self._e = erasure
+    def __init__(self, deps: LifecycleDeps) -> None:
+        self._r = deps.retraction
+        self._e = deps.erasure
 
     async def WorldRetract(self, request: pb.WorldRetractRequest,
                            context: Any) -> pb.WorldRetractResponse:
