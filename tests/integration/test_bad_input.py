@@ -69,7 +69,10 @@ async def test_unknown_tool_is_a_tool_error(stack: Stack, agent_token: str):
                      "graph_relate", "graph_unrelate", "graph_neighbors", "relation_list",
                      "relation_add", "memory_recall", "world_set", "world_search",
                      "outcome_record", "lesson_search", "tag_propose_root", "tag_alias",
-                     "review_list", "review_decide", "dream", "toolset"}
+                     "review_list", "review_decide", "dream", "toolset",
+                     "document_forget", "world_retract", "world_restore", "lesson_retire",
+                     "lesson_restore", "fact_forget", "contender_decide", "forget_by_writer",
+                     "mail_forget"}
 
 
 async def test_nul_characters_are_refused_with_the_field_name(stack: Stack, agent_token: str):
