@@ -19,6 +19,7 @@ from .backup import run_backup, run_restore
 from .connect import add_commands as add_connect_commands
 from .doctor import run_doctor
 from .files import private_dir
+from .forget_writer import WriterArgs, run_forget_writer
 from .portable import run_export, run_import
 from .settings import CliSettings
 from .stack import TOKENS_FILE, Stack
@@ -200,6 +201,18 @@ def build_parser() -> argparse.ArgumentParser:
     status.add_argument("--data-dir")
     status.add_argument("--json", action="store_true", help="one JSON document")
     status.set_defaults(func=lambda a: run_status(_settings(a), a.json))
+    forget = sub.add_parser("forget-writer", help="forget the entries and retract the facts "
+                            "one principal wrote in a window (operator token)")
+    forget.add_argument("principal", help="the writer whose writes go")
+    forget.add_argument("--namespace", required=True)
+    forget.add_argument("--reason", required=True)
+    forget.add_argument("--since", default=None, help="ISO time: written at or after")
+    forget.add_argument("--until", default=None, help="ISO time: written before")
+    forget.add_argument("--dry-run", action="store_true", help="list what would change")
+    forget.add_argument("--token-file", required=True, help="file holding an operator token")
+    forget.add_argument("--data-dir")
+    forget.set_defaults(func=lambda a: run_forget_writer(_settings(a), WriterArgs(
+        a.principal, a.namespace, a.reason, a.since, a.until, a.dry_run, a.token_file)))
     doctor = sub.add_parser("doctor", help="check the installation and a running stack")
     doctor.add_argument("--data-dir")
     doctor.set_defaults(func=lambda a: run_doctor(_settings(a)))

@@ -17,7 +17,9 @@ from engram_gateway.toolspec import Access, Op, ToolSpec
 
 from ..helpers import call, mcp_client, result_text
 
-PATH_VALUES = {"entry_id": "00000000-0000-0000-0000-000000000000", "name": "registry:test"}
+NO_ID = "00000000-0000-0000-0000-000000000000"
+PATH_VALUES = {"entry_id": NO_ID, "name": "registry:test", "document_id": NO_ID,
+               "fact_id": NO_ID, "mail_id": NO_ID}
 
 
 def _args(spec: ToolSpec, action: str, ns: str) -> dict[str, Any]:

@@ -27,6 +27,11 @@ def writes(marker: str, secret: str, n: int, word: str) -> list[tuple[str, dict]
     return [
         ("memory_store", {"text": f"The {word} of {entity} {marker} is {secret} value {n}."}),
         ("fact_set", {"entity": entity, "attribute": word, "value": f"{secret} {n}"}),
+        # A parked contender: review_list serves it with its value.
+        ("fact_set", {"entity": entity, "attribute": f"{word}_owner", "value": "someone",
+                      "origin": "user"}),
+        ("fact_set", {"entity": entity, "attribute": f"{word}_owner", "value": f"{secret} {n}",
+                      "origin": "assistant", "replaces": True}),
         ("graph_relate", {"src": entity, "relation": "uses", "dst": f"dep-{secret}"}),
         ("world_set", {"entity": entity, "attribute": word, "value": f"{secret}",
                        "source_url": f"https://example.com/{secret}",

@@ -282,3 +282,17 @@ class RedactMessagesResponse(_message.Message):
     REDACTED_FIELD_NUMBER: _ClassVar[int]
     redacted: int
     def __init__(self, redacted: _Optional[int] = ...) -> None: ...
+
+class ForgetMessageRequest(_message.Message):
+    __slots__ = ("id", "reason")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    reason: str
+    def __init__(self, id: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class ForgetMessageResponse(_message.Message):
+    __slots__ = ("ids",)
+    IDS_FIELD_NUMBER: _ClassVar[int]
+    ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, ids: _Optional[_Iterable[str]] = ...) -> None: ...

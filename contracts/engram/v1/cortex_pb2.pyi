@@ -1,6 +1,7 @@
 import datetime
 
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from engram.v1 import common_pb2 as _common_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
@@ -870,3 +871,77 @@ class FlagEvidenceResponse(_message.Message):
     FLAGGED_FIELD_NUMBER: _ClassVar[int]
     flagged: int
     def __init__(self, flagged: _Optional[int] = ...) -> None: ...
+
+class WorldRetractRequest(_message.Message):
+    __slots__ = ("entity", "attribute", "reason", "erase")
+    ENTITY_FIELD_NUMBER: _ClassVar[int]
+    ATTRIBUTE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    ERASE_FIELD_NUMBER: _ClassVar[int]
+    entity: str
+    attribute: str
+    reason: str
+    erase: bool
+    def __init__(self, entity: _Optional[str] = ..., attribute: _Optional[str] = ..., reason: _Optional[str] = ..., erase: _Optional[bool] = ...) -> None: ...
+
+class WorldRetractResponse(_message.Message):
+    __slots__ = ("facts", "erased")
+    FACTS_FIELD_NUMBER: _ClassVar[int]
+    ERASED_FIELD_NUMBER: _ClassVar[int]
+    facts: _containers.RepeatedCompositeFieldContainer[WorldFact]
+    erased: int
+    def __init__(self, facts: _Optional[_Iterable[_Union[WorldFact, _Mapping]]] = ..., erased: _Optional[int] = ...) -> None: ...
+
+class LessonRetireRequest(_message.Message):
+    __slots__ = ("lesson_id", "reason", "erase")
+    LESSON_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    ERASE_FIELD_NUMBER: _ClassVar[int]
+    lesson_id: str
+    reason: str
+    erase: bool
+    def __init__(self, lesson_id: _Optional[str] = ..., reason: _Optional[str] = ..., erase: _Optional[bool] = ...) -> None: ...
+
+class LessonRetireResponse(_message.Message):
+    __slots__ = ("lesson", "erased")
+    LESSON_FIELD_NUMBER: _ClassVar[int]
+    ERASED_FIELD_NUMBER: _ClassVar[int]
+    lesson: Lesson
+    erased: bool
+    def __init__(self, lesson: _Optional[_Union[Lesson, _Mapping]] = ..., erased: _Optional[bool] = ...) -> None: ...
+
+class FactForgetRequest(_message.Message):
+    __slots__ = ("entity", "attribute", "value", "reason")
+    ENTITY_FIELD_NUMBER: _ClassVar[int]
+    ATTRIBUTE_FIELD_NUMBER: _ClassVar[int]
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    entity: str
+    attribute: str
+    value: str
+    reason: str
+    def __init__(self, entity: _Optional[str] = ..., attribute: _Optional[str] = ..., value: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class FactForgetResponse(_message.Message):
+    __slots__ = ("ids",)
+    IDS_FIELD_NUMBER: _ClassVar[int]
+    ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class ContenderDecideRequest(_message.Message):
+    __slots__ = ("fact_id", "decision", "reasoning")
+    FACT_ID_FIELD_NUMBER: _ClassVar[int]
+    DECISION_FIELD_NUMBER: _ClassVar[int]
+    REASONING_FIELD_NUMBER: _ClassVar[int]
+    fact_id: str
+    decision: str
+    reasoning: str
+    def __init__(self, fact_id: _Optional[str] = ..., decision: _Optional[str] = ..., reasoning: _Optional[str] = ...) -> None: ...
+
+class ContenderDecideResponse(_message.Message):
+    __slots__ = ("fact", "superseded")
+    FACT_FIELD_NUMBER: _ClassVar[int]
+    SUPERSEDED_FIELD_NUMBER: _ClassVar[int]
+    fact: Fact
+    superseded: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, fact: _Optional[_Union[Fact, _Mapping]] = ..., superseded: _Optional[_Iterable[str]] = ...) -> None: ...

@@ -3,6 +3,7 @@
 import grpc
 import warnings
 
+from engram.v1 import common_pb2 as engram_dot_v1_dot_common__pb2
 from engram.v1 import cortex_pb2 as engram_dot_v1_dot_cortex__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
@@ -26,7 +27,7 @@ if _version_not_supported:
 
 
 class CortexFactsStub:
-    """Cortex serves four gRPC services from one process (one port, one pool):
+    """Cortex serves five gRPC services from one process (one port, one pool):
     each has its own servicer in engram_cortex.
 
     Typed facts: writes through the lanes, reads, sets, and the journal.
@@ -106,7 +107,7 @@ class CortexFactsStub:
 
 
 class CortexFactsServicer:
-    """Cortex serves four gRPC services from one process (one port, one pool):
+    """Cortex serves five gRPC services from one process (one port, one pool):
     each has its own servicer in engram_cortex.
 
     Typed facts: writes through the lanes, reads, sets, and the journal.
@@ -267,7 +268,7 @@ def add_CortexFactsServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class CortexFacts:
-    """Cortex serves four gRPC services from one process (one port, one pool):
+    """Cortex serves five gRPC services from one process (one port, one pool):
     each has its own servicer in engram_cortex.
 
     Typed facts: writes through the lanes, reads, sets, and the journal.
@@ -1570,6 +1571,345 @@ class CortexReview:
             '/engram.v1.CortexReview/MergeEntities',
             engram_dot_v1_dot_cortex__pb2.MergeEntitiesRequest.SerializeToString,
             engram_dot_v1_dot_cortex__pb2.MergeEntitiesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+
+class CortexLifecycleStub:
+    """Reversible retraction of world facts and lessons (kept as history), hard
+    erasure of facts, parked contenders decided by a reviewer, and what one
+    writer wrote, retracted.
+    """
+
+    def __init__(self, channel):
+        """Constructor.
+
+        Args:
+            channel: A grpc.Channel.
+        """
+        self.WorldRetract = channel.unary_unary(
+                '/engram.v1.CortexLifecycle/WorldRetract',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.WorldRetractRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.WorldRetractResponse.FromString,
+                _registered_method=True)
+        self.WorldRestore = channel.unary_unary(
+                '/engram.v1.CortexLifecycle/WorldRestore',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.WorldRetractRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.WorldRetractResponse.FromString,
+                _registered_method=True)
+        self.LessonRetire = channel.unary_unary(
+                '/engram.v1.CortexLifecycle/LessonRetire',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.LessonRetireRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.LessonRetireResponse.FromString,
+                _registered_method=True)
+        self.LessonRestore = channel.unary_unary(
+                '/engram.v1.CortexLifecycle/LessonRestore',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.LessonRetireRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.LessonRetireResponse.FromString,
+                _registered_method=True)
+        self.FactForget = channel.unary_unary(
+                '/engram.v1.CortexLifecycle/FactForget',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.FactForgetRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.FactForgetResponse.FromString,
+                _registered_method=True)
+        self.ContenderDecide = channel.unary_unary(
+                '/engram.v1.CortexLifecycle/ContenderDecide',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.ContenderDecideRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.ContenderDecideResponse.FromString,
+                _registered_method=True)
+        self.ForgetByWriter = channel.unary_unary(
+                '/engram.v1.CortexLifecycle/ForgetByWriter',
+                request_serializer=engram_dot_v1_dot_common__pb2.ForgetByWriterRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_common__pb2.ForgetByWriterResponse.FromString,
+                _registered_method=True)
+
+
+class CortexLifecycleServicer:
+    """Reversible retraction of world facts and lessons (kept as history), hard
+    erasure of facts, parked contenders decided by a reviewer, and what one
+    writer wrote, retracted.
+    """
+
+    def WorldRetract(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def WorldRestore(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def LessonRetire(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def LessonRestore(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def FactForget(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ContenderDecide(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ForgetByWriter(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+
+def add_CortexLifecycleServicer_to_server(servicer, server):
+    rpc_method_handlers = {
+            'WorldRetract': grpc.unary_unary_rpc_method_handler(
+                    servicer.WorldRetract,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.WorldRetractRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.WorldRetractResponse.SerializeToString,
+            ),
+            'WorldRestore': grpc.unary_unary_rpc_method_handler(
+                    servicer.WorldRestore,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.WorldRetractRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.WorldRetractResponse.SerializeToString,
+            ),
+            'LessonRetire': grpc.unary_unary_rpc_method_handler(
+                    servicer.LessonRetire,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.LessonRetireRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.LessonRetireResponse.SerializeToString,
+            ),
+            'LessonRestore': grpc.unary_unary_rpc_method_handler(
+                    servicer.LessonRestore,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.LessonRetireRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.LessonRetireResponse.SerializeToString,
+            ),
+            'FactForget': grpc.unary_unary_rpc_method_handler(
+                    servicer.FactForget,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.FactForgetRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.FactForgetResponse.SerializeToString,
+            ),
+            'ContenderDecide': grpc.unary_unary_rpc_method_handler(
+                    servicer.ContenderDecide,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.ContenderDecideRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.ContenderDecideResponse.SerializeToString,
+            ),
+            'ForgetByWriter': grpc.unary_unary_rpc_method_handler(
+                    servicer.ForgetByWriter,
+                    request_deserializer=engram_dot_v1_dot_common__pb2.ForgetByWriterRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_common__pb2.ForgetByWriterResponse.SerializeToString,
+            ),
+    }
+    generic_handler = grpc.method_handlers_generic_handler(
+            'engram.v1.CortexLifecycle', rpc_method_handlers)
+    server.add_generic_rpc_handlers((generic_handler,))
+    server.add_registered_method_handlers('engram.v1.CortexLifecycle', rpc_method_handlers)
+
+
+ # This class is part of an EXPERIMENTAL API.
+class CortexLifecycle:
+    """Reversible retraction of world facts and lessons (kept as history), hard
+    erasure of facts, parked contenders decided by a reviewer, and what one
+    writer wrote, retracted.
+    """
+
+    @staticmethod
+    def WorldRetract(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexLifecycle/WorldRetract',
+            engram_dot_v1_dot_cortex__pb2.WorldRetractRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.WorldRetractResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WorldRestore(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexLifecycle/WorldRestore',
+            engram_dot_v1_dot_cortex__pb2.WorldRetractRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.WorldRetractResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def LessonRetire(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexLifecycle/LessonRetire',
+            engram_dot_v1_dot_cortex__pb2.LessonRetireRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.LessonRetireResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def LessonRestore(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexLifecycle/LessonRestore',
+            engram_dot_v1_dot_cortex__pb2.LessonRetireRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.LessonRetireResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def FactForget(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexLifecycle/FactForget',
+            engram_dot_v1_dot_cortex__pb2.FactForgetRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.FactForgetResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ContenderDecide(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexLifecycle/ContenderDecide',
+            engram_dot_v1_dot_cortex__pb2.ContenderDecideRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.ContenderDecideResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ForgetByWriter(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexLifecycle/ForgetByWriter',
+            engram_dot_v1_dot_common__pb2.ForgetByWriterRequest.SerializeToString,
+            engram_dot_v1_dot_common__pb2.ForgetByWriterResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,6 +1,7 @@
 import datetime
 
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from engram.v1 import common_pb2 as _common_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
@@ -502,3 +503,21 @@ class DocumentSearchResponse(_message.Message):
     documents: _containers.RepeatedCompositeFieldContainer[DocumentHit]
     mode: str
     def __init__(self, documents: _Optional[_Iterable[_Union[DocumentHit, _Mapping]]] = ..., mode: _Optional[str] = ...) -> None: ...
+
+class DocumentForgetRequest(_message.Message):
+    __slots__ = ("document_id", "reason")
+    DOCUMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    document_id: str
+    reason: str
+    def __init__(self, document_id: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class DocumentForgetResponse(_message.Message):
+    __slots__ = ("document_id", "chunks", "tombstone_id")
+    DOCUMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    CHUNKS_FIELD_NUMBER: _ClassVar[int]
+    TOMBSTONE_ID_FIELD_NUMBER: _ClassVar[int]
+    document_id: str
+    chunks: int
+    tombstone_id: str
+    def __init__(self, document_id: _Optional[str] = ..., chunks: _Optional[int] = ..., tombstone_id: _Optional[str] = ...) -> None: ...

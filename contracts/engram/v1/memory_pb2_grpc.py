@@ -3,6 +3,7 @@
 import grpc
 import warnings
 
+from engram.v1 import common_pb2 as engram_dot_v1_dot_common__pb2
 from engram.v1 import memory_pb2 as engram_dot_v1_dot_memory__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
@@ -124,6 +125,16 @@ class MemoryServiceStub:
                 request_serializer=engram_dot_v1_dot_memory__pb2.DocumentSearchRequest.SerializeToString,
                 response_deserializer=engram_dot_v1_dot_memory__pb2.DocumentSearchResponse.FromString,
                 _registered_method=True)
+        self.DocumentForget = channel.unary_unary(
+                '/engram.v1.MemoryService/DocumentForget',
+                request_serializer=engram_dot_v1_dot_memory__pb2.DocumentForgetRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_memory__pb2.DocumentForgetResponse.FromString,
+                _registered_method=True)
+        self.ForgetByWriter = channel.unary_unary(
+                '/engram.v1.MemoryService/ForgetByWriter',
+                request_serializer=engram_dot_v1_dot_common__pb2.ForgetByWriterRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_common__pb2.ForgetByWriterResponse.FromString,
+                _registered_method=True)
 
 
 class MemoryServiceServicer:
@@ -237,6 +248,18 @@ class MemoryServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def DocumentForget(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ForgetByWriter(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MemoryServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -329,6 +352,16 @@ def add_MemoryServiceServicer_to_server(servicer, server):
                     servicer.DocumentSearch,
                     request_deserializer=engram_dot_v1_dot_memory__pb2.DocumentSearchRequest.FromString,
                     response_serializer=engram_dot_v1_dot_memory__pb2.DocumentSearchResponse.SerializeToString,
+            ),
+            'DocumentForget': grpc.unary_unary_rpc_method_handler(
+                    servicer.DocumentForget,
+                    request_deserializer=engram_dot_v1_dot_memory__pb2.DocumentForgetRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_memory__pb2.DocumentForgetResponse.SerializeToString,
+            ),
+            'ForgetByWriter': grpc.unary_unary_rpc_method_handler(
+                    servicer.ForgetByWriter,
+                    request_deserializer=engram_dot_v1_dot_common__pb2.ForgetByWriterRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_common__pb2.ForgetByWriterResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -817,6 +850,60 @@ class MemoryService:
             '/engram.v1.MemoryService/DocumentSearch',
             engram_dot_v1_dot_memory__pb2.DocumentSearchRequest.SerializeToString,
             engram_dot_v1_dot_memory__pb2.DocumentSearchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DocumentForget(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.MemoryService/DocumentForget',
+            engram_dot_v1_dot_memory__pb2.DocumentForgetRequest.SerializeToString,
+            engram_dot_v1_dot_memory__pb2.DocumentForgetResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ForgetByWriter(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.MemoryService/ForgetByWriter',
+            engram_dot_v1_dot_common__pb2.ForgetByWriterRequest.SerializeToString,
+            engram_dot_v1_dot_common__pb2.ForgetByWriterResponse.FromString,
             options,
             channel_credentials,
             insecure,

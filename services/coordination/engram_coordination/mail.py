@@ -22,7 +22,7 @@ from engram_kit.errors import (
 )
 from engram_kit.vocab import Role
 
-from . import repo, repo_mail
+from . import mail_forget, repo, repo_mail
 from .board import Actor, HintPublisher, Hints, board_read_tx, board_tx
 from .notices import body_hash
 from .secret_screen import secret_kind
@@ -211,3 +211,6 @@ class Mail:
                                  "message.redact", str(row["id"]),
                                  {"body_hmac": row["body_hmac"]})
         return len(done)
+
+    async def forget(self, actor: Actor, message_id: str, reason: str) -> list[str]:
+        return await mail_forget.forget(self._pool, actor, message_id, reason)

@@ -70,7 +70,7 @@ def lease_reply(outcome: LeaseOutcome) -> pb.LeaseReply:
 def mail_message(row: asyncpg.Record) -> pb.MailMessage:
     return pb.MailMessage(
         id=str(row["id"]), sender=row["sender"], sender_principal=row["sender_principal"],
-        text=row["body"] if row["body"] is not None else "[redacted by an operator]",
+        text=row["body"] if row["body"] is not None else "[body erased]",
         sent_at=to_timestamp(row["sent_at"]), kind=row["kind"],
         addressed_to=row["addressed_to"], redacted=row["body"] is None,
         request_id=row["request_id"],
@@ -159,5 +159,7 @@ class CoordinationServicer(rpc.CoordinationServiceServicer):
         done = await self._mail.redact(actor_of(current_caller()), list(request.ids))
         return pb.RedactMessagesResponse(redacted=done)
 
-
-
+    async def ForgetMessage(self, request: pb.ForgetMessageRequest,
+                            context: Any) -> pb.ForgetMessageResponse:
+        ids = await self._mail.forget(actor_of(current_caller()), request.id, request.reason)
+        return pb.ForgetMessageResponse(ids=ids)

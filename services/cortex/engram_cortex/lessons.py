@@ -12,6 +12,7 @@ from typing import Any
 import asyncpg
 
 from engram_kit import idempotency
+from engram_kit.audit import content_digest
 from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.embedder_client import EmbedderClient
@@ -99,7 +100,7 @@ class Lessons:
             await repo_lessons.insert_outcome(conn, ns, outcome_id, task, outcome, detail,
                                               signature, [str(i) for i in ids], ctx.principal)
             await repo.audit(conn, ns, ctx.principal, "outcome.record", str(outcome_id),
-                             {"outcome": outcome, "task": task})
+                             {"outcome": outcome, "task_hmac": content_digest(task)})
             identical = await repo_lessons.signals(conn, signature)
             lesson = None
             if identical >= THRESHOLD[outcome]:

@@ -18,6 +18,7 @@ from engram_kit.outbox import OutboxRelay
 from engram_kit.runtime import run_until_signal
 from engram_kit.service import Background, Register, run_database_service
 
+from .erasure import Erasure
 from .facts import FactStore
 from .freshness import Freshness
 from .graph import Graph
@@ -26,11 +27,13 @@ from .lessons import Lessons
 from .merging import Merging
 from .reads import FactReader
 from .recall import Recall
+from .retraction import Retraction
 from .review import Review
 from .review_queue import ReviewQueue
 from .servicer_facts import FactsDeps, FactsServicer
 from .servicer_graph import GraphDeps, GraphServicer
 from .servicer_knowledge import KnowledgeDeps, KnowledgeServicer
+from .servicer_lifecycle import LifecycleDeps, LifecycleServicer
 from .servicer_review import ReviewDeps, ReviewServicer
 from .settings import CortexSettings
 from .slots import SlotEditor
@@ -43,13 +46,15 @@ MIGRATIONS = Path(__file__).parent / "migrations"
 
 
 def register(servicers: tuple[FactsServicer, GraphServicer, KnowledgeServicer,
-                              ReviewServicer], server: grpc.aio.Server) -> None:
-    """The four cortex services share one server (one port, one pool)."""
-    facts, graph, knowledge, review = servicers
+                              ReviewServicer, LifecycleServicer],
+             server: grpc.aio.Server) -> None:
+    """The five cortex services share one server (one port, one pool)."""
+    facts, graph, knowledge, review, lifecycle = servicers
     rpc.add_CortexFactsServicer_to_server(facts, server)
     rpc.add_CortexGraphServicer_to_server(graph, server)
     rpc.add_CortexKnowledgeServicer_to_server(knowledge, server)
     rpc.add_CortexReviewServicer_to_server(review, server)
+    rpc.add_CortexLifecycleServicer_to_server(lifecycle, server)
 
 
 async def amain(stop: asyncio.Event) -> None:
@@ -86,7 +91,9 @@ async def amain(stop: asyncio.Event) -> None:
                 lesson_merger=LessonMerger(pool, s))),
             ReviewServicer(ReviewDeps(
                 review=review, queue=ReviewQueue(pool, review), tags=TagRegistry(pool),
-                merging=Merging(pool))))
+                merging=Merging(pool))),
+            LifecycleServicer(LifecycleDeps(retraction=Retraction(pool, s),
+                                            erasure=Erasure(pool, s))))
         readiness.info["embedding_space"] = lambda: embedder.state
         jobs: Background = [embedder.keep_connected, link.run, relay.run]
         return (lambda server: register(servicers, server)), jobs

@@ -13,12 +13,13 @@ from engram_kit.db import tenant_tx
 from engram_kit.errors import Conflict, InvalidArgument, NotFound, PermissionDenied
 from engram_kit.vocab import REVIEWER_ROLES, ConflictStatus, Role, TagStatus
 
-from . import repo, repo_tags
+from . import repo, repo_retraction, repo_tags
 from .labels import resolve_call
 from .review import ConflictView, Review
 
-KINDS = ("conflict", "root_tag")
+KINDS = ("conflict", "root_tag", "contender")
 TAG_PREFIX = "tag:"
+CONTENDER_PREFIX = "contender:"
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,18 @@ class ReviewQueue:
                                   r["created_at"], None,
                                   f"review_decide(item_id='{item_id}', decision='approve' or "
                                   "'reject', reasoning='...')"))
+        if kind in ("", "contender"):
+            items += await self._contenders(ns)
         return sorted(items, key=lambda i: i.created_at)
+
+    async def _contenders(self, ns: str) -> list[Item]:
+        async with tenant_tx(self._pool, ns) as conn:
+            rows = await repo_retraction.parked_contenders(conn, 100)
+        return [Item(f"{CONTENDER_PREFIX}{r['id']}", "contender",
+                     f"{r['entity']}.{r['attribute']}: contender {r['value']!r} (origin "
+                     f"{r['origin']}) vs current {r['current_value']!r}", r["recorded_at"],
+                     None, f"contender_decide(fact_id='{r['id']}', decision='accept' or "
+                     "'discard', reasoning='...')") for r in rows]
 
     async def decide(self, ctx: CallerContext, item_id: str, decision: str, winner_id: str,
                      reasoning: str) -> tuple[str, str]:
@@ -66,6 +78,11 @@ class ReviewQueue:
             raise PermissionDenied("review decisions need the reviewer role; you are "
                                    f"{ctx.role or Role.AGENT}: you may propose, a reviewer "
                                    "decides")
+        if item_id.startswith(CONTENDER_PREFIX):
+            raise InvalidArgument("a parked contender is decided with contender_decide("
+                                  f"fact_id='{item_id.removeprefix(CONTENDER_PREFIX)}', "
+                                  "decision='accept' or 'discard', reasoning='...')",
+                                  field="item_id")
         if not item_id.startswith(TAG_PREFIX):
             if decision not in ("winner", "both_stand"):
                 raise InvalidArgument("a conflict is decided with 'winner' (and winner_id) "

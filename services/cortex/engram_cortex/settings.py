@@ -24,6 +24,9 @@ class CortexSettings(ServiceSettings, DatabaseSettings, NatsSettings, AuditSetti
     quote_max_chars: int = 4000
     source_ref_max_chars: int = 500
     reason_max_chars: int = 500
+    # Facts one forget_by_writer call retracts at most (it reports when more
+    # remain): one call is one transaction, so it stays short.
+    forget_writer_max_rows: int = Field(default=500, gt=0)
     set_members_max: int = 200
     search_top_k_max: int = 50
     # Two values of one slot whose embeddings are at least this similar (and

@@ -25,6 +25,7 @@ from .mcp_tools import register_briefing_prompt, register_tools
 from .principals import PrincipalStore
 from .registry import TIERS, TOOLS
 from .rest_board import build_board_router
+from .rest_lifecycle import build_lifecycle_router
 from .rest_memory import build_memory_router
 from .rest_sessions import build_sessions_router
 from .settings import GatewaySettings
@@ -119,5 +120,6 @@ def build_app(settings: GatewaySettings) -> FastAPI:
     app.include_router(build_board_router(backends))
     app.include_router(build_memory_router(backends))
     app.include_router(build_sessions_router(backends))
+    app.include_router(build_lifecycle_router(backends))
     app.mount("/", guard_mcp(mcp_app, mcp, store, settings.max_sessions_per_principal))
     return app

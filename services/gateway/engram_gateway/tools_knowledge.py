@@ -83,12 +83,12 @@ def tag_alias(alias: str, tag: str, namespace: Namespace = None) -> None:
     """Map a spelling to an approved tag (e.g. py -> lang.python)."""
 
 
-def review_list(kind: Literal["", "conflict", "root_tag", "graph_link",
+def review_list(kind: Literal["", "conflict", "root_tag", "contender", "graph_link",
                               "merge_entity", "merge_fact"] = "",
                 namespace: Namespace = None) -> None:
-    """What waits for a person: open conflicts, proposed root tags and the dreamer's
-    proposals (graph links, entity and fact merges), each with the review_decide call
-    that settles it."""
+    """What waits for a person: open conflicts, proposed root tags, parked contenders
+    and the dreamer's proposals (graph links, entity and fact merges), each with the
+    call that settles it (review_decide; contender_decide for a contender)."""
 
 
 async def run_review_list(inv: Invocation) -> dict[str, Any]:

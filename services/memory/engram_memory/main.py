@@ -23,6 +23,7 @@ from .column_check import EmbeddingColumnCheck
 from .decay import Decay, UseMarks
 from .documents import Documents
 from .episodes import Episodes
+from .erasure import Erasure
 from .lifecycle import Lifecycle
 from .pdf_worker import PdfExtractor
 from .reembed import ReembedSweep
@@ -75,7 +76,7 @@ async def amain(stop: asyncio.Event) -> None:
             MemoryServicer(MemoryDeps(
                 service=service, searcher=searcher, lifecycle=Lifecycle(service, uses),
                 episodes=Episodes(pool, s.session_reopen_s), documents=documents,
-                decay=Decay(pool), sessions=sessions)), server)
+                decay=Decay(pool), sessions=sessions, erasure=Erasure(pool, s))), server)
 
     try:
         jobs: Background = [link.run, relay.run, sweep.run, uses.run, sessions.run,

@@ -354,3 +354,12 @@ async def tombstone_for_entry(conn: asyncpg.Connection, entry_id: UUID) -> async
     return await conn.fetchrow(
         "SELECT id, reason, forgotten_at FROM tombstones WHERE entry_id = $1", entry_id
     )
+
+
+async def select_by_writer(conn: asyncpg.Connection, principal: str, since: datetime | None,
+                           until: datetime | None, limit: int) -> list[asyncpg.Record]:
+    return await conn.fetch(
+        "SELECT id, text FROM entries WHERE status <> 'deleted' AND writer_principal = $1"
+        " AND ($2::timestamptz IS NULL OR created_at >= $2)"
+        " AND ($3::timestamptz IS NULL OR created_at < $3)"
+        " ORDER BY created_at, id LIMIT $4 FOR UPDATE", principal, since, until, limit)

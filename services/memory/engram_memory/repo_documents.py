@@ -69,3 +69,33 @@ async def chunks_by_ids(conn: asyncpg.Connection, ids: list[UUID]) -> dict[UUID,
         " WHERE c.id = ANY($1::uuid[])", ids,
     )
     return {r["id"]: r for r in rows}
+
+
+async def lock_document(conn: asyncpg.Connection, doc_id: UUID) -> asyncpg.Record | None:
+    return await conn.fetchrow(
+        "SELECT id, content, original, (SELECT count(*) FROM document_chunks c"
+        " WHERE c.document_id = d.id) AS chunks FROM documents d WHERE id = $1 FOR UPDATE",
+        doc_id)
+
+
+async def delete_document(conn: asyncpg.Connection, doc_id: UUID) -> None:
+    """Chunks, their vectors, lexical postings and queue rows go with it
+    (ON DELETE CASCADE and the chunk lexicon trigger)."""
+    await conn.execute("DELETE FROM documents WHERE id = $1", doc_id)
+
+
+async def add_tombstone(conn: asyncpg.Connection, namespace: str, doc_id: UUID, digest: str,
+                        reason: str, by: str) -> UUID:
+    value = await conn.fetchval(
+        "INSERT INTO document_tombstones (id, namespace, document_id, content_hmac, reason,"
+        " forgotten_by) VALUES (gen_random_uuid(), $1, $2, $3, $4, $5) RETURNING id",
+        namespace, doc_id, digest, reason, by)
+    assert value is not None  # INSERT ... RETURNING yields the id
+    return value
+
+
+async def tombstone_for_document(conn: asyncpg.Connection,
+                                 doc_id: UUID) -> asyncpg.Record | None:
+    return await conn.fetchrow(
+        "SELECT id, reason, forgotten_at FROM document_tombstones WHERE document_id = $1",
+        doc_id)

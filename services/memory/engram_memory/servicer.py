@@ -8,7 +8,7 @@ from typing import Any, Literal, overload
 
 import asyncpg
 
-from engram.v1 import memory_pb2, memory_pb2_grpc
+from engram.v1 import common_pb2, memory_pb2, memory_pb2_grpc
 from engram_kit.context import current_caller
 from engram_kit.errors import InvalidArgument
 from engram_kit.timestamps import optional_datetime, to_timestamp
@@ -19,6 +19,7 @@ from . import servicer_episodes as episode_replies
 from .decay import Decay
 from .documents import Documents
 from .episodes import Episodes
+from .erasure import Erasure, WriterWindow
 from .lifecycle import ForgetFilter, Lifecycle
 from .search import Searcher, SearchInput, SearchResult, serving_label
 from .service import MemoryService, StoreInput, StoreResult
@@ -107,6 +108,7 @@ class MemoryDeps:
     documents: Documents
     decay: Decay
     sessions: Sessions
+    erasure: Erasure
 
 
 class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
@@ -118,6 +120,7 @@ class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
         self.documents = deps.documents
         self.decay = deps.decay
         self.sessions = deps.sessions
+        self.erasure = deps.erasure
 
     async def Store(self, request: Any, context: Any) -> Any:  # noqa: N802 (gRPC name)
         result = await self.service.store(current_caller(), StoreInput(
@@ -212,3 +215,17 @@ class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
 
     async def Unarchive(self, request: Any, context: Any) -> Any:  # noqa: N802
         return await decay_replies.unarchive(self.decay, request)
+
+    async def DocumentForget(self, request: Any, context: Any) -> Any:  # noqa: N802
+        done = await self.erasure.forget_document(
+            current_caller(), request.document_id, request.reason)
+        return memory_pb2.DocumentForgetResponse(
+            document_id=str(done.document_id), chunks=done.chunks,
+            tombstone_id=str(done.tombstone))
+
+    async def ForgetByWriter(self, request: Any, context: Any) -> Any:  # noqa: N802
+        done = await self.erasure.forget_by_writer(current_caller(), WriterWindow(
+            request.principal, optional_datetime(request, "since"),
+            optional_datetime(request, "until"), request.reason, request.dry_run))
+        return common_pb2.ForgetByWriterResponse(ids=[str(i) for i in done.ids],
+                                                 more=done.more, limit=done.limit)

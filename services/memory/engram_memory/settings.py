@@ -34,6 +34,9 @@ class MemorySettings(ServiceSettings, DatabaseSettings, NatsSettings, AuditSetti
     subject_distance: float = 0.35
     paraphrase_distance: float = 0.08
     max_forget_batch: int = 500
+    # Entries one forget_by_writer call forgets at most (it reports when more
+    # remain): one call is one transaction, so it stays short.
+    forget_writer_max_rows: int = Field(default=500, gt=0)
     max_document_chars: int = 2_000_000
     max_pdf_bytes: int = 16_000_000
     max_pdf_pages: int = 1_000
