@@ -25,8 +25,11 @@ log = logging.getLogger(__name__)
 
 NAMESPACE_SETTING = "engram.namespace"
 # Cross-namespace duties of a service's own background jobs. Each one is
-# granted by an RLS policy on one queue table only (never on content tables).
-CROSS_NAMESPACE_DUTIES = ("outbox_relay", "embedding_sweep", "lease_sweep", "dream_scheduler")
+# granted by an RLS policy on its queue table only, except board_sweep, which
+# may read (never write) the board's tables to learn which namespaces have
+# something to tidy; it then works in each namespace's tenant transaction.
+CROSS_NAMESPACE_DUTIES = ("outbox_relay", "embedding_sweep", "lease_sweep", "dream_scheduler",
+                          "board_sweep")
 
 
 async def _init_connection(conn: asyncpg.Connection) -> None:

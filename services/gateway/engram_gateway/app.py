@@ -25,6 +25,7 @@ from .mcp_tools import register_briefing_prompt, register_tools
 from .principals import PrincipalStore
 from .registry import TIERS, TOOLS
 from .rest_board import build_board_router
+from .rest_hygiene import build_hygiene_router
 from .rest_memory import build_memory_router
 from .settings import GatewaySettings
 from .strict_args import forbid_unknown_arguments
@@ -115,6 +116,7 @@ def build_app(settings: GatewaySettings) -> FastAPI:
                                           "Mcp-Protocol-Version"],
                            expose_headers=["Mcp-Session-Id"])
     app.state.principals = store
+    app.include_router(build_hygiene_router(backends))
     app.include_router(build_board_router(backends))
     app.include_router(build_memory_router(backends))
     app.mount("/", guard_mcp(mcp_app, mcp, store, settings.max_sessions_per_principal))

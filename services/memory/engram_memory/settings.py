@@ -64,3 +64,12 @@ class MemorySettings(ServiceSettings, DatabaseSettings, NatsSettings, AuditSetti
     # with b=0, k1 has no effect. Document chunks use the textbook 1.2 / 0.75.
     lexical_k1: float = Field(1.2, gt=0)
     lexical_b: float = Field(0.0, ge=0, le=1)
+    # Consolidation (memory_consolidation_candidates / memory_consolidate):
+    # a candidate scan compares at most consolidation_max_scan of the newest
+    # live entries pairwise (in memory: n^2 similarities) and returns at most
+    # consolidation_max_clusters clusters; one consolidation replaces at most
+    # consolidate_max_entries entries in one transaction.
+    consolidation_min_similarity: float = Field(0.85, ge=0.5, le=1.0)
+    consolidation_max_scan: int = Field(500, ge=2, le=5_000)
+    consolidation_max_clusters: int = Field(20, ge=1, le=200)
+    consolidate_max_entries: int = Field(20, ge=2, le=200)
