@@ -48,28 +48,39 @@ class BoardSweep:
         self._now = now
 
     async def sweep_once(self) -> SweepResult:
+        """One tick: find the namespaces with something due (under the duty),
+        then tidy each in its own audited transaction."""
         now = self._now()
-        body_before = now - timedelta(seconds=self._s.mail_body_ttl_s)
-        agent_before = now - timedelta(seconds=self._s.agent_retire_after_s)
-        batch = self._s.board_sweep_batch
+        body_before, agent_before = self._cutoffs(now)
         async with duty_tx(self._pool, "board_sweep") as conn:
-            due = await repo_sweep.due_namespaces(conn, body_before, agent_before, now, batch)
+            due = await repo_sweep.due_namespaces(conn, body_before, agent_before, now,
+                                                  self._s.board_sweep_batch)
         done = SweepResult(namespaces=due)
         for namespace in due:
-            async with audit_log.audited_tx(self._pool, namespace) as conn:
-                bodies = await repo_sweep.expire_bodies(conn, body_before, now, batch)
-                agents = await repo_sweep.retire_agents(conn, agent_before, batch)
-                leases = await repo_sweep.expire_leases(conn, now, batch)
-                await self._audit(conn, namespace, bodies, agents, leases)
-            done.mail_bodies += len(bodies)
-            done.agents += len(agents)
-            done.leases += len(leases)
-        for kind, n in (("mail_body", done.mail_bodies), ("agent", done.agents),
-                        ("lease", done.leases)):
-            SWEPT.labels(kind=kind).inc(n)
+            one = await self.sweep_namespace(namespace, now)
+            done.mail_bodies += one.mail_bodies
+            done.agents += one.agents
+            done.leases += one.leases
         if due:
             SWEEPS.inc()
         return done
+
+    async def sweep_namespace(self, namespace: str, now: datetime | None = None) -> SweepResult:
+        now = now or self._now()
+        body_before, agent_before = self._cutoffs(now)
+        batch = self._s.board_sweep_batch
+        async with audit_log.audited_tx(self._pool, namespace) as conn:
+            bodies = await repo_sweep.expire_bodies(conn, body_before, now, batch)
+            agents = await repo_sweep.retire_agents(conn, agent_before, batch)
+            leases = await repo_sweep.expire_leases(conn, now, batch)
+            await self._audit(conn, namespace, bodies, agents, leases)
+        for kind, n in (("mail_body", bodies), ("agent", agents), ("lease", leases)):
+            SWEPT.labels(kind=kind).inc(len(n))
+        return SweepResult(len(bodies), len(agents), len(leases), [namespace])
+
+    def _cutoffs(self, now: datetime) -> tuple[datetime, datetime]:
+        return (now - timedelta(seconds=self._s.mail_body_ttl_s),
+                now - timedelta(seconds=self._s.agent_retire_after_s))
 
     async def _audit(self, conn: asyncpg.Connection, namespace: str,
                      bodies: list[asyncpg.Record], agents: list[str],

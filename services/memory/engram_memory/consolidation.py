@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import uuid
 from dataclasses import dataclass, field
+from typing import Any
 
 import asyncpg
 import numpy as np
@@ -28,7 +29,8 @@ _STOP = frozenset({
 
 
 def terms(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.lower()) if w not in _STOP and len(w) > 1}
+    words = (w.rstrip(".-_") for w in _WORD.findall(text.lower()))
+    return {w for w in words if w not in _STOP and len(w) > 1}
 
 
 @dataclass
@@ -51,6 +53,12 @@ class Candidates:
     scanned: int
     truncated: bool
     min_similarity: float
+
+
+def as_array(vector: Any) -> np.ndarray:
+    """pgvector's codec yields a Vector (or an ndarray, by version)."""
+    to_numpy = getattr(vector, "to_numpy", None)
+    return np.asarray(to_numpy() if to_numpy else vector, dtype=np.float32)
 
 
 def cluster(vectors: np.ndarray, threshold: float) -> list[tuple[list[int], float]]:
@@ -104,7 +112,7 @@ class Consolidation:
         truncated, rows = len(rows) > scan, rows[:scan]
         found: list[Cluster] = []
         if rows:
-            vectors = np.stack([np.asarray(r["embedding"], dtype=np.float32) for r in rows])
+            vectors = np.stack([as_array(r["embedding"]) for r in rows])
             for idx, weakest in cluster(vectors, threshold):
                 found.append(self._describe([rows[i] for i in idx], vectors[idx], weakest))
         found.sort(key=lambda c: (-len(c.members), -c.min_similarity))
