@@ -153,3 +153,34 @@ async def test_memory_stats_counts_the_namespace(stack: Stack):
             "entry_ids": ids[:2], "new_text": "x", "reason": "r"},
             headers={"Authorization": f"Bearer {reader}", "X-Engram-Namespace": ns})
         assert posted.status_code == 403 and "read-only" in posted.text
+
+
+async def test_the_dreamer_proposes_entry_merges_and_a_reviewer_decides(
+        stack: Stack, admin_dsn: str):
+    ns, token = tenant(stack, "tidy-dream")
+    reviewer = stack.principals.create(f"rev-{ns}", "reviewer", [ns])
+    texts = ["The billing service is deployed to production every Friday afternoon.",
+             "The billing service is deployed to production every Friday afternoon!"]
+    async with mcp_client(stack.mcp_url, token) as client, \
+            mcp_client(stack.mcp_url, reviewer) as rev:
+        ids = await store_all(client, texts)
+        run = (await call(client, "dream", {"action": "run"}))["run"]
+        assert run["status"] == "committed", run
+        items = (await call(rev, "review_list", {"kind": "merge_entries"}))["items"]
+        assert len(items) == 1 and all(i in items[0]["summary"] for i in ids), items
+        assert texts[0] not in items[0]["summary"], "a proposal copies no entry text"
+        for i in ids:  # proposed, never merged by the dreamer itself
+            assert (await call(client, "memory_get", {"id": i}))["label"] == "current"
+
+        decide = {"item_id": items[0]["id"], "decision": "approve", "reasoning": "same note"}
+        refused = await call_error(client, "review_decide", decide)
+        assert "needs the reviewer role; you are agent" in refused
+        done = await call(rev, "review_decide", decide)
+        assert done["status"] == "approved", done
+        got = [await call(client, "memory_get", {"id": i}) for i in ids]
+        new_id = got[0]["superseded_by"]
+        assert new_id and all(g["superseded_by"] == new_id for g in got), got
+        assert (await call(client, "memory_get", {"id": new_id}))["text"] == texts[1]
+        assert await admin_fetchval(
+            admin_dsn, "SELECT principal FROM memory.audit WHERE namespace = $1 AND "
+            "action = 'entry.consolidate' AND subject = $2", ns, new_id) == f"rev-{ns}"

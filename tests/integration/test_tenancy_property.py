@@ -56,6 +56,8 @@ def reads(foreign: str, word: str) -> list[tuple[str, dict]]:
         ("conflict_list", {}),
         ("review_list", {}),
         ("briefing", {}),
+        ("memory_consolidation_candidates", {"min_similarity": 0.5}),
+        ("memory_stats", {}),
     ]
 
 
