@@ -40,4 +40,4 @@ class DreamerSettings(ServiceSettings, DatabaseSettings, NatsSettings):
     # at least this similar (cosine) and proposes each as a merge_entries
     # review item (a reviewer approves; the dreamer never merges by itself).
     propose_entry_merges: bool = True
-    entry_merge_min_similarity: float = Field(0.92, ge=0.5, le=1)
+    entry_merge_min_similarity: float = Field(default=0.92, ge=0.5, le=1)
