@@ -134,7 +134,8 @@ async def test_memory_stats_counts_the_namespace(stack: Stack):
                                   for n in kind.values()) == 1
     assert stats["documents"]["documents"] == 1 and stats["documents"]["chunks"] >= 1
     assert stats["board"]["agents"] == 1 and stats["board"]["leases_held"] == 1
-    assert stats["review"] == {"open_conflicts": 0, "proposed_tags": 0}
+    assert stats["review"] == {"open_conflicts": 0, "proposed_tags": 0,
+                               "dreamer_proposals": 0}
     # memory_recall searches the entries too: two searches, one recall
     assert stats["last_24h"] == {"searches": 2, "recalls": 1}
     assert stats["storage_bytes"] > 0 and "storage_bytes" in stats["estimates"]
@@ -169,6 +170,8 @@ async def test_the_dreamer_proposes_entry_merges_and_a_reviewer_decides(
         items = (await call(rev, "review_list", {"kind": "merge_entries"}))["items"]
         assert len(items) == 1 and all(i in items[0]["summary"] for i in ids), items
         assert texts[0] not in items[0]["summary"], "a proposal copies no entry text"
+        stats = await call(client, "memory_stats", {})
+        assert stats["review"]["dreamer_proposals"] == 1
         for i in ids:  # proposed, never merged by the dreamer itself
             assert (await call(client, "memory_get", {"id": i}))["label"] == "current"
 

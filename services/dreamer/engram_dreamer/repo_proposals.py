@@ -7,7 +7,7 @@ from typing import Any
 
 import asyncpg
 
-from engram_kit.db import fetchrow_one
+from engram_kit.db import fetchrow_one, fetchval_one
 
 # An open proposal past its expiry reads as expired before a pass marks it.
 _STATUS_SQL = ("(CASE WHEN status = 'open' AND expires_at < now() THEN 'expired' "
@@ -83,3 +83,8 @@ async def decided_of_run(conn: asyncpg.Connection, run_id: uuid.UUID) -> list[as
 
 async def delete_of_run(conn: asyncpg.Connection, run_id: uuid.UUID) -> None:
     await conn.execute("DELETE FROM proposals WHERE run_id = $1", run_id)
+
+
+async def open_count(conn: asyncpg.Connection) -> int:
+    return await fetchval_one(conn, "SELECT count(*) FROM proposals "
+                              "WHERE status = 'open' AND expires_at >= now()")

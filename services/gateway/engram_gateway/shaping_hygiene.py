@@ -30,7 +30,7 @@ def candidates_reply(r: memory_pb2.ConsolidationCandidatesResponse) -> dict[str,
 
 def stats_reply(m: memory_pb2.MemoryStatsResponse, c: cortex_pb2.CortexStatsResponse,
                 b: coordination_pb2.BoardStatsResponse,
-                d: dreamer_pb2.DreamStatusResponse) -> dict[str, Any]:
+                d: dreamer_pb2.DreamStatsResponse) -> dict[str, Any]:
     facts: dict[str, dict[str, int]] = {}
     for f in c.facts:
         facts.setdefault(f.kind.lower(), {})[f.verdict] = f.count
@@ -39,7 +39,8 @@ def stats_reply(m: memory_pb2.MemoryStatsResponse, c: cortex_pb2.CortexStatsResp
                     "superseded": m.entries_superseded, "unembedded": m.entries_unembedded,
                     "pending_dream": d.pending_entries},
         "facts": facts,
-        "review": {"open_conflicts": c.open_conflicts, "proposed_tags": c.proposed_tags},
+        "review": {"open_conflicts": c.open_conflicts, "proposed_tags": c.proposed_tags,
+                   "dreamer_proposals": d.open_proposals},
         "lessons": c.lessons,
         "documents": {"documents": m.documents, "chunks": m.chunks},
         "tombstones": m.tombstones,

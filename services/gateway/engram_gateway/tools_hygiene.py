@@ -69,7 +69,7 @@ async def run_stats(inv: Invocation) -> dict[str, Any]:
         inv.calls.memory("Stats", inv.caller, pb.MemoryStatsRequest()),
         inv.calls.cortex("Stats", inv.caller, cortex_pb2.CortexStatsRequest()),
         inv.calls.coordination("BoardStats", inv.caller, coordination_pb2.BoardStatsRequest()),
-        inv.calls.dreamer("Status", inv.caller, dreamer_pb2.DreamStatusRequest()))
+        inv.calls.dreamer("Stats", inv.caller, dreamer_pb2.DreamStatsRequest()))
     return stats_reply(m, c, b, d)
 
 
