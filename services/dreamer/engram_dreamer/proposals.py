@@ -77,7 +77,7 @@ def entries_merge_link(cluster: memory_pb2.ConsolidationCluster) -> Link:
     """The newest member's text is kept; the quote holds no entry words."""
     ids = tuple(m.entry.id for m in cluster.members)
     return Link(ids[0], "same_as", ids[1],
-                f"{len(ids)} live entries with cosine similarity >= "
+                f"{len(ids)} live entries linked by cosine similarity >= "
                 f"{cluster.min_similarity:.2f}", kind="merge_entries", entry_ids=ids)
 
 

@@ -43,7 +43,7 @@ class Cluster:
     @property
     def reason(self) -> str:
         words = ", ".join(self.shared_terms[:8]) or "no shared words (a paraphrase)"
-        return (f"{len(self.members)} live entries with cosine similarity >= "
+        return (f"{len(self.members)} live entries linked by cosine similarity >= "
                 f"{self.min_similarity:.2f}; shared terms: {words}")
 
 

@@ -4,7 +4,9 @@ the last 24 h counted in this process."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import asyncpg
 
@@ -22,7 +24,8 @@ class Stats:
     searches_24h: int
 
 
-def apportioned_bytes(sizes: list[asyncpg.Record], rows: dict[str, int]) -> int:
+def apportioned_bytes(sizes: Sequence[asyncpg.Record | Mapping[str, Any]],
+                      rows: dict[str, int]) -> int:
     """Each table's bytes times this namespace's share of its rows; the
     planner's row estimate is the denominator (no count of other tenants)."""
     total = 0.0
