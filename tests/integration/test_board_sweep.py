@@ -1,13 +1,15 @@
 """The board cleans up after itself: with an injected clock (no sleeping),
 acknowledged mail loses its body after the TTL (row, digest and audit kept),
 expired grants nobody waits for are freed, and agents unseen for 30 days are
-retired; every sweep is audited and counted."""
+retired; every sweep is audited and counted, and the service runs it on a
+timer."""
 
 from __future__ import annotations
 
 import uuid
 from contextlib import AsyncExitStack
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import httpx
 import pytest
@@ -20,7 +22,8 @@ from engram_coordination.sweep import SWEPT, BoardSweep
 from engram_kit import audit
 from engram_kit.db import create_pool, duty_tx
 
-from ..helpers import admin_fetchval, call, mcp_client
+from ..helpers import admin_fetchval, call, eventually, mcp_client
+from ..procs import service_process
 
 BODIES = ("SELECT count(*) FROM coordination.messages WHERE namespace = $1"
           " AND body IS NOT NULL")
@@ -93,3 +96,32 @@ async def test_sweep_expires_bodies_frees_leases_and_retires_agents(
     metrics = stack.topology.services["coordination"].ready_url.rsplit("/", 1)[0] + "/metrics"
     names = {f.name for f in text_string_to_metric_families(httpx.get(metrics, timeout=5).text)}
     assert {"engram_board_swept", "engram_board_sweeps"} <= names
+
+
+def metric(port: int, name: str, **labels: str) -> float:
+    text = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=5).text
+    return sum(s.value for family in text_string_to_metric_families(text)
+               for s in family.samples
+               if s.name == name and all(s.labels.get(k) == v for k, v in labels.items()))
+
+
+async def test_the_service_sweeps_periodically(stack: Stack, admin_dsn: str, tmp_path: Path):
+    ns = f"tick-{uuid.uuid4().hex[:6]}"
+    token = stack.principals.create(f"a-{ns}", "agent", [ns])
+    async with AsyncExitStack() as es:
+        a = await es.enter_async_context(mcp_client(stack.mcp_url, token, session="sa"))
+        b = await es.enter_async_context(mcp_client(stack.mcp_url, token, session="sb"))
+        b_id = (await call(b, "board_agents", {"action": "update", "status": "x"}))["agent"]["id"]
+        sent = await call(a, "board_message", {"action": "send", "to": b_id, "text": "old"})
+        mid = sent["receipts"][0]["message_id"]
+        await call(b, "board_message", {"action": "ack", "ids": [mid]})
+    await admin_fetchval(admin_dsn, "UPDATE coordination.messages SET acked_at = acked_at"
+                         " - interval '2 minutes' WHERE namespace = $1", ns)
+    overrides = {"ENGRAM_BOARD_SWEEP_INTERVAL_S": "0.2", "ENGRAM_MAIL_BODY_TTL_S": "60"}
+    with service_process(stack, "coordination", overrides, tmp_path) as svc:
+        async def expired() -> bool:
+            return await admin_fetchval(admin_dsn, BODIES, ns) == 0
+        await eventually(expired, 30, "the periodic sweep expires the acked body")
+        assert mid in await admin_fetchval(admin_dsn, AUDITED, ns, "mail.body_expire")
+        assert metric(svc["http"], "engram_board_swept_total", kind="mail_body") >= 1
+        assert metric(svc["http"], "engram_board_sweeps_total") >= 1
