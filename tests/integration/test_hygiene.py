@@ -187,3 +187,19 @@ async def test_the_dreamer_proposes_entry_merges_and_a_reviewer_decides(
         assert await admin_fetchval(
             admin_dsn, "SELECT principal FROM memory.audit WHERE namespace = $1 AND "
             "action = 'entry.consolidate' AND subject = $2", ns, new_id) == f"rev-{ns}"
+
+
+async def test_forgetting_an_entry_withdraws_its_open_merge_proposal(stack: Stack):
+    ns, token = tenant(stack, "tidy-forget")
+    reviewer = stack.principals.create(f"rev-{ns}", "reviewer", [ns])
+    async with mcp_client(stack.mcp_url, token) as client, \
+            mcp_client(stack.mcp_url, reviewer) as rev:
+        ids = await store_all(client, ["Staging database backups run nightly at 02:00.",
+                                       "Staging database backups run nightly at 02:00!"])
+        assert (await call(client, "dream", {"action": "run"}))["run"]["status"] == "committed"
+        assert len((await call(rev, "review_list", {"kind": "merge_entries"}))["items"]) == 1
+        await call(client, "memory_forget", {"entry_id": ids[0], "reason": "test"})
+
+        async def withdrawn() -> bool:
+            return not (await call(rev, "review_list", {"kind": "merge_entries"}))["items"]
+        await eventually(withdrawn, 30, "the merge proposal withdrawn")
