@@ -25,10 +25,12 @@ log = logging.getLogger(__name__)
 
 NAMESPACE_SETTING = "engram.namespace"
 # Cross-namespace duties of a service's own background jobs. Each one is
-# granted by an RLS policy on one queue table only (never on content tables);
-# the episode sweep may only SELECT episodes, and reads their ids and times.
+# granted by an RLS policy on its queue table only, except: the episode sweep
+# may only SELECT episodes (their ids and times), and board_sweep may read
+# (never write) the board's tables to learn which namespaces have something
+# to tidy; each then works in that namespace's tenant transaction.
 CROSS_NAMESPACE_DUTIES = ("outbox_relay", "embedding_sweep", "lease_sweep", "dream_scheduler",
-                          "episode_sweep")
+                          "episode_sweep", "board_sweep")
 
 
 async def _init_connection(conn: asyncpg.Connection) -> None:

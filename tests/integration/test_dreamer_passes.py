@@ -212,7 +212,10 @@ async def test_graph_link_proposals_are_reviewed_and_never_reproposed(stack: Sta
         await call(client, "memory_store", {"text": "billing-api runs on Postgres."})
         await pending(client, 2)
         run = (await call(client, "dream", {"action": "run"}))["run"]
-        assert run["proposals"] == 1, "the rejected link is not proposed again"
+        # the billing link, and a merge of the two near-identical orders-api notes;
+        # the rejected link is not proposed again
+        assert run["proposals"] == 2
+        assert len((await call(rev, "review_list", {"kind": "merge_entries"}))["items"]) == 1
         [item] = (await call(rev, "review_list", {"kind": "graph_link"}))["items"]
         assert item["summary"] == "link billing-api deployed_to postgres"
         await call(rev, "review_decide", {"item_id": item["id"], "decision": "approve",

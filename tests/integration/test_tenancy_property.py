@@ -62,6 +62,8 @@ def reads(foreign: str, word: str) -> list[tuple[str, dict]]:
         ("review_list", {}),
         ("briefing", {}),
         ("session_changes", {"since": "2000-01-01T00:00:00+00:00"}),
+        ("memory_consolidation_candidates", {"min_similarity": 0.5}),
+        ("memory_stats", {}),
     ]
 
 

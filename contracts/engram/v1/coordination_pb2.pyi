@@ -296,3 +296,23 @@ class ForgetMessageResponse(_message.Message):
     IDS_FIELD_NUMBER: _ClassVar[int]
     ids: _containers.RepeatedScalarFieldContainer[str]
     def __init__(self, ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class BoardStatsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class BoardStatsResponse(_message.Message):
+    __slots__ = ("agents", "agents_active", "leases_held", "lease_waiters", "mail_pending", "mail_acked_bodies")
+    AGENTS_FIELD_NUMBER: _ClassVar[int]
+    AGENTS_ACTIVE_FIELD_NUMBER: _ClassVar[int]
+    LEASES_HELD_FIELD_NUMBER: _ClassVar[int]
+    LEASE_WAITERS_FIELD_NUMBER: _ClassVar[int]
+    MAIL_PENDING_FIELD_NUMBER: _ClassVar[int]
+    MAIL_ACKED_BODIES_FIELD_NUMBER: _ClassVar[int]
+    agents: int
+    agents_active: int
+    leases_held: int
+    lease_waiters: int
+    mail_pending: int
+    mail_acked_bodies: int
+    def __init__(self, agents: _Optional[int] = ..., agents_active: _Optional[int] = ..., leases_held: _Optional[int] = ..., lease_waiters: _Optional[int] = ..., mail_pending: _Optional[int] = ..., mail_acked_bodies: _Optional[int] = ...) -> None: ...

@@ -94,6 +94,11 @@ class CoordinationServiceStub:
                 request_serializer=engram_dot_v1_dot_coordination__pb2.ForgetMessageRequest.SerializeToString,
                 response_deserializer=engram_dot_v1_dot_coordination__pb2.ForgetMessageResponse.FromString,
                 _registered_method=True)
+        self.BoardStats = channel.unary_unary(
+                '/engram.v1.CoordinationService/BoardStats',
+                request_serializer=engram_dot_v1_dot_coordination__pb2.BoardStatsRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_coordination__pb2.BoardStatsResponse.FromString,
+                _registered_method=True)
 
 
 class CoordinationServiceServicer:
@@ -171,6 +176,12 @@ class CoordinationServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def BoardStats(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_CoordinationServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -233,6 +244,11 @@ def add_CoordinationServiceServicer_to_server(servicer, server):
                     servicer.ForgetMessage,
                     request_deserializer=engram_dot_v1_dot_coordination__pb2.ForgetMessageRequest.FromString,
                     response_serializer=engram_dot_v1_dot_coordination__pb2.ForgetMessageResponse.SerializeToString,
+            ),
+            'BoardStats': grpc.unary_unary_rpc_method_handler(
+                    servicer.BoardStats,
+                    request_deserializer=engram_dot_v1_dot_coordination__pb2.BoardStatsRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_coordination__pb2.BoardStatsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -559,6 +575,33 @@ class CoordinationService:
             '/engram.v1.CoordinationService/ForgetMessage',
             engram_dot_v1_dot_coordination__pb2.ForgetMessageRequest.SerializeToString,
             engram_dot_v1_dot_coordination__pb2.ForgetMessageResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def BoardStats(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CoordinationService/BoardStats',
+            engram_dot_v1_dot_coordination__pb2.BoardStatsRequest.SerializeToString,
+            engram_dot_v1_dot_coordination__pb2.BoardStatsResponse.FromString,
             options,
             channel_credentials,
             insecure,

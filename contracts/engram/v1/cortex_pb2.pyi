@@ -842,6 +842,34 @@ class SessionChangesResponse(_message.Message):
     cursor: str
     def __init__(self, changes: _Optional[_Iterable[_Union[FactChange, _Mapping]]] = ..., conflicts_opened: _Optional[int] = ..., cursor: _Optional[str] = ...) -> None: ...
 
+class CortexStatsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class FactCount(_message.Message):
+    __slots__ = ("kind", "verdict", "count")
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    VERDICT_FIELD_NUMBER: _ClassVar[int]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    kind: str
+    verdict: str
+    count: int
+    def __init__(self, kind: _Optional[str] = ..., verdict: _Optional[str] = ..., count: _Optional[int] = ...) -> None: ...
+
+class CortexStatsResponse(_message.Message):
+    __slots__ = ("facts", "open_conflicts", "proposed_tags", "lessons", "recalls_24h")
+    FACTS_FIELD_NUMBER: _ClassVar[int]
+    OPEN_CONFLICTS_FIELD_NUMBER: _ClassVar[int]
+    PROPOSED_TAGS_FIELD_NUMBER: _ClassVar[int]
+    LESSONS_FIELD_NUMBER: _ClassVar[int]
+    RECALLS_24H_FIELD_NUMBER: _ClassVar[int]
+    facts: _containers.RepeatedCompositeFieldContainer[FactCount]
+    open_conflicts: int
+    proposed_tags: int
+    lessons: int
+    recalls_24h: int
+    def __init__(self, facts: _Optional[_Iterable[_Union[FactCount, _Mapping]]] = ..., open_conflicts: _Optional[int] = ..., proposed_tags: _Optional[int] = ..., lessons: _Optional[int] = ..., recalls_24h: _Optional[int] = ...) -> None: ...
+
 class VerifyFactRequest(_message.Message):
     __slots__ = ("entity", "attribute")
     ENTITY_FIELD_NUMBER: _ClassVar[int]

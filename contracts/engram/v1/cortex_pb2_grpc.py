@@ -1256,6 +1256,11 @@ class CortexReviewStub:
                 request_serializer=engram_dot_v1_dot_cortex__pb2.MergeEntitiesRequest.SerializeToString,
                 response_deserializer=engram_dot_v1_dot_cortex__pb2.MergeEntitiesResponse.FromString,
                 _registered_method=True)
+        self.Stats = channel.unary_unary(
+                '/engram.v1.CortexReview/Stats',
+                request_serializer=engram_dot_v1_dot_cortex__pb2.CortexStatsRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_cortex__pb2.CortexStatsResponse.FromString,
+                _registered_method=True)
 
 
 class CortexReviewServicer:
@@ -1310,6 +1315,12 @@ class CortexReviewServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Stats(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_CortexReviewServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -1352,6 +1363,11 @@ def add_CortexReviewServicer_to_server(servicer, server):
                     servicer.MergeEntities,
                     request_deserializer=engram_dot_v1_dot_cortex__pb2.MergeEntitiesRequest.FromString,
                     response_serializer=engram_dot_v1_dot_cortex__pb2.MergeEntitiesResponse.SerializeToString,
+            ),
+            'Stats': grpc.unary_unary_rpc_method_handler(
+                    servicer.Stats,
+                    request_deserializer=engram_dot_v1_dot_cortex__pb2.CortexStatsRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_cortex__pb2.CortexStatsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1571,6 +1587,33 @@ class CortexReview:
             '/engram.v1.CortexReview/MergeEntities',
             engram_dot_v1_dot_cortex__pb2.MergeEntitiesRequest.SerializeToString,
             engram_dot_v1_dot_cortex__pb2.MergeEntitiesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Stats(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CortexReview/Stats',
+            engram_dot_v1_dot_cortex__pb2.CortexStatsRequest.SerializeToString,
+            engram_dot_v1_dot_cortex__pb2.CortexStatsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -175,3 +175,17 @@ class DecideProposalResponse(_message.Message):
     PROPOSAL_FIELD_NUMBER: _ClassVar[int]
     proposal: Proposal
     def __init__(self, proposal: _Optional[_Union[Proposal, _Mapping]] = ...) -> None: ...
+
+class DreamStatsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class DreamStatsResponse(_message.Message):
+    __slots__ = ("pending_entries", "pending_marks", "open_proposals")
+    PENDING_ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    PENDING_MARKS_FIELD_NUMBER: _ClassVar[int]
+    OPEN_PROPOSALS_FIELD_NUMBER: _ClassVar[int]
+    pending_entries: int
+    pending_marks: int
+    open_proposals: int
+    def __init__(self, pending_entries: _Optional[int] = ..., pending_marks: _Optional[int] = ..., open_proposals: _Optional[int] = ...) -> None: ...

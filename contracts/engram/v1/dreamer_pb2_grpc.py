@@ -64,6 +64,11 @@ class DreamerServiceStub:
                 request_serializer=engram_dot_v1_dot_dreamer__pb2.DreamRollbackRequest.SerializeToString,
                 response_deserializer=engram_dot_v1_dot_dreamer__pb2.DreamRollbackResponse.FromString,
                 _registered_method=True)
+        self.Stats = channel.unary_unary(
+                '/engram.v1.DreamerService/Stats',
+                request_serializer=engram_dot_v1_dot_dreamer__pb2.DreamStatsRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_dreamer__pb2.DreamStatsResponse.FromString,
+                _registered_method=True)
 
 
 class DreamerServiceServicer:
@@ -105,6 +110,12 @@ class DreamerServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Stats(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_DreamerServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -137,6 +148,11 @@ def add_DreamerServiceServicer_to_server(servicer, server):
                     servicer.Rollback,
                     request_deserializer=engram_dot_v1_dot_dreamer__pb2.DreamRollbackRequest.FromString,
                     response_serializer=engram_dot_v1_dot_dreamer__pb2.DreamRollbackResponse.SerializeToString,
+            ),
+            'Stats': grpc.unary_unary_rpc_method_handler(
+                    servicer.Stats,
+                    request_deserializer=engram_dot_v1_dot_dreamer__pb2.DreamStatsRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_dreamer__pb2.DreamStatsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -301,6 +317,33 @@ class DreamerService:
             '/engram.v1.DreamerService/Rollback',
             engram_dot_v1_dot_dreamer__pb2.DreamRollbackRequest.SerializeToString,
             engram_dot_v1_dot_dreamer__pb2.DreamRollbackResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Stats(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.DreamerService/Stats',
+            engram_dot_v1_dot_dreamer__pb2.DreamStatsRequest.SerializeToString,
+            engram_dot_v1_dot_dreamer__pb2.DreamStatsResponse.FromString,
             options,
             channel_credentials,
             insecure,

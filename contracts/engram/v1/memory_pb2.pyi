@@ -521,3 +521,79 @@ class DocumentForgetResponse(_message.Message):
     chunks: int
     tombstone_id: str
     def __init__(self, document_id: _Optional[str] = ..., chunks: _Optional[int] = ..., tombstone_id: _Optional[str] = ...) -> None: ...
+
+class ConsolidationCandidatesRequest(_message.Message):
+    __slots__ = ("min_similarity", "limit")
+    MIN_SIMILARITY_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    min_similarity: float
+    limit: int
+    def __init__(self, min_similarity: _Optional[float] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class CandidateMember(_message.Message):
+    __slots__ = ("entry", "similarity")
+    ENTRY_FIELD_NUMBER: _ClassVar[int]
+    SIMILARITY_FIELD_NUMBER: _ClassVar[int]
+    entry: Entry
+    similarity: float
+    def __init__(self, entry: _Optional[_Union[Entry, _Mapping]] = ..., similarity: _Optional[float] = ...) -> None: ...
+
+class ConsolidationCluster(_message.Message):
+    __slots__ = ("members", "min_similarity", "shared_terms", "reason")
+    MEMBERS_FIELD_NUMBER: _ClassVar[int]
+    MIN_SIMILARITY_FIELD_NUMBER: _ClassVar[int]
+    SHARED_TERMS_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    members: _containers.RepeatedCompositeFieldContainer[CandidateMember]
+    min_similarity: float
+    shared_terms: _containers.RepeatedScalarFieldContainer[str]
+    reason: str
+    def __init__(self, members: _Optional[_Iterable[_Union[CandidateMember, _Mapping]]] = ..., min_similarity: _Optional[float] = ..., shared_terms: _Optional[_Iterable[str]] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class ConsolidationCandidatesResponse(_message.Message):
+    __slots__ = ("clusters", "scanned", "truncated", "min_similarity")
+    CLUSTERS_FIELD_NUMBER: _ClassVar[int]
+    SCANNED_FIELD_NUMBER: _ClassVar[int]
+    TRUNCATED_FIELD_NUMBER: _ClassVar[int]
+    MIN_SIMILARITY_FIELD_NUMBER: _ClassVar[int]
+    clusters: _containers.RepeatedCompositeFieldContainer[ConsolidationCluster]
+    scanned: int
+    truncated: bool
+    min_similarity: float
+    def __init__(self, clusters: _Optional[_Iterable[_Union[ConsolidationCluster, _Mapping]]] = ..., scanned: _Optional[int] = ..., truncated: _Optional[bool] = ..., min_similarity: _Optional[float] = ...) -> None: ...
+
+class ConsolidateRequest(_message.Message):
+    __slots__ = ("entry_ids", "new_text", "reason")
+    ENTRY_IDS_FIELD_NUMBER: _ClassVar[int]
+    NEW_TEXT_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    entry_ids: _containers.RepeatedScalarFieldContainer[str]
+    new_text: str
+    reason: str
+    def __init__(self, entry_ids: _Optional[_Iterable[str]] = ..., new_text: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class MemoryStatsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class MemoryStatsResponse(_message.Message):
+    __slots__ = ("entries_live", "entries_archived", "entries_superseded", "entries_unembedded", "documents", "chunks", "tombstones", "storage_bytes", "searches_24h")
+    ENTRIES_LIVE_FIELD_NUMBER: _ClassVar[int]
+    ENTRIES_ARCHIVED_FIELD_NUMBER: _ClassVar[int]
+    ENTRIES_SUPERSEDED_FIELD_NUMBER: _ClassVar[int]
+    ENTRIES_UNEMBEDDED_FIELD_NUMBER: _ClassVar[int]
+    DOCUMENTS_FIELD_NUMBER: _ClassVar[int]
+    CHUNKS_FIELD_NUMBER: _ClassVar[int]
+    TOMBSTONES_FIELD_NUMBER: _ClassVar[int]
+    STORAGE_BYTES_FIELD_NUMBER: _ClassVar[int]
+    SEARCHES_24H_FIELD_NUMBER: _ClassVar[int]
+    entries_live: int
+    entries_archived: int
+    entries_superseded: int
+    entries_unembedded: int
+    documents: int
+    chunks: int
+    tombstones: int
+    storage_bytes: int
+    searches_24h: int
+    def __init__(self, entries_live: _Optional[int] = ..., entries_archived: _Optional[int] = ..., entries_superseded: _Optional[int] = ..., entries_unembedded: _Optional[int] = ..., documents: _Optional[int] = ..., chunks: _Optional[int] = ..., tombstones: _Optional[int] = ..., storage_bytes: _Optional[int] = ..., searches_24h: _Optional[int] = ...) -> None: ...

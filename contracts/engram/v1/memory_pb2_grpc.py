@@ -135,6 +135,21 @@ class MemoryServiceStub:
                 request_serializer=engram_dot_v1_dot_common__pb2.ForgetByWriterRequest.SerializeToString,
                 response_deserializer=engram_dot_v1_dot_common__pb2.ForgetByWriterResponse.FromString,
                 _registered_method=True)
+        self.ConsolidationCandidates = channel.unary_unary(
+                '/engram.v1.MemoryService/ConsolidationCandidates',
+                request_serializer=engram_dot_v1_dot_memory__pb2.ConsolidationCandidatesRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_memory__pb2.ConsolidationCandidatesResponse.FromString,
+                _registered_method=True)
+        self.Consolidate = channel.unary_unary(
+                '/engram.v1.MemoryService/Consolidate',
+                request_serializer=engram_dot_v1_dot_memory__pb2.ConsolidateRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_memory__pb2.StoreResponse.FromString,
+                _registered_method=True)
+        self.Stats = channel.unary_unary(
+                '/engram.v1.MemoryService/Stats',
+                request_serializer=engram_dot_v1_dot_memory__pb2.MemoryStatsRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_memory__pb2.MemoryStatsResponse.FromString,
+                _registered_method=True)
 
 
 class MemoryServiceServicer:
@@ -260,6 +275,24 @@ class MemoryServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ConsolidationCandidates(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Consolidate(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Stats(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MemoryServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -362,6 +395,21 @@ def add_MemoryServiceServicer_to_server(servicer, server):
                     servicer.ForgetByWriter,
                     request_deserializer=engram_dot_v1_dot_common__pb2.ForgetByWriterRequest.FromString,
                     response_serializer=engram_dot_v1_dot_common__pb2.ForgetByWriterResponse.SerializeToString,
+            ),
+            'ConsolidationCandidates': grpc.unary_unary_rpc_method_handler(
+                    servicer.ConsolidationCandidates,
+                    request_deserializer=engram_dot_v1_dot_memory__pb2.ConsolidationCandidatesRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_memory__pb2.ConsolidationCandidatesResponse.SerializeToString,
+            ),
+            'Consolidate': grpc.unary_unary_rpc_method_handler(
+                    servicer.Consolidate,
+                    request_deserializer=engram_dot_v1_dot_memory__pb2.ConsolidateRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_memory__pb2.StoreResponse.SerializeToString,
+            ),
+            'Stats': grpc.unary_unary_rpc_method_handler(
+                    servicer.Stats,
+                    request_deserializer=engram_dot_v1_dot_memory__pb2.MemoryStatsRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_memory__pb2.MemoryStatsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -904,6 +952,87 @@ class MemoryService:
             '/engram.v1.MemoryService/ForgetByWriter',
             engram_dot_v1_dot_common__pb2.ForgetByWriterRequest.SerializeToString,
             engram_dot_v1_dot_common__pb2.ForgetByWriterResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ConsolidationCandidates(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.MemoryService/ConsolidationCandidates',
+            engram_dot_v1_dot_memory__pb2.ConsolidationCandidatesRequest.SerializeToString,
+            engram_dot_v1_dot_memory__pb2.ConsolidationCandidatesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Consolidate(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.MemoryService/Consolidate',
+            engram_dot_v1_dot_memory__pb2.ConsolidateRequest.SerializeToString,
+            engram_dot_v1_dot_memory__pb2.StoreResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Stats(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.MemoryService/Stats',
+            engram_dot_v1_dot_memory__pb2.MemoryStatsRequest.SerializeToString,
+            engram_dot_v1_dot_memory__pb2.MemoryStatsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -21,6 +21,7 @@ from .mail import Mail
 from .presence import Presence
 from .servicer import CoordinationServicer
 from .settings import CoordinationSettings
+from .sweep import BoardSweep
 
 SCHEMA = "coordination"
 MIGRATIONS = Path(__file__).parent / "migrations"
@@ -37,7 +38,8 @@ async def amain(stop: asyncio.Event) -> None:
     def build(pool: asyncpg.Pool, readiness: Readiness) -> tuple[Register, Background]:
         leases = Leases(pool, settings, hints)
         servicer = CoordinationServicer(settings, Presence(pool, settings), leases,
-                                        Mail(pool, settings, hints))
+                                        Mail(pool, settings, hints), pool)
+        tidy = BoardSweep(pool, settings)
         # NATS only carries live hints; the board works without it.
         readiness.info["nats_connected"] = lambda: link.connected
 
@@ -49,8 +51,16 @@ async def amain(stop: asyncio.Event) -> None:
                     log.warning("lease sweep failed", extra={"fields": {"error": repr(exc)}})
                 await sleep_or_stop(stop, settings.lease_sweep_interval_s)
 
+        async def tidy_board(stop: asyncio.Event) -> None:
+            while not stop.is_set():
+                try:
+                    await tidy.sweep_once()
+                except Exception as exc:  # keep sweeping; the next tick retries
+                    log.warning("board sweep failed", extra={"fields": {"error": repr(exc)}})
+                await sleep_or_stop(stop, settings.board_sweep_interval_s)
+
         return (lambda server: rpc.add_CoordinationServiceServicer_to_server(
-            servicer, server)), [link.run, sweep]
+            servicer, server)), [link.run, sweep, tidy_board]
 
     await run_database_service(settings, stop, SCHEMA, MIGRATIONS, build)
 

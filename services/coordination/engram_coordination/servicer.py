@@ -18,6 +18,7 @@ from .leases import LeaseOutcome, Leases, LeaseState
 from .mail import Mail
 from .presence import AgentUpdate, AgentView, ParkRecord, Presence
 from .settings import CoordinationSettings
+from .stats import board_counts
 
 
 def agent_message(view: AgentView, settings: CoordinationSettings,
@@ -83,8 +84,9 @@ def _optional(request: Any, name: str) -> Any:
 
 class CoordinationServicer(rpc.CoordinationServiceServicer):
     def __init__(self, settings: CoordinationSettings, presence: Presence, leases: Leases,
-                 mail: Mail) -> None:
+                 mail: Mail, pool: asyncpg.Pool) -> None:
         self._s = settings
+        self._pool = pool
         self._presence = presence
         self._leases = leases
         self._mail = mail
@@ -163,3 +165,10 @@ class CoordinationServicer(rpc.CoordinationServiceServicer):
                             context: Any) -> pb.ForgetMessageResponse:
         ids = await self._mail.forget(actor_of(current_caller()), request.id, request.reason)
         return pb.ForgetMessageResponse(ids=ids)
+    async def BoardStats(self, request: pb.BoardStatsRequest,  # noqa: N802
+                         context: Any) -> pb.BoardStatsResponse:
+        c = await board_counts(self._pool, self._s, current_caller())
+        return pb.BoardStatsResponse(
+            agents=c["agents"], agents_active=c["active"], leases_held=c["held"],
+            lease_waiters=c["waiters"], mail_pending=c["pending"],
+            mail_acked_bodies=c["acked_bodies"])

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from pydantic import Field
+
 from engram_kit.settings import (
     AuditSettings,
     DatabaseSettings,
@@ -41,3 +43,11 @@ class CoordinationSettings(ServiceSettings, DatabaseSettings, NatsSettings, Audi
     ack_max_ids: int = 50
     request_id_max_chars: int = 128
     hint_subject_prefix: str = "engram.board"
+    # Tidying (sweep.py): the body of acknowledged mail is dropped after
+    # mail_body_ttl_s (the row keeps its keyed digest); agents unseen for
+    # agent_retire_after_s are retired; each tick, every sweep interval,
+    # handles at most board_sweep_batch namespaces and rows of each kind.
+    mail_body_ttl_s: int = Field(default=7 * 24 * 3600, ge=60)
+    agent_retire_after_s: int = Field(default=30 * 24 * 3600, ge=3600)
+    board_sweep_interval_s: float = Field(default=60.0, gt=0)
+    board_sweep_batch: int = Field(default=500, ge=1, le=10_000)

@@ -15,6 +15,7 @@ from engram_kit.events import NatsLink
 from engram_kit.grpc_client import Caller
 from engram_kit.health import Readiness
 from engram_kit.outbox import OutboxRelay
+from engram_kit.recent_counts import RecentCounts
 from engram_kit.runtime import run_until_signal
 from engram_kit.service import Background, Register, run_database_service
 
@@ -37,6 +38,7 @@ from .servicer_lifecycle import LifecycleDeps, LifecycleServicer
 from .servicer_review import ReviewDeps, ReviewServicer
 from .settings import CortexSettings
 from .slots import SlotEditor
+from .stats import Stats
 from .tags import TagRegistry
 from .walk import WalkLimits
 from .world import World
@@ -78,20 +80,22 @@ async def amain(stop: asyncio.Event) -> None:
         readiness.info["nats_connected"] = lambda: link.connected
         reader, review = FactReader(pool, embedder, s), Review(pool)
         graph = Graph(pool, WalkLimits.of(s))
+        recalls = RecentCounts()
         servicers = (
             FactsServicer(FactsDeps(
                 pool=pool, facts=FactStore(pool, embedder, s, relay.notify), reader=reader,
                 slots=SlotEditor(pool, embedder, s), review=review,
                 freshness=Freshness(pool))),
             GraphServicer(GraphDeps(
-                graph=graph, recall=Recall(pool, reader, graph, s.recall_max_seeds))),
+                graph=graph, recall=Recall(pool, reader, graph, s.recall_max_seeds),
+                recalls=recalls)),
             KnowledgeServicer(KnowledgeDeps(
                 reader=reader, world=World(pool, embedder, s),
                 lessons=Lessons(pool, embedder, s, relay.notify),
                 lesson_merger=LessonMerger(pool, s))),
             ReviewServicer(ReviewDeps(
                 review=review, queue=ReviewQueue(pool, review), tags=TagRegistry(pool),
-                merging=Merging(pool))),
+                merging=Merging(pool), stats=Stats(pool, recalls))),
             LifecycleServicer(LifecycleDeps(retraction=Retraction(pool, s),
                                             erasure=Erasure(pool, s))))
         readiness.info["embedding_space"] = lambda: embedder.state

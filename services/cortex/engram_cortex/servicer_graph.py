@@ -9,6 +9,7 @@ from typing import Any
 from engram.v1 import cortex_pb2 as pb
 from engram.v1 import cortex_pb2_grpc as rpc
 from engram_kit.context import current_caller
+from engram_kit.recent_counts import RecentCounts
 from engram_kit.timestamps import optional_datetime
 from engram_kit.vocab import EdgeAction
 
@@ -23,6 +24,7 @@ from .walk import bfs_order
 class GraphDeps:
     graph: Graph
     recall: Recall
+    recalls: RecentCounts
 
 
 class GraphServicer(rpc.CortexGraphServicer):
@@ -54,6 +56,7 @@ class GraphServicer(rpc.CortexGraphServicer):
                                     truncated=walk.truncated)
 
     async def Recall(self, request: pb.RecallRequest, context: Any) -> pb.RecallResponse:
+        self._d.recalls.add(current_caller().require_namespace())
         found = await self._d.recall.recall(current_caller(), request.query, request.hops,
                                             request.top_k)
         return pb.RecallResponse(

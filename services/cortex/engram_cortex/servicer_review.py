@@ -15,6 +15,7 @@ from .merging import Merging
 from .messages import conflict_message, review_item_message
 from .review import Review
 from .review_queue import ReviewQueue
+from .stats import Stats
 from .tags import TagRegistry
 
 _TAG_NOTES: dict[str, str] = {TagStatus.PROPOSED: "waiting for a reviewer (review_list)",
@@ -27,6 +28,7 @@ class ReviewDeps:
     queue: ReviewQueue
     tags: TagRegistry
     merging: Merging
+    stats: Stats
 
 
 class ReviewServicer(rpc.CortexReviewServicer):
@@ -86,3 +88,13 @@ class ReviewServicer(rpc.CortexReviewServicer):
         return pb.MergeEntitiesResponse(into=done.into, facts_moved=done.facts_moved,
                                         facts_retired=done.facts_retired,
                                         edges_moved=done.edges_moved)
+
+    async def Stats(self, request: pb.CortexStatsRequest,  # noqa: N802
+                    context: Any) -> pb.CortexStatsResponse:
+        found = await self._d.stats.of(current_caller())
+        t = found.totals
+        return pb.CortexStatsResponse(
+            facts=[pb.FactCount(kind=r["kind"], verdict=r["verdict"], count=r["n"])
+                   for r in found.facts],
+            open_conflicts=t["conflicts"], proposed_tags=t["tags"], lessons=t["lessons"],
+            recalls_24h=found.recalls_24h)

@@ -93,6 +93,23 @@ class Backends:
             merge=merge, into=into, reasoning=reasoning), ctx,
             idempotent=bool(ctx.idempotency_key))
 
+    async def entry_clusters(self, namespace: str, min_similarity: float
+                             ) -> memory_pb2.ConsolidationCandidatesResponse:
+        return await self._caller.call(
+            self._memory.ConsolidationCandidates,
+            memory_pb2.ConsolidationCandidatesRequest(min_similarity=min_similarity),
+            self.context(namespace), idempotent=True)
+
+    async def consolidate(self, ctx: CallerContext, entry_ids: list[str], keep: str,
+                          reasoning: str) -> memory_pb2.StoreResponse:
+        """An approved entry merge, as the reviewer who approved it: one new
+        entry with the current text of `keep` supersedes them all."""
+        kept = await self._caller.call(self._memory.Get, memory_pb2.GetRequest(
+            id=keep, peek=True), ctx, idempotent=True)
+        return await self._caller.call(self._memory.Consolidate, memory_pb2.ConsolidateRequest(
+            entry_ids=entry_ids, new_text=kept.entry.text, reason=reasoning[:500]), ctx,
+            idempotent=bool(ctx.idempotency_key))
+
     async def merge_lessons(self, namespace: str, batch: str) -> int:
         reply = await self._caller.call(self._knowledge.MergeLessons,
                                         cortex_pb2.MergeLessonsRequest(batch=batch),

@@ -25,7 +25,7 @@ from . import metrics
 from . import repo_passes as repo
 from .backends import Backends
 from .extractor import Candidate, EntryText, ExtractionFailed, Extractor, anchored
-from .proposals import Link, Proposals, fact_merge_link, merge_link
+from .proposals import Link, Proposals, entries_merge_link, fact_merge_link, merge_link
 from .settings import DreamerSettings
 
 log = logging.getLogger(__name__)
@@ -153,7 +153,8 @@ class DreamPasses:
     async def _consolidate(self, ns: str, run_id: uuid.UUID, written: list
                            ) -> tuple[list[Link], list[tuple[str, str]], int]:
         """Work cortex events marked, plus the entities this pass wrote:
-        near-duplicate entities and facts become merge proposals; near-identical
+        near-duplicate entities, facts and memory entries become merge
+        proposals; near-identical
         lessons are merged (journaled in the run's batch, so revertible)."""
         async with tenant_tx(self._pool, ns) as conn:
             marks = [(m["kind"], m["key"]) for m in await repo.open_marks(conn, MAX_MARKS)]
@@ -164,6 +165,10 @@ class DreamPasses:
             found = await self._backends.near_duplicates(ns, entities[i:i + 200])
             merges += [merge_link(p) for p in found.entities]
             merges += [fact_merge_link(p) for p in found.facts]
+        if self._s.propose_entry_merges:
+            found_entries = await self._backends.entry_clusters(
+                ns, self._s.entry_merge_min_similarity)
+            merges += [entries_merge_link(c) for c in found_entries.clusters]
         lessons = any(kind == "lessons" for kind, _ in marks)
         merged = await self._backends.merge_lessons(ns, str(run_id)) if lessons else 0
         return merges, marks, merged

@@ -3,7 +3,9 @@
   (e.g. "billing-api uses postgres" and postgres has facts of its own);
 - entity merges, when the cortex finds two names for one thing (the same
   name but for punctuation, or similar names with the same attribute value);
-  approval makes the merged name an alias and moves its facts.
+  approval makes the merged name an alias and moves its facts;
+- entry merges, when memory finds live entries that say the same thing;
+  approval consolidates them into one new entry with the text of `src`.
 A rejected proposal is kept as a tombstone so it is never proposed again; an
 open one expires after 30 days."""
 
@@ -19,7 +21,7 @@ from typing import Any
 
 import asyncpg
 
-from engram.v1 import cortex_pb2
+from engram.v1 import cortex_pb2, memory_pb2
 from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.errors import (
@@ -37,7 +39,7 @@ from . import repo_proposals as repo
 from .backends import Backends
 from .extractor import Candidate
 
-KINDS = ("graph_link", "merge_entity", "merge_fact")
+KINDS = ("graph_link", "merge_entity", "merge_fact", "merge_entries")
 RELATION_OF = {"uses": "uses", "consumes_from": "uses", "caches": "uses",
                "runs_on": "deployed_to", "hosted_on": "deployed_to",
                "deployed_to": "deployed_to", "owner": "owned_by", "owned_by": "owned_by",
@@ -58,6 +60,7 @@ class Link:
     entity: str = ""  # merge_fact: whose facts; src/dst are its attributes
     value: str = ""
     source_ref: str = ""  # graph_link: the memory entry its quote is from
+    entry_ids: tuple[str, ...] = ()  # merge_entries: the entries to consolidate
 
     @property
     def signature(self) -> str:
@@ -65,7 +68,17 @@ class Link:
             return "merge_entity|" + "|".join(sorted((self.src, self.dst)))
         if self.kind == "merge_fact":
             return f"merge_fact|{self.entity}|" + "|".join(sorted((self.src, self.dst)))
+        if self.kind == "merge_entries":
+            return "merge_entries|" + "|".join(sorted(self.entry_ids))
         return f"graph_link|{self.src}|{self.relation}|{self.dst}"
+
+
+def entries_merge_link(cluster: memory_pb2.ConsolidationCluster) -> Link:
+    """The newest member's text is kept; the quote holds no entry words."""
+    ids = tuple(m.entry.id for m in cluster.members)
+    return Link(ids[0], "same_as", ids[1],
+                f"{len(ids)} live entries linked by cosine similarity >= "
+                f"{cluster.min_similarity:.2f}", kind="merge_entries", entry_ids=ids)
 
 
 def fact_merge_link(pair: cortex_pb2.FactPair) -> Link:
@@ -88,6 +101,9 @@ def _as_listed(r: ProposalRow) -> ProposalRow:
 def summary(r: ProposalRow) -> str:
     if r["kind"] == "merge_entity":
         return f"merge {r['src']} into {r['dst']}"
+    if r["kind"] == "merge_entries":
+        return (f"consolidate {len(r['entry_ids'])} entries ({', '.join(r['entry_ids'])}) "
+                f"into one with the text of {r['src']}")
     if r["kind"] == "merge_fact":
         return (f"merge {r['entity']}.{r['src']} into {r['entity']}.{r['dst']} "
                 f"(both {r['value']!r})")
@@ -208,7 +224,10 @@ class Proposals:
 
     async def _apply(self, keyed: CallerContext, row: asyncpg.Record) -> None:
         reasoning = row["reasoning"]
-        if row["kind"] == "merge_entity":
+        if row["kind"] == "merge_entries":
+            await self._backends.consolidate(keyed, list(row["entry_ids"]), row["src"],
+                                             reasoning)
+        elif row["kind"] == "merge_entity":
             await self._backends.merge_entities(keyed, row["src"], row["dst"], reasoning)
         elif row["kind"] == "merge_fact":
             await self._backends.retract(keyed, row["entity"], row["src"], row["value"],

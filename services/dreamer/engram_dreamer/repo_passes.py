@@ -134,10 +134,12 @@ async def reopen_marks(conn: asyncpg.Connection, run_id: uuid.UUID) -> None:
 
 
 async def forget_proposal_sources(conn: asyncpg.Connection, entry_ids: list[str]) -> None:
-    """Forgotten entries: open proposals quoting them are withdrawn; a decided
+    """Forgotten entries: open proposals quoting them (or merging them) are
+    withdrawn; a decided
     one keeps its signature (a rejection still holds) but not the quote."""
     await conn.execute("DELETE FROM proposals WHERE status = 'open' "
-                       "AND source_ref = ANY($1::text[])", entry_ids)
+                       "AND (source_ref = ANY($1::text[]) OR entry_ids && $1::text[])",
+                       entry_ids)
     await conn.execute("UPDATE proposals SET evidence_quote = '' "
                        "WHERE source_ref = ANY($1::text[])", entry_ids)
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import asyncpg
 
-from engram_kit.db import fetchrow_one
+from engram_kit.db import fetchrow_one, fetchval_one
 
 # An open proposal past its expiry reads as expired before a pass marks it.
 _STATUS_SQL = ("(CASE WHEN status = 'open' AND expires_at < now() THEN 'expired' "
@@ -24,11 +24,12 @@ async def insert(conn: asyncpg.Connection, ns: str, run_id: uuid.UUID,
     """None when a proposal with the link's signature exists."""
     return await conn.fetchval(
         """INSERT INTO proposals (namespace, id, signature, kind, src, relation, dst,
-               evidence_quote, run_id, entity, value, source_ref)
-           VALUES ($1, $2, $3, $9, $4, $5, $6, $7, $8, $10, $11, $12)
+               evidence_quote, run_id, entity, value, source_ref, entry_ids)
+           VALUES ($1, $2, $3, $9, $4, $5, $6, $7, $8, $10, $11, $12, $13)
            ON CONFLICT (namespace, signature) DO NOTHING RETURNING id""",
         ns, uuid.uuid4(), link.signature, link.src, link.relation, link.dst,
-        link.quote, run_id, link.kind, link.entity, link.value, link.source_ref)
+        link.quote, run_id, link.kind, link.entity, link.value, link.source_ref,
+        list(link.entry_ids))
 
 
 async def listing(conn: asyncpg.Connection, status: str, kind: str) -> list[asyncpg.Record]:
@@ -82,3 +83,8 @@ async def decided_of_run(conn: asyncpg.Connection, run_id: uuid.UUID) -> list[as
 
 async def delete_of_run(conn: asyncpg.Connection, run_id: uuid.UUID) -> None:
     await conn.execute("DELETE FROM proposals WHERE run_id = $1", run_id)
+
+
+async def open_count(conn: asyncpg.Connection) -> int:
+    return await fetchval_one(conn, "SELECT count(*) FROM proposals "
+                              "WHERE status = 'open' AND expires_at >= now()")

@@ -14,7 +14,7 @@ from engram_kit.db import tenant_tx
 from engram_kit.errors import InvalidArgument
 from engram_kit.timestamps import to_timestamp
 
-from . import repo, repo_passes
+from . import repo, repo_passes, repo_proposals
 from .intake import EventIntake
 from .passes import DreamPasses
 from .proposals import ProposalRow, summary
@@ -70,6 +70,14 @@ class DreamerServicer(dreamer_pb2_grpc.DreamerServiceServicer):
         if last:
             reply.last_run.CopyFrom(run_message(last[0]))
         return reply
+
+    async def Stats(self, request: Any, context: Any) -> Any:  # noqa: N802
+        async with tenant_tx(self.pool, current_caller().require_namespace()) as conn:
+            pending = await repo_passes.pending_stats(conn)
+            proposals = await repo_proposals.open_count(conn)
+        return dreamer_pb2.DreamStatsResponse(pending_entries=pending["n"],
+                                              pending_marks=pending["marks"],
+                                              open_proposals=proposals)
 
     async def Run(self, request: Any, context: Any) -> Any:  # noqa: N802
         row = await self.passes.run(current_caller().require_namespace(), "manual")

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from pydantic import SecretStr
+from pydantic import Field, SecretStr
 
 from engram_kit.settings import DatabaseSettings, NatsSettings, ServiceSettings
 
@@ -36,3 +36,8 @@ class DreamerSettings(ServiceSettings, DatabaseSettings, NatsSettings):
     decay_unused_days: float = 90.0
     decay_max_per_pass: int = 200
     call_timeout_s: float = 15.0
+    # Entry consolidation: each pass asks memory for clusters of live entries
+    # at least this similar (cosine) and proposes each as a merge_entries
+    # review item (a reviewer approves; the dreamer never merges by itself).
+    propose_entry_merges: bool = True
+    entry_merge_min_similarity: float = Field(default=0.92, ge=0.5, le=1)

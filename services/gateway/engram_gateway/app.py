@@ -26,6 +26,7 @@ from .principals import PrincipalStore
 from .registry import TIERS, TOOLS
 from .rest_board import build_board_router
 from .rest_lifecycle import build_lifecycle_router
+from .rest_hygiene import build_hygiene_router
 from .rest_memory import build_memory_router
 from .rest_sessions import build_sessions_router
 from .settings import GatewaySettings
@@ -117,6 +118,7 @@ def build_app(settings: GatewaySettings) -> FastAPI:
                                           "Mcp-Protocol-Version"],
                            expose_headers=["Mcp-Session-Id"])
     app.state.principals = store
+    app.include_router(build_hygiene_router(backends))
     app.include_router(build_board_router(backends))
     app.include_router(build_memory_router(backends))
     app.include_router(build_sessions_router(backends))

@@ -27,7 +27,7 @@ from .toolspec import (
 )
 
 # The dreamer's proposal kinds; the other review items are the cortex's.
-PROPOSAL_KINDS = ("graph_link", "merge_entity", "merge_fact")
+PROPOSAL_KINDS = ("graph_link", "merge_entity", "merge_fact", "merge_entries")
 TopK = Annotated[int, Field(ge=1, le=50)]
 
 
@@ -84,11 +84,12 @@ def tag_alias(alias: str, tag: str, namespace: Namespace = None) -> None:
 
 
 def review_list(kind: Literal["", "conflict", "root_tag", "contender", "graph_link",
-                              "merge_entity", "merge_fact"] = "",
+                              "merge_entity", "merge_fact", "merge_entries"] = "",
                 namespace: Namespace = None) -> None:
     """What waits for a person: open conflicts, proposed root tags, parked contenders
-    and the dreamer's proposals (graph links, entity and fact merges), each with the
-    call that settles it (review_decide; contender_decide for a contender)."""
+    and the dreamer's proposals (graph links, entity, fact and memory entry merges),
+    each with the call that settles it (review_decide; contender_decide for a
+    contender)."""
 
 
 async def run_review_list(inv: Invocation) -> dict[str, Any]:

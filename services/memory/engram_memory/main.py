@@ -15,11 +15,13 @@ from engram_kit.grpc_server import serve
 from engram_kit.health import Readiness
 from engram_kit.logging import configure_logging
 from engram_kit.outbox import OutboxRelay
+from engram_kit.recent_counts import RecentCounts
 from engram_kit.runtime import run_until_signal
 from engram_kit.service import Background
 
 from . import repo
 from .column_check import EmbeddingColumnCheck
+from .consolidation import Consolidation
 from .decay import Decay, UseMarks
 from .documents import Documents
 from .episodes import Episodes
@@ -32,6 +34,7 @@ from .service import MemoryService
 from .servicer import MemoryDeps, MemoryServicer
 from .sessions import Sessions
 from .settings import MemorySettings
+from .stats import MemoryStats
 
 SCHEMA = "memory"
 MIGRATIONS = Path(__file__).parent / "migrations"
@@ -76,7 +79,9 @@ async def amain(stop: asyncio.Event) -> None:
             MemoryServicer(MemoryDeps(
                 service=service, searcher=searcher, lifecycle=Lifecycle(service, uses),
                 episodes=Episodes(pool, s.session_reopen_s), documents=documents,
-                decay=Decay(pool), sessions=sessions, erasure=Erasure(pool, s))), server)
+                decay=Decay(pool), sessions=sessions, erasure=Erasure(pool, s),
+                consolidation=Consolidation(service),
+                stats=MemoryStats(pool, RecentCounts()))), server)
 
     try:
         jobs: Background = [link.run, relay.run, sweep.run, uses.run, sessions.run,

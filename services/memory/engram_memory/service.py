@@ -21,7 +21,7 @@ from engram_kit.errors import Conflict, NotFound
 from engram_kit.idempotency import Keyed
 from engram_kit.outbox import enqueue
 
-from . import repo
+from . import repo, repo_hygiene
 from . import repo_vector_queue as vector_queue
 from .episodes import current_episode
 from .events import entry_stored_event
@@ -62,6 +62,7 @@ class StoreInput:
     valid_from: datetime | None = None
     supersedes: uuid.UUID | None = None  # explicit replacement
     reason: str = ""
+    consolidates: list[uuid.UUID] = field(default_factory=list)  # replaces all of these
 
 
 @dataclass
@@ -117,15 +118,16 @@ class MemoryService:
                 return await _replayed(conn, earlier, digest)
             if data.supersedes is not None:
                 await self._lock_live_target(conn, data.supersedes)
+            await self._lock_live_targets(conn, data.consolidates)
             same = await repo.find_live_by_hash(conn, text_hash)
-            if same is not None and data.supersedes is None:
+            if same is not None and data.supersedes is None and not data.consolidates:
                 await repo.confirm(conn, same["id"])
                 await audit.append(conn, namespace, ctx.principal, "entry.confirm",
                                    str(same["id"]), {"text_hmac": digest})
                 done = StoreResult(same["id"], "restatement", same, embedded=same["embedded"])
                 await idempotency.remember(conn, namespace, keyed, _replay_of(done))
                 return done
-            typed = await self._type(conn, text, vector, data.supersedes)
+            typed = await self._type(conn, text, vector, data)
             episode = data.episode or await current_episode(conn, ctx, self.s.session_reopen_s)
             entry = repo.NewEntry(
                 id=uuid.uuid4(), namespace=namespace, text=text, text_hash=text_hash,
@@ -144,7 +146,8 @@ class MemoryService:
             await enqueue(conn, event_id, namespace, subject, payload)
             if vector is None:
                 await vector_queue.enqueue(conn, vector_queue.ENTRIES, namespace, [entry.id])
-            await audit.append(conn, namespace, ctx.principal, "entry.store", str(entry.id), {
+            action = "entry.consolidate" if data.consolidates else "entry.store"
+            await audit.append(conn, namespace, ctx.principal, action, str(entry.id), {
                 "finding": typed.finding, "text_hmac": digest,
                 "superseded": [str(i) for i in typed.supersedes], "source": source})
             done = StoreResult(entry.id, typed.finding, row, related=typed.related,
@@ -164,10 +167,28 @@ class MemoryService:
             raise Conflict(f"entry {target} is already {row['status']}{by}; "
                            "supersede the current entry instead", field="entry_id")
 
+    async def _lock_live_targets(self, conn: asyncpg.Connection,
+                                 targets: list[uuid.UUID]) -> None:
+        """Fail closed: a consolidation needs every named entry live."""
+        if not targets:
+            return
+        rows = {r["id"]: r for r in await repo_hygiene.lock_entries(conn, targets)}
+        for target in targets:
+            row = rows.get(target)
+            if row is None:
+                raise NotFound(f"entry {target} does not exist in this namespace",
+                               field="entry_ids")
+            if row["status"] != "live":
+                by = f" by {row['superseded_by']}" if row["superseded_by"] else ""
+                raise Conflict(f"entry {target} is already {row['status']}{by}; "
+                               "consolidate current entries only", field="entry_ids")
+
     async def _type(self, conn: asyncpg.Connection, text: str, vector: np.ndarray | None,
-                    explicit: uuid.UUID | None) -> Typed:
-        if explicit is not None:
-            return Typed("update", supersedes=[explicit])
+                    data: StoreInput) -> Typed:
+        if data.consolidates:
+            return Typed("update", supersedes=list(data.consolidates))
+        if data.supersedes is not None:
+            return Typed("update", supersedes=[data.supersedes])
         if vector is None:
             return Typed("new")
         near = await repo.nearest_live_texts(conn, vector, 5)
@@ -184,7 +205,8 @@ class MemoryService:
                 continue
             await repo.add_version(conn, ctx.namespace, old, old_text, ctx.principal,
                                    reason or "superseded", "superseded")
-            await repo.set_supersedes(conn, new_id, old)
+            if old == typed.supersedes[0]:  # one column; every link is in entry_links
+                await repo.set_supersedes(conn, new_id, old)
             await repo.link(conn, ctx.namespace, new_id, old, "supersedes")
         if typed.finding == "update" and not typed.supersedes:
             typed.finding = "new"

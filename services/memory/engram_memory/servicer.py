@@ -6,8 +6,6 @@ import uuid
 from dataclasses import dataclass
 from typing import Any, Literal, overload
 
-import asyncpg
-
 from engram.v1 import common_pb2, memory_pb2, memory_pb2_grpc
 from engram_kit.context import current_caller
 from engram_kit.errors import InvalidArgument
@@ -16,23 +14,19 @@ from engram_kit.timestamps import optional_datetime, to_timestamp
 from . import servicer_decay as decay_replies
 from . import servicer_documents as document_replies
 from . import servicer_episodes as episode_replies
+from . import servicer_hygiene as hygiene_replies
+from .consolidation import Consolidation
 from .decay import Decay
 from .documents import Documents
 from .episodes import Episodes
 from .erasure import Erasure, WriterWindow
 from .lifecycle import ForgetFilter, Lifecycle
 from .search import Searcher, SearchInput, SearchResult, serving_label
-from .service import MemoryService, StoreInput, StoreResult
+from .service import MemoryService, StoreInput
+from .servicer_common import entry_message, store_response
 from .servicer_documents import document_hits
 from .sessions import Sessions
-
-FINDINGS = {
-    "new": memory_pb2.FINDING_NEW,
-    "restatement": memory_pb2.FINDING_RESTATEMENT,
-    "paraphrase": memory_pb2.FINDING_PARAPHRASE,
-    "update": memory_pb2.FINDING_UPDATE,
-    "conflict": memory_pb2.FINDING_CONFLICT,
-}
+from .stats import MemoryStats
 
 
 @overload
@@ -49,28 +43,6 @@ def parse_id(value: str, field: str, *, required: bool = True) -> uuid.UUID | No
     except ValueError:
         raise InvalidArgument(f"{field} must be an entry id (a UUID), got {value[:40]!r}",
                               field=field) from None
-
-
-def entry_message(row: asyncpg.Record) -> memory_pb2.Entry:
-    return memory_pb2.Entry(
-        id=str(row["id"]), text=row["text"], source=row["source"], tags=list(row["tags"]),
-        origin=row["origin"], episode=row["episode"] or "", status=row["status"],
-        created_at=to_timestamp(row["created_at"]), valid_from=to_timestamp(row["valid_from"]),
-        writer_principal=row["writer_principal"], embedded=row["embedded"],
-    )
-
-
-def store_response(result: StoreResult) -> memory_pb2.StoreResponse:
-    stone = result.reasserts_forgotten
-    return memory_pb2.StoreResponse(
-        id=str(result.id), finding=FINDINGS[result.finding],
-        related=[str(r) for r in result.related],
-        superseded=[str(s) for s in result.superseded], embedded=result.embedded,
-        entry=entry_message(result.entry), contested_with=[str(c) for c in result.contested_with],
-        reasserts_forgotten=memory_pb2.Tombstone(
-            id=str(stone["id"]), reason=stone["reason"],
-            forgotten_at=to_timestamp(stone["forgotten_at"])) if stone else None,
-    )
 
 
 def search_response(result: SearchResult, explain: bool) -> Any:
@@ -109,6 +81,8 @@ class MemoryDeps:
     decay: Decay
     sessions: Sessions
     erasure: Erasure
+    consolidation: Consolidation
+    stats: MemoryStats
 
 
 class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
@@ -121,6 +95,8 @@ class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
         self.decay = deps.decay
         self.sessions = deps.sessions
         self.erasure = deps.erasure
+        self.consolidation = deps.consolidation
+        self.stats = deps.stats
 
     async def Store(self, request: Any, context: Any) -> Any:  # noqa: N802 (gRPC name)
         result = await self.service.store(current_caller(), StoreInput(
@@ -133,6 +109,7 @@ class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
         return store_response(result)
 
     async def Search(self, request: Any, context: Any) -> Any:  # noqa: N802
+        self.stats.searches.add(current_caller().require_namespace())
         result = await self.searcher.search(current_caller(), SearchInput(
             query=request.query, top_k=request.top_k, tags=list(request.tags),
             source=request.source, since=optional_datetime(request, "since"),
@@ -229,3 +206,11 @@ class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
             optional_datetime(request, "until"), request.reason, request.dry_run))
         return common_pb2.ForgetByWriterResponse(ids=[str(i) for i in done.ids],
                                                  more=done.more, limit=done.limit)
+    async def ConsolidationCandidates(self, request: Any, context: Any) -> Any:  # noqa: N802
+        return await hygiene_replies.candidates(self.consolidation, request)
+
+    async def Consolidate(self, request: Any, context: Any) -> Any:  # noqa: N802
+        return await hygiene_replies.consolidate(self.consolidation, request)
+
+    async def Stats(self, request: Any, context: Any) -> Any:  # noqa: N802
+        return await hygiene_replies.stats(self.stats, request)

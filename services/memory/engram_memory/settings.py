@@ -74,3 +74,12 @@ class MemorySettings(ServiceSettings, DatabaseSettings, NatsSettings, AuditSetti
     session_idle_s: float = Field(1800.0, gt=0)
     session_reopen_s: float = Field(86_400.0, ge=0)
     session_sweep_s: float = Field(60.0, gt=0)
+    # Consolidation (memory_consolidation_candidates / memory_consolidate):
+    # a candidate scan compares at most consolidation_max_scan of the newest
+    # live entries pairwise (in memory: n^2 similarities) and returns at most
+    # consolidation_max_clusters clusters; one consolidation replaces at most
+    # consolidate_max_entries entries in one transaction.
+    consolidation_min_similarity: float = Field(default=0.85, ge=0.5, le=1.0)
+    consolidation_max_scan: int = Field(default=500, ge=2, le=5_000)
+    consolidation_max_clusters: int = Field(default=20, ge=1, le=200)
+    consolidate_max_entries: int = Field(default=20, ge=2, le=200)
