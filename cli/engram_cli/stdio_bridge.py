@@ -1,0 +1,383 @@
+"""`engram mcp-stdio`: MCP over stdin/stdout for clients that only speak stdio
+(Claude Desktop), proxied message by message to the gateway's streamable HTTP
+endpoint. Both sides are the official SDK's transports; the bridge adds the
+bearer token, the HTTP headers each message needs, and a JSON-RPC error for
+every request the gateway could not answer (the bridge itself keeps running)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import anyio
+import httpx2
+from mcp.client.streamable_http import RequestContext, StreamableHTTPTransport
+from mcp.server.stdio import stdio_server
+from mcp.shared._context_streams import (
+    ContextReceiveStream,
+    ContextSendStream,
+    create_context_streams,
+)
+from mcp.shared.inbound import (
+    MCP_METHOD_HEADER,
+    MCP_NAME_HEADER,
+    MCP_PROTOCOL_VERSION_HEADER,
+    NAME_BEARING_METHODS,
+    encode_header_value,
+    find_invalid_x_mcp_header,
+    mcp_param_headers,
+    x_mcp_header_map,
+)
+from mcp.shared.message import ClientMessageMetadata, SessionMessage
+from mcp_types import (
+    CONNECTION_CLOSED,
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    PROTOCOL_VERSION_META_KEY,
+    ErrorData,
+    JSONRPCError,
+    JSONRPCNotification,
+    JSONRPCRequest,
+    JSONRPCResponse,
+    RequestId,
+)
+
+DEFAULT_URL = "http://127.0.0.1:8750/mcp"
+# Bounded waits: an unreachable gateway fails a request within CONNECT_TIMEOUT_S,
+# a silent one within READ_TIMEOUT_S (long: a response stream may stay open).
+CONNECT_TIMEOUT_S = 5.0
+WRITE_TIMEOUT_S = 30.0
+READ_TIMEOUT_S = 300.0
+EXIT_USAGE = 2
+OUTBOX_SIZE = 64
+SESSION_LOST = "Session terminated"  # the SDK transport's error for a 404 on a known session
+
+log = logging.getLogger("engram.mcp_stdio")
+UpRead = ContextReceiveStream[SessionMessage | Exception]
+UpWrite = ContextSendStream[SessionMessage]
+
+
+class BridgeConfigError(Exception):
+    """A setting the bridge cannot start with (exit 2, before any protocol)."""
+
+
+class GatewayRefused(Exception):
+    """The gateway answered with 401/403: no retry helps until the token changes."""
+
+
+@dataclass(frozen=True)
+class BridgeConfig:
+    url: str
+    token: str = field(repr=False)
+    session: str = ""
+
+    def headers(self) -> dict[str, str]:
+        headers = {"Authorization": f"Bearer {self.token}"}
+        if self.session:
+            headers["X-Engram-Session"] = self.session
+        return headers
+
+
+def load_config(url: str | None, token_file: str | None, env: Mapping[str, str]) -> BridgeConfig:
+    """The endpoint (--url, ENGRAM_URL, default), the token (--token-file, else
+    ENGRAM_TOKEN) and the optional session (ENGRAM_SESSION)."""
+    url = url or env.get("ENGRAM_URL", "").strip() or DEFAULT_URL
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise BridgeConfigError(f"the gateway URL must be http(s)://host:port/mcp "
+                                f"(default {DEFAULT_URL}), got {url!r}")
+    if token_file:
+        try:
+            token = Path(token_file).read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise BridgeConfigError(f"cannot read --token-file {token_file}: "
+                                    f"{getattr(exc, 'strerror', None) or exc}") from None
+        if not token:
+            raise BridgeConfigError(f"--token-file {token_file} is empty")
+    else:
+        token = env.get("ENGRAM_TOKEN", "").strip()
+        if not token:
+            raise BridgeConfigError(
+                "no token: pass --token-file PATH or set ENGRAM_TOKEN (the agent token "
+                "`engram up` printed, kept in <data-dir>/agent-token, or one from "
+                "`engram token create`)")
+    if not token.isprintable() or any(c.isspace() for c in token):
+        raise BridgeConfigError("the token holds whitespace or control characters; "
+                                "it must be the single line `engram token create` printed")
+    session = env.get("ENGRAM_SESSION", "").strip()
+    if session and not session.isprintable():
+        raise BridgeConfigError("ENGRAM_SESSION holds control characters")
+    return BridgeConfig(url=url, token=token, session=session)
+
+
+def describe(exc: BaseException, url: str) -> str:
+    """What the client is told when a request never got the gateway's answer."""
+    if isinstance(exc, GatewayRefused):
+        return str(exc)
+    if isinstance(exc, httpx2.ConnectTimeout):
+        return (f"engram gateway at {url} did not accept a connection within "
+                f"{CONNECT_TIMEOUT_S:g}s; check ENGRAM_URL and retry")
+    if isinstance(exc, httpx2.ConnectError):
+        return (f"engram gateway unreachable at {url} ({exc or 'connection failed'}): "
+                "is `engram up` running and ENGRAM_URL right? Retry once it is up")
+    if isinstance(exc, httpx2.TimeoutException):
+        return f"engram gateway at {url} did not answer within {READ_TIMEOUT_S:g}s; retry"
+    return f"engram gateway at {url} failed: {type(exc).__name__}: {exc}"
+
+
+async def _refuse_bad_token(response: httpx2.Response) -> None:
+    """httpx response hook: a refused token becomes one clear error, not the
+    transport's generic 'Server returned an error response'."""
+    if response.status_code not in (401, 403):
+        return
+    await response.aread()
+    try:
+        body = response.json()
+        detail = str(body.get("error_description") or body.get("error") or "")[:200]
+    except (ValueError, AttributeError):
+        detail = ""
+    raise GatewayRefused(
+        f"engram gateway refused the token (HTTP {response.status_code}"
+        f"{': ' + detail if detail else ''}): check --token-file / ENGRAM_TOKEN "
+        "(`engram token list` shows the principals)")
+
+
+class _GatewayTransport(StreamableHTTPTransport):
+    """The SDK transport, except that a request whose POST fails gets a JSON-RPC
+    error instead of taking the whole transport down."""
+
+    async def _handle_post_request(self, ctx: RequestContext) -> None:
+        try:
+            await super()._handle_post_request(ctx)
+        except (httpx2.HTTPError, GatewayRefused) as exc:
+            text = describe(exc, self.url)
+            message = ctx.session_message.message
+            if isinstance(message, JSONRPCRequest):
+                await self._resolve_abandoned_request(ctx.read_stream_writer, message.id, text,
+                                                      code=CONNECTION_CLOSED)
+            else:
+                log.warning("%s (a %s message was not delivered)", text,
+                            getattr(message, "method", "response"))
+
+
+@asynccontextmanager
+async def _upstream(url: str, client: httpx2.AsyncClient) -> AsyncIterator[tuple[UpRead, UpWrite]]:
+    """`mcp.client.streamable_http.streamable_http_client` with _GatewayTransport."""
+    transport = _GatewayTransport(url)
+    read_writer, read_stream = create_context_streams[SessionMessage | Exception](0)
+    write_stream, write_reader = create_context_streams[SessionMessage](0)
+    async with read_writer, read_stream, write_stream, write_reader, \
+            anyio.create_task_group() as tg:
+        def start_get_stream() -> None:
+            tg.start_soon(transport.handle_get_stream, client, read_writer)
+
+        tg.start_soon(transport.post_writer, client, write_reader, read_writer, write_stream,
+                      start_get_stream, tg)
+        try:
+            yield read_stream, write_stream
+        finally:
+            if transport.session_id:
+                with anyio.move_on_after(CONNECT_TIMEOUT_S, shield=True):
+                    await transport.terminate_session(client)
+            tg.cancel_scope.cancel()
+
+
+def _error(request_id: RequestId | None, code: int, text: str) -> SessionMessage:
+    return SessionMessage(JSONRPCError(jsonrpc="2.0", id=request_id,
+                                       error=ErrorData(code=code, message=text)))
+
+
+class Bridge:
+    """Forwards the client's messages to the gateway and every answer and
+    notification back, unchanged. It remembers what it must: which requests
+    await an answer (each gets an error if the upstream dies), the handshake (a
+    new upstream session replays it), and tool schemas naming HTTP headers."""
+
+    def __init__(self, config: BridgeConfig, to_client: ContextSendStream[SessionMessage]) -> None:
+        self.config = config
+        self._to_client = to_client
+        self._outbox, self._inbox = anyio.create_memory_object_stream[SessionMessage](OUTBOX_SIZE)
+        self._pending: dict[RequestId, str] = {}
+        self._handshake: JSONRPCRequest | None = None
+        self._initialized: JSONRPCNotification | None = None
+        self._legacy_version = ""
+        self._param_headers: dict[str, dict[tuple[str, ...], str]] = {}
+        self._replays: dict[RequestId, anyio.Event] = {}
+        self._stale = False
+
+    async def from_client(self, item: SessionMessage | Exception) -> None:
+        if isinstance(item, Exception):
+            log.warning("unreadable message from the client: %s", item)
+            await self._to_client.send(_error(None, PARSE_ERROR, f"not a JSON-RPC message: {item}"))
+            return
+        message = item.message
+        if isinstance(message, JSONRPCRequest):
+            self._pending[message.id] = message.method
+            if message.method == "initialize":
+                self._handshake, self._legacy_version = message, ""
+        elif isinstance(message, JSONRPCNotification) and \
+                message.method == "notifications/initialized":
+            self._initialized = message
+        await self._outbox.send(item)
+
+    def end_of_input(self) -> None:
+        self._outbox.close()
+
+    async def run_upstream(self, client: httpx2.AsyncClient) -> None:
+        """One upstream session at a time; a new one when the last one died or
+        the gateway forgot it, so the client can go on after a gateway restart."""
+        first: SessionMessage | None = None
+        replay = False
+        while True:
+            if first is None:
+                try:
+                    first = await self._inbox.receive()
+                except anyio.EndOfStream:
+                    return
+            try:
+                first = await self._session(client, first, replay)
+            except Exception as exc:  # the transport died: answer what it held, start afresh
+                log.warning("upstream session failed: %r", exc)
+                await self._fail_pending(describe(exc, self.config.url))
+                first = None
+            replay = True
+
+    async def _session(self, client: httpx2.AsyncClient, first: SessionMessage,
+                       replay: bool) -> SessionMessage | None:
+        """Forward until the input ends (None) or the gateway lost the session
+        (the message still to send, on the next session)."""
+        async with _upstream(self.config.url, client) as (up_read, up_write), \
+                anyio.create_task_group() as tg:
+            tg.start_soon(self._downstream, up_read)
+            if replay:
+                await self._replay(up_write)
+            message: SessionMessage | None = first
+            while message is not None:
+                if self._stale:
+                    self._stale = False
+                    tg.cancel_scope.cancel()
+                    return message
+                await up_write.send(self._stamp(message))
+                try:
+                    message = await self._inbox.receive()
+                except anyio.EndOfStream:
+                    message = None
+            tg.cancel_scope.cancel()
+        return None
+
+    async def _replay(self, up_write: UpWrite) -> None:
+        """A handshake-era session is per connection: give the new one the
+        client's own initialize (its answer is the bridge's, not forwarded)."""
+        if self._handshake is None or not self._legacy_version:
+            return  # no handshake yet, or a 2026-era client: every request stands alone
+        request = JSONRPCRequest(jsonrpc="2.0", id=f"engram-stdio-replay-{len(self._replays)}",
+                                 method="initialize", params=self._handshake.params)
+        done = self._replays[request.id] = anyio.Event()
+        await up_write.send(SessionMessage(request))
+        await done.wait()  # bounded: the transport answers or times out
+        if self._initialized is not None:
+            await up_write.send(self._stamp(SessionMessage(self._initialized)))
+
+    async def _downstream(self, up_read: UpRead) -> None:
+        async for item in up_read:
+            if isinstance(item, Exception):
+                log.warning("unreadable message from the gateway: %s", item)
+                continue
+            message = item.message
+            if isinstance(message, JSONRPCResponse | JSONRPCError):
+                if message.id in self._replays:
+                    self._stale = isinstance(message, JSONRPCError)  # try again next message
+                    self._replays[message.id].set()
+                    continue
+                method = self._pending.pop(message.id, "") if message.id is not None else ""
+                if isinstance(message, JSONRPCResponse):
+                    self._learn(method, message.result)
+                elif (message.error.code, message.error.message) == (INVALID_REQUEST,
+                                                                     SESSION_LOST):
+                    self._stale = True
+                    item = _error(message.id, INVALID_REQUEST,
+                                  "the engram gateway no longer knows this session (it "
+                                  "restarted?); the bridge opens a new one: retry the request")
+            await self._to_client.send(SessionMessage(item.message))
+
+    def _learn(self, method: str, result: dict[str, Any]) -> None:
+        if method == "initialize":
+            self._legacy_version = str(result.get("protocolVersion", ""))
+        elif method == "tools/list":
+            for tool in result.get("tools") or []:
+                schema = tool.get("inputSchema") if isinstance(tool, dict) else None
+                if schema is not None and find_invalid_x_mcp_header(schema) is None:
+                    self._param_headers[str(tool.get("name"))] = x_mcp_header_map(schema)
+
+    def _stamp(self, item: SessionMessage) -> SessionMessage:
+        """The HTTP headers the SDK's client session would have set for this message."""
+        message = item.message
+        headers: dict[str, str] = {}
+        params = getattr(message, "params", None) or {}
+        meta = params.get("_meta")
+        version = meta.get(PROTOCOL_VERSION_META_KEY) if isinstance(meta, dict) else None
+        if isinstance(message, JSONRPCRequest | JSONRPCNotification) and isinstance(version, str):
+            headers[MCP_PROTOCOL_VERSION_HEADER] = version
+            headers[MCP_METHOD_HEADER] = message.method
+            name = params.get(NAME_BEARING_METHODS.get(message.method, ""))
+            if isinstance(name, str):
+                headers[MCP_NAME_HEADER] = encode_header_value(name)
+            arguments = params.get("arguments")
+            if message.method == "tools/call" and isinstance(name, str) and \
+                    isinstance(arguments, dict) and name in self._param_headers:
+                headers.update(mcp_param_headers(self._param_headers[name], arguments))
+        elif self._legacy_version and getattr(message, "method", "") != "initialize":
+            headers[MCP_PROTOCOL_VERSION_HEADER] = self._legacy_version
+        return SessionMessage(message, metadata=ClientMessageMetadata(headers=headers or None))
+
+    async def _fail_pending(self, text: str) -> None:
+        pending, self._pending = self._pending, {}
+        for request_id in pending:
+            await self._to_client.send(_error(request_id, CONNECTION_CLOSED, text))
+
+
+async def serve(config: BridgeConfig) -> None:
+    timeout = httpx2.Timeout(WRITE_TIMEOUT_S, connect=CONNECT_TIMEOUT_S, read=READ_TIMEOUT_S)
+    async with stdio_server() as (from_client, to_client), \
+            httpx2.AsyncClient(headers=config.headers(), timeout=timeout,
+                               event_hooks={"response": [_refuse_bad_token]}) as http, \
+            anyio.create_task_group() as tg:
+        bridge = Bridge(config, to_client)
+        tg.start_soon(bridge.run_upstream, http)
+        async for item in from_client:
+            await bridge.from_client(item)
+        bridge.end_of_input()
+
+
+def cmd_mcp_stdio(args: argparse.Namespace) -> int:
+    try:
+        config = load_config(args.url, args.token_file, os.environ)
+    except BridgeConfigError as exc:
+        sys.stderr.write(f"engram mcp-stdio: {exc}\n")
+        return EXIT_USAGE
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
+                        format="engram mcp-stdio: %(levelname)s %(message)s")
+    try:
+        anyio.run(serve, config)
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+def add_parser(sub: Any) -> None:
+    """`engram mcp-stdio` on the CLI's subcommands."""
+    cmd = sub.add_parser("mcp-stdio", help="MCP over stdio for stdio-only clients, proxied to "
+                         "the gateway (token: --token-file or ENGRAM_TOKEN)")
+    cmd.add_argument("--url", default=None,
+                     help=f"the gateway's MCP endpoint (default: $ENGRAM_URL or {DEFAULT_URL})")
+    cmd.add_argument("--token-file", default=None,
+                     help="file holding the bearer token (default: $ENGRAM_TOKEN)")
+    cmd.set_defaults(func=cmd_mcp_stdio)
