@@ -50,6 +50,8 @@ from mcp_types import (
     RequestId,
 )
 
+from engram_gateway.auth import SESSION_RE
+
 DEFAULT_URL = "http://127.0.0.1:8750/mcp"
 # Bounded waits: an unreachable gateway fails a request within CONNECT_TIMEOUT_S,
 # a silent one within READ_TIMEOUT_S (long: a response stream may stay open).
@@ -113,8 +115,9 @@ def load_config(url: str | None, token_file: str | None, env: Mapping[str, str])
         raise BridgeConfigError("the token holds whitespace or control characters; "
                                 "it must be the single line `engram token create` printed")
     session = env.get("ENGRAM_SESSION", "").strip()
-    if session and not session.isprintable():
-        raise BridgeConfigError("ENGRAM_SESSION holds control characters")
+    if session and not SESSION_RE.fullmatch(session):
+        raise BridgeConfigError("ENGRAM_SESSION must be 1-128 characters of "
+                                "A-Z a-z 0-9 . _ : @ / + = -")
     return BridgeConfig(url=url, token=token, session=session)
 
 
