@@ -7,11 +7,12 @@ every request the gateway could not answer (the bridge itself keeps running)."""
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import sys
 from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from urllib.parse import urlsplit
 
 import anyio
 import httpx2
-from mcp.client.streamable_http import RequestContext, StreamableHTTPTransport
+from mcp.client.streamable_http import MCP_SESSION_ID, RequestContext, StreamableHTTPTransport
 from mcp.server.stdio import stdio_server
 from mcp.shared._context_streams import (
     ContextReceiveStream,
@@ -60,7 +61,6 @@ WRITE_TIMEOUT_S = 30.0
 READ_TIMEOUT_S = 300.0
 EXIT_USAGE = 2
 OUTBOX_SIZE = 64
-SESSION_LOST = "Session terminated"  # the SDK transport's error for a 404 on a known session
 
 log = logging.getLogger("engram.mcp_stdio")
 UpRead = ContextReceiveStream[SessionMessage | Exception]
@@ -214,6 +214,7 @@ class Bridge:
         self._legacy_version = ""
         self._param_headers: dict[str, dict[tuple[str, ...], str]] = {}
         self._replays: dict[RequestId, anyio.Event] = {}
+        self._lost: set[RequestId] = set()
         self._stale = False
 
     async def from_client(self, item: SessionMessage | Exception) -> None:
@@ -230,6 +231,15 @@ class Bridge:
                 message.method == "notifications/initialized":
             self._initialized = message
         await self._outbox.send(item)
+
+    async def notice_lost_session(self, response: httpx2.Response) -> None:
+        """httpx response hook: a 404 to a request naming a session means the
+        gateway forgot it (a restart); the next message goes to a new one."""
+        if response.status_code != 404 or not response.request.headers.get(MCP_SESSION_ID):
+            return
+        self._stale = True
+        with suppress(ValueError, KeyError, TypeError):  # not a request: nobody waits
+            self._lost.add(json.loads(response.request.content)["id"])
 
     def end_of_input(self) -> None:
         self._outbox.close()
@@ -269,12 +279,31 @@ class Bridge:
                     tg.cancel_scope.cancel()
                     return message
                 await up_write.send(self._stamp(message))
+                await self._settle_handshake(message.message)
                 try:
                     message = await self._inbox.receive()
                 except anyio.EndOfStream:
                     message = None
+            await self._drain()
             tg.cancel_scope.cancel()
         return None
+
+    async def _settle_handshake(self, message: Any) -> None:
+        """Nothing follows an initialize until it is answered: the session id
+        the answer brings is what the next messages need (a client that does
+        not wait, such as a script piping its lines in, would lose them)."""
+        if isinstance(message, JSONRPCRequest) and message.method == "initialize":
+            with anyio.move_on_after(CONNECT_TIMEOUT_S + READ_TIMEOUT_S):
+                while message.id in self._pending:
+                    await anyio.sleep(0.02)
+
+    async def _drain(self) -> None:
+        """The input ended (`echo request | engram mcp-stdio` ends it at once):
+        deliver the answers still due, bounded by the request timeouts; a
+        listen stream has no end of its own and is not waited for."""
+        with anyio.move_on_after(CONNECT_TIMEOUT_S + READ_TIMEOUT_S):
+            while any(m != "subscriptions/listen" for m in self._pending.values()):
+                await anyio.sleep(0.05)
 
     async def _replay(self, up_write: UpWrite) -> None:
         """A handshake-era session is per connection: give the new one the
@@ -303,9 +332,8 @@ class Bridge:
                 method = self._pending.pop(message.id, "") if message.id is not None else ""
                 if isinstance(message, JSONRPCResponse):
                     self._learn(method, message.result)
-                elif (message.error.code, message.error.message) == (INVALID_REQUEST,
-                                                                     SESSION_LOST):
-                    self._stale = True
+                elif message.id in self._lost:
+                    self._lost.discard(message.id)
                     item = _error(message.id, INVALID_REQUEST,
                                   "the engram gateway no longer knows this session (it "
                                   "restarted?); the bridge opens a new one: retry the request")
@@ -349,15 +377,17 @@ class Bridge:
 
 async def serve(config: BridgeConfig) -> None:
     timeout = httpx2.Timeout(WRITE_TIMEOUT_S, connect=CONNECT_TIMEOUT_S, read=READ_TIMEOUT_S)
-    async with stdio_server() as (from_client, to_client), \
-            httpx2.AsyncClient(headers=config.headers(), timeout=timeout,
-                               event_hooks={"response": [_refuse_bad_token]}) as http, \
-            anyio.create_task_group() as tg:
+    # Closing to_client at the end of input ends stdout's writer, and the process.
+    async with stdio_server() as (from_client, to_client), to_client:
         bridge = Bridge(config, to_client)
-        tg.start_soon(bridge.run_upstream, http)
-        async for item in from_client:
-            await bridge.from_client(item)
-        bridge.end_of_input()
+        hooks = {"response": [_refuse_bad_token, bridge.notice_lost_session]}
+        async with httpx2.AsyncClient(headers=config.headers(), timeout=timeout,
+                                      event_hooks=hooks) as http, \
+                anyio.create_task_group() as tg:
+            tg.start_soon(bridge.run_upstream, http)
+            async for item in from_client:
+                await bridge.from_client(item)
+            bridge.end_of_input()
 
 
 def cmd_mcp_stdio(args: argparse.Namespace) -> int:
