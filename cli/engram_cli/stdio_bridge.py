@@ -9,9 +9,8 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import os
 import sys
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,15 +49,14 @@ from mcp_types import (
     JSONRPCResponse,
     RequestId,
 )
+from pydantic import ValidationError
 
 from engram_gateway.auth import SESSION_RE
 
-DEFAULT_URL = "http://127.0.0.1:8750/mcp"
-# Bounded waits: an unreachable gateway fails a request within CONNECT_TIMEOUT_S,
-# a silent one within READ_TIMEOUT_S (long: a response stream may stay open).
-CONNECT_TIMEOUT_S = 5.0
+from .settings import CliSettings
+
+DEFAULT_URL: str = CliSettings.model_fields["url"].default
 WRITE_TIMEOUT_S = 30.0
-READ_TIMEOUT_S = 300.0
 EXIT_USAGE = 2
 OUTBOX_SIZE = 64
 
@@ -80,6 +78,17 @@ class BridgeConfig:
     url: str
     token: str = field(repr=False)
     session: str = ""
+    # Bounded waits (settings): an unreachable gateway fails a request within
+    # the first, a silent one within the second.
+    connect_timeout_s: float = 5.0
+    read_timeout_s: float = 300.0
+
+    def timeout(self) -> httpx2.Timeout:
+        return httpx2.Timeout(WRITE_TIMEOUT_S, connect=self.connect_timeout_s,
+                              read=self.read_timeout_s)
+
+    def longest_wait_s(self) -> float:
+        return self.connect_timeout_s + self.read_timeout_s
 
     def headers(self) -> dict[str, str]:
         headers = {"Authorization": f"Bearer {self.token}"}
@@ -88,10 +97,10 @@ class BridgeConfig:
         return headers
 
 
-def load_config(url: str | None, token_file: str | None, env: Mapping[str, str]) -> BridgeConfig:
-    """The endpoint (--url, ENGRAM_URL, default), the token (--token-file, else
+def load_config(url: str | None, token_file: str | None, settings: CliSettings) -> BridgeConfig:
+    """The endpoint (--url, else ENGRAM_URL), the token (--token-file, else
     ENGRAM_TOKEN) and the optional session (ENGRAM_SESSION)."""
-    url = url or env.get("ENGRAM_URL", "").strip() or DEFAULT_URL
+    url = (url or settings.url).strip()
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise BridgeConfigError(f"the gateway URL must be http(s)://host:port/mcp "
@@ -105,7 +114,7 @@ def load_config(url: str | None, token_file: str | None, env: Mapping[str, str])
         if not token:
             raise BridgeConfigError(f"--token-file {token_file} is empty")
     else:
-        token = env.get("ENGRAM_TOKEN", "").strip()
+        token = settings.token.get_secret_value().strip() if settings.token else ""
         if not token:
             raise BridgeConfigError(
                 "no token: pass --token-file PATH or set ENGRAM_TOKEN (the agent token "
@@ -114,26 +123,32 @@ def load_config(url: str | None, token_file: str | None, env: Mapping[str, str])
     if not token.isprintable() or any(c.isspace() for c in token):
         raise BridgeConfigError("the token holds whitespace or control characters; "
                                 "it must be the single line `engram token create` printed")
-    session = env.get("ENGRAM_SESSION", "").strip()
+    session = settings.session.strip()
     if session and not SESSION_RE.fullmatch(session):
         raise BridgeConfigError("ENGRAM_SESSION must be 1-128 characters of "
                                 "A-Z a-z 0-9 . _ : @ / + = -")
-    return BridgeConfig(url=url, token=token, session=session)
+    return BridgeConfig(url=url, token=token, session=session,
+                        connect_timeout_s=settings.stdio_connect_timeout_s,
+                        read_timeout_s=settings.stdio_read_timeout_s)
 
 
-def describe(exc: BaseException, url: str) -> str:
+def describe(exc: BaseException, config: BridgeConfig) -> str:
     """What the client is told when a request never got the gateway's answer."""
+    url = config.url
     if isinstance(exc, GatewayRefused):
         return str(exc)
     if isinstance(exc, httpx2.ConnectTimeout):
         return (f"engram gateway at {url} did not accept a connection within "
-                f"{CONNECT_TIMEOUT_S:g}s; check ENGRAM_URL and retry")
+                f"{config.connect_timeout_s:g}s; check ENGRAM_URL and retry")
     if isinstance(exc, httpx2.ConnectError):
         return (f"engram gateway unreachable at {url} ({exc or 'connection failed'}): "
                 "is `engram up` running and ENGRAM_URL right? Retry once it is up")
     if isinstance(exc, httpx2.TimeoutException):
-        return f"engram gateway at {url} did not answer within {READ_TIMEOUT_S:g}s; retry"
-    return f"engram gateway at {url} failed: {type(exc).__name__}: {exc}"
+        return f"engram gateway at {url} did not answer within {config.read_timeout_s:g}s; retry"
+    what = f"{type(exc).__name__}{': ' if str(exc) else ''}{exc}"
+    if isinstance(exc, httpx2.NetworkError | httpx2.RemoteProtocolError):
+        return f"engram gateway at {url} dropped the connection unanswered ({what}); retry"
+    return f"engram gateway at {url} failed: {what}"
 
 
 async def _refuse_bad_token(response: httpx2.Response) -> None:
@@ -157,11 +172,15 @@ class _GatewayTransport(StreamableHTTPTransport):
     """The SDK transport, except that a request whose POST fails gets a JSON-RPC
     error instead of taking the whole transport down."""
 
+    def __init__(self, config: BridgeConfig) -> None:
+        super().__init__(config.url)
+        self.config = config
+
     async def _handle_post_request(self, ctx: RequestContext) -> None:
         try:
             await super()._handle_post_request(ctx)
         except (httpx2.HTTPError, GatewayRefused) as exc:
-            text = describe(exc, self.url)
+            text = describe(exc, self.config)
             message = ctx.session_message.message
             if isinstance(message, JSONRPCRequest):
                 await self._resolve_abandoned_request(ctx.read_stream_writer, message.id, text,
@@ -172,9 +191,10 @@ class _GatewayTransport(StreamableHTTPTransport):
 
 
 @asynccontextmanager
-async def _upstream(url: str, client: httpx2.AsyncClient) -> AsyncIterator[tuple[UpRead, UpWrite]]:
+async def _upstream(config: BridgeConfig,
+                    client: httpx2.AsyncClient) -> AsyncIterator[tuple[UpRead, UpWrite]]:
     """`mcp.client.streamable_http.streamable_http_client` with _GatewayTransport."""
-    transport = _GatewayTransport(url)
+    transport = _GatewayTransport(config)
     read_writer, read_stream = create_context_streams[SessionMessage | Exception](0)
     write_stream, write_reader = create_context_streams[SessionMessage](0)
     async with read_writer, read_stream, write_stream, write_reader, \
@@ -188,7 +208,7 @@ async def _upstream(url: str, client: httpx2.AsyncClient) -> AsyncIterator[tuple
             yield read_stream, write_stream
         finally:
             if transport.session_id:
-                with anyio.move_on_after(CONNECT_TIMEOUT_S, shield=True):
+                with anyio.move_on_after(config.connect_timeout_s, shield=True):
                     await transport.terminate_session(client)
             tg.cancel_scope.cancel()
 
@@ -259,7 +279,7 @@ class Bridge:
                 first = await self._session(client, first, replay)
             except Exception as exc:  # the transport died: answer what it held, start afresh
                 log.warning("upstream session failed: %r", exc)
-                await self._fail_pending(describe(exc, self.config.url))
+                await self._fail_pending(describe(exc, self.config))
                 first = None
             replay = True
 
@@ -267,7 +287,7 @@ class Bridge:
                        replay: bool) -> SessionMessage | None:
         """Forward until the input ends (None) or the gateway lost the session
         (the message still to send, on the next session)."""
-        async with _upstream(self.config.url, client) as (up_read, up_write), \
+        async with _upstream(self.config, client) as (up_read, up_write), \
                 anyio.create_task_group() as tg:
             tg.start_soon(self._downstream, up_read)
             if replay:
@@ -293,7 +313,7 @@ class Bridge:
         the answer brings is what the next messages need (a client that does
         not wait, such as a script piping its lines in, would lose them)."""
         if isinstance(message, JSONRPCRequest) and message.method == "initialize":
-            with anyio.move_on_after(CONNECT_TIMEOUT_S + READ_TIMEOUT_S):
+            with anyio.move_on_after(self.config.longest_wait_s()):
                 while message.id in self._pending:
                     await anyio.sleep(0.02)
 
@@ -301,7 +321,7 @@ class Bridge:
         """The input ended (`echo request | engram mcp-stdio` ends it at once):
         deliver the answers still due, bounded by the request timeouts; a
         listen stream has no end of its own and is not waited for."""
-        with anyio.move_on_after(CONNECT_TIMEOUT_S + READ_TIMEOUT_S):
+        with anyio.move_on_after(self.config.longest_wait_s()):
             while any(m != "subscriptions/listen" for m in self._pending.values()):
                 await anyio.sleep(0.05)
 
@@ -376,12 +396,11 @@ class Bridge:
 
 
 async def serve(config: BridgeConfig) -> None:
-    timeout = httpx2.Timeout(WRITE_TIMEOUT_S, connect=CONNECT_TIMEOUT_S, read=READ_TIMEOUT_S)
     # Closing to_client at the end of input ends stdout's writer, and the process.
     async with stdio_server() as (from_client, to_client), to_client:
         bridge = Bridge(config, to_client)
         hooks = {"response": [_refuse_bad_token, bridge.notice_lost_session]}
-        async with httpx2.AsyncClient(headers=config.headers(), timeout=timeout,
+        async with httpx2.AsyncClient(headers=config.headers(), timeout=config.timeout(),
                                       event_hooks=hooks) as http, \
                 anyio.create_task_group() as tg:
             tg.start_soon(bridge.run_upstream, http)
@@ -392,7 +411,11 @@ async def serve(config: BridgeConfig) -> None:
 
 def cmd_mcp_stdio(args: argparse.Namespace) -> int:
     try:
-        config = load_config(args.url, args.token_file, os.environ)
+        config = load_config(args.url, args.token_file, CliSettings())
+    except ValidationError as exc:
+        wrong = ", ".join(f"ENGRAM_{str(e['loc'][0]).upper()} ({e['msg']})" for e in exc.errors())
+        sys.stderr.write(f"engram mcp-stdio: bad setting: {wrong}\n")
+        return EXIT_USAGE
     except BridgeConfigError as exc:
         sys.stderr.write(f"engram mcp-stdio: {exc}\n")
         return EXIT_USAGE

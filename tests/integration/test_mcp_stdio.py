@@ -54,6 +54,8 @@ def free_port() -> int:
     (["--token-file", "/nonexistent/token"], {}, "cannot read --token-file /nonexistent/token"),
     ([], {"ENGRAM_TOKEN": "t", "ENGRAM_URL": "127.0.0.1:8750"}, "must be http(s)://host:port/mcp"),
     ([], {"ENGRAM_TOKEN": "t", "ENGRAM_SESSION": "two words"}, "ENGRAM_SESSION must be"),
+    ([], {"ENGRAM_TOKEN": "t", "ENGRAM_STDIO_READ_TIMEOUT_S": "0"},
+     "bad setting: ENGRAM_STDIO_READ_TIMEOUT_S (Input should be greater than 0)"),
 ])
 def test_refuses_to_start_without_what_it_needs(args: list[str], env: dict[str, str],
                                                 says: str):
@@ -84,16 +86,18 @@ def test_stdout_carries_only_protocol_and_the_input_ending_ends_it(stack: Stack,
 
 
 @contextmanager
-def hanging_up_server() -> Iterator[int]:
-    """A port that accepts connections and closes them unanswered."""
+def unanswering_server(hang_up: bool) -> Iterator[int]:
+    """A port that accepts connections and closes them, or holds them, unanswered."""
     server = socket.create_server(("127.0.0.1", 0))
     server.settimeout(0.2)
     stop = threading.Event()
+    held: list[socket.socket] = []
 
     def serve() -> None:
         while not stop.is_set():
             with suppress(TimeoutError):
-                server.accept()[0].close()
+                conn = server.accept()[0]
+                conn.close() if hang_up else held.append(conn)
 
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()
@@ -102,24 +106,31 @@ def hanging_up_server() -> Iterator[int]:
     finally:
         stop.set()
         thread.join()
-        server.close()
+        for conn in [server, *held]:
+            conn.close()
 
 
-@pytest.mark.parametrize("gateway", ["refused", "hangs up"])
-def test_input_ending_ends_the_bridge_after_a_failed_request(gateway: str):
-    """Nothing listening, or something that hangs up: the request gets an
-    error, and a client that leaves after it does not leave a bridge behind."""
+@pytest.mark.parametrize(("gateway", "said"), [
+    ("refused", "unreachable at {url} (All connection attempts failed)"),
+    ("hangs up", "at {url} dropped the connection unanswered"),
+    ("silent", "at {url} did not answer within 2s"),
+])
+def test_input_ending_ends_the_bridge_after_a_failed_request(gateway: str, said: str):
+    """Nothing listening, something that hangs up, something that never
+    answers (ENGRAM_STDIO_READ_TIMEOUT_S bounds it): the request gets an error,
+    and a client that leaves after it does not leave a bridge behind."""
     init = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": HANDSHAKE})
     with ExitStack() as stack:
-        port = free_port() if gateway == "refused" else stack.enter_context(hanging_up_server())
+        port = free_port() if gateway == "refused" else stack.enter_context(
+            unanswering_server(hang_up=gateway == "hangs up"))
         url = f"http://127.0.0.1:{port}/mcp"
         done = subprocess.run(BRIDGE, input=init + "\n", capture_output=True, text=True,
-                              env=bridge_env(ENGRAM_URL=url, ENGRAM_TOKEN="t"), timeout=30)
+                              timeout=30, env=bridge_env(ENGRAM_URL=url, ENGRAM_TOKEN="t",
+                                                         ENGRAM_STDIO_READ_TIMEOUT_S="2"))
     assert done.returncode == 0, done.stderr
     reply = json.loads(done.stdout)
     assert reply["id"] == 1 and reply["error"]["code"] == -32000
-    said = "unreachable at" if gateway == "refused" else "at"
-    assert reply["error"]["message"].startswith(f"engram gateway {said} {url}")
+    assert reply["error"]["message"].startswith("engram gateway " + said.format(url=url))
 
 
 async def rpc(streams: Streams, request_id: int | str, method: str,
