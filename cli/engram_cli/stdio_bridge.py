@@ -10,22 +10,14 @@ import argparse
 import json
 import logging
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager, suppress
-from dataclasses import dataclass, field
-from pathlib import Path
+from contextlib import suppress
 from typing import Any
-from urllib.parse import urlsplit
 
 import anyio
 import httpx2
-from mcp.client.streamable_http import MCP_SESSION_ID, RequestContext, StreamableHTTPTransport
+from mcp.client.streamable_http import MCP_SESSION_ID
 from mcp.server.stdio import stdio_server
-from mcp.shared._context_streams import (
-    ContextReceiveStream,
-    ContextSendStream,
-    create_context_streams,
-)
+from mcp.shared._context_streams import ContextSendStream
 from mcp.shared.inbound import (
     MCP_METHOD_HEADER,
     MCP_NAME_HEADER,
@@ -51,166 +43,33 @@ from mcp_types import (
 )
 from pydantic import ValidationError
 
-from engram_gateway.auth import SESSION_RE
-
 from .settings import CliSettings
+from .stdio_upstream import (
+    DEFAULT_URL,
+    BridgeConfig,
+    BridgeConfigError,
+    UpRead,
+    UpWrite,
+    describe,
+    load_config,
+    log,
+    open_upstream,
+    refuse_bad_token,
+)
 
-DEFAULT_URL: str = CliSettings.model_fields["url"].default
-WRITE_TIMEOUT_S = 30.0
 EXIT_USAGE = 2
 OUTBOX_SIZE = 64
-
-log = logging.getLogger("engram.mcp_stdio")
-UpRead = ContextReceiveStream[SessionMessage | Exception]
-UpWrite = ContextSendStream[SessionMessage]
-
-
-class BridgeConfigError(Exception):
-    """A setting the bridge cannot start with (exit 2, before any protocol)."""
+CANCELLED = "notifications/cancelled"
+LOST_SESSION = ("the engram gateway no longer knows this session (it restarted?); "
+                "the bridge opens a new one: retry the request")
 
 
-class GatewayRefused(Exception):
-    """The gateway answered with 401/403: no retry helps until the token changes."""
+def _is_initialize(message: Any) -> bool:
+    return isinstance(message, JSONRPCRequest) and message.method == "initialize"
 
 
-@dataclass(frozen=True)
-class BridgeConfig:
-    url: str
-    token: str = field(repr=False)
-    session: str = ""
-    # Bounded waits (settings): an unreachable gateway fails a request within
-    # the first, a silent one within the second.
-    connect_timeout_s: float = 5.0
-    read_timeout_s: float = 300.0
-
-    def timeout(self) -> httpx2.Timeout:
-        return httpx2.Timeout(WRITE_TIMEOUT_S, connect=self.connect_timeout_s,
-                              read=self.read_timeout_s)
-
-    def longest_wait_s(self) -> float:
-        return self.connect_timeout_s + self.read_timeout_s
-
-    def headers(self) -> dict[str, str]:
-        headers = {"Authorization": f"Bearer {self.token}"}
-        if self.session:
-            headers["X-Engram-Session"] = self.session
-        return headers
-
-
-def load_config(url: str | None, token_file: str | None, settings: CliSettings) -> BridgeConfig:
-    """The endpoint (--url, else ENGRAM_URL), the token (--token-file, else
-    ENGRAM_TOKEN) and the optional session (ENGRAM_SESSION)."""
-    url = (url or settings.url).strip()
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise BridgeConfigError(f"the gateway URL must be http(s)://host:port/mcp "
-                                f"(default {DEFAULT_URL}), got {url!r}")
-    if token_file:
-        try:
-            token = Path(token_file).read_text(encoding="utf-8").strip()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise BridgeConfigError(f"cannot read --token-file {token_file}: "
-                                    f"{getattr(exc, 'strerror', None) or exc}") from None
-        if not token:
-            raise BridgeConfigError(f"--token-file {token_file} is empty")
-    else:
-        token = settings.token.get_secret_value().strip() if settings.token else ""
-        if not token:
-            raise BridgeConfigError(
-                "no token: pass --token-file PATH or set ENGRAM_TOKEN (the agent token "
-                "`engram up` printed, kept in <data-dir>/agent-token, or one from "
-                "`engram token create`)")
-    if not token.isprintable() or any(c.isspace() for c in token):
-        raise BridgeConfigError("the token holds whitespace or control characters; "
-                                "it must be the single line `engram token create` printed")
-    session = settings.session.strip()
-    if session and not SESSION_RE.fullmatch(session):
-        raise BridgeConfigError("ENGRAM_SESSION must be 1-128 characters of "
-                                "A-Z a-z 0-9 . _ : @ / + = -")
-    return BridgeConfig(url=url, token=token, session=session,
-                        connect_timeout_s=settings.stdio_connect_timeout_s,
-                        read_timeout_s=settings.stdio_read_timeout_s)
-
-
-def describe(exc: BaseException, config: BridgeConfig) -> str:
-    """What the client is told when a request never got the gateway's answer."""
-    url = config.url
-    if isinstance(exc, GatewayRefused):
-        return str(exc)
-    if isinstance(exc, httpx2.ConnectTimeout):
-        return (f"engram gateway at {url} did not accept a connection within "
-                f"{config.connect_timeout_s:g}s; check ENGRAM_URL and retry")
-    if isinstance(exc, httpx2.ConnectError):
-        return (f"engram gateway unreachable at {url} ({exc or 'connection failed'}): "
-                "is `engram up` running and ENGRAM_URL right? Retry once it is up")
-    if isinstance(exc, httpx2.TimeoutException):
-        return f"engram gateway at {url} did not answer within {config.read_timeout_s:g}s; retry"
-    what = f"{type(exc).__name__}{': ' if str(exc) else ''}{exc}"
-    if isinstance(exc, httpx2.NetworkError | httpx2.RemoteProtocolError):
-        return f"engram gateway at {url} dropped the connection unanswered ({what}); retry"
-    return f"engram gateway at {url} failed: {what}"
-
-
-async def _refuse_bad_token(response: httpx2.Response) -> None:
-    """httpx response hook: a refused token becomes one clear error, not the
-    transport's generic 'Server returned an error response'."""
-    if response.status_code not in (401, 403):
-        return
-    await response.aread()
-    try:
-        body = response.json()
-        detail = str(body.get("error_description") or body.get("error") or "")[:200]
-    except (ValueError, AttributeError):
-        detail = ""
-    raise GatewayRefused(
-        f"engram gateway refused the token (HTTP {response.status_code}"
-        f"{': ' + detail if detail else ''}): check --token-file / ENGRAM_TOKEN "
-        "(`engram token list` shows the principals)")
-
-
-class _GatewayTransport(StreamableHTTPTransport):
-    """The SDK transport, except that a request whose POST fails gets a JSON-RPC
-    error instead of taking the whole transport down."""
-
-    def __init__(self, config: BridgeConfig) -> None:
-        super().__init__(config.url)
-        self.config = config
-
-    async def _handle_post_request(self, ctx: RequestContext) -> None:
-        try:
-            await super()._handle_post_request(ctx)
-        except (httpx2.HTTPError, GatewayRefused) as exc:
-            text = describe(exc, self.config)
-            message = ctx.session_message.message
-            if isinstance(message, JSONRPCRequest):
-                await self._resolve_abandoned_request(ctx.read_stream_writer, message.id, text,
-                                                      code=CONNECTION_CLOSED)
-            else:
-                log.warning("%s (a %s message was not delivered)", text,
-                            getattr(message, "method", "response"))
-
-
-@asynccontextmanager
-async def _upstream(config: BridgeConfig,
-                    client: httpx2.AsyncClient) -> AsyncIterator[tuple[UpRead, UpWrite]]:
-    """`mcp.client.streamable_http.streamable_http_client` with _GatewayTransport."""
-    transport = _GatewayTransport(config)
-    read_writer, read_stream = create_context_streams[SessionMessage | Exception](0)
-    write_stream, write_reader = create_context_streams[SessionMessage](0)
-    async with read_writer, read_stream, write_stream, write_reader, \
-            anyio.create_task_group() as tg:
-        def start_get_stream() -> None:
-            tg.start_soon(transport.handle_get_stream, client, read_writer)
-
-        tg.start_soon(transport.post_writer, client, write_reader, read_writer, write_stream,
-                      start_get_stream, tg)
-        try:
-            yield read_stream, write_stream
-        finally:
-            if transport.session_id:
-                with anyio.move_on_after(config.connect_timeout_s, shield=True):
-                    await transport.terminate_session(client)
-            tg.cancel_scope.cancel()
+def _request_id(item: SessionMessage | None) -> RequestId | None:
+    return item.message.id if item and isinstance(item.message, JSONRPCRequest) else None
 
 
 def _error(request_id: RequestId | None, code: int, text: str) -> SessionMessage:
@@ -250,6 +109,9 @@ class Bridge:
         elif isinstance(message, JSONRPCNotification) and \
                 message.method == "notifications/initialized":
             self._initialized = message
+        elif isinstance(message, JSONRPCNotification) and message.method == CANCELLED:
+            # A cancelled request may never be answered; nothing waits for it now.
+            self._pending.pop((message.params or {}).get("requestId", ""), None)
         await self._outbox.send(item)
 
     async def notice_lost_session(self, response: httpx2.Response) -> None:
@@ -281,16 +143,19 @@ class Bridge:
                 log.warning("upstream session failed: %r", exc)
                 await self._fail_pending(describe(exc, self.config))
                 first = None
+            else:
+                if first is not None:  # the gateway forgot the session and what was in flight
+                    await self._fail_pending(LOST_SESSION, keep=_request_id(first))
             replay = True
 
     async def _session(self, client: httpx2.AsyncClient, first: SessionMessage,
                        replay: bool) -> SessionMessage | None:
         """Forward until the input ends (None) or the gateway lost the session
         (the message still to send, on the next session)."""
-        async with _upstream(self.config, client) as (up_read, up_write), \
+        async with open_upstream(self.config, client) as (up_read, up_write), \
                 anyio.create_task_group() as tg:
             tg.start_soon(self._downstream, up_read)
-            if replay:
+            if replay and not _is_initialize(first.message):
                 await self._replay(up_write)
             message: SessionMessage | None = first
             while message is not None:
@@ -312,7 +177,7 @@ class Bridge:
         """Nothing follows an initialize until it is answered: the session id
         the answer brings is what the next messages need (a client that does
         not wait, such as a script piping its lines in, would lose them)."""
-        if isinstance(message, JSONRPCRequest) and message.method == "initialize":
+        if _is_initialize(message):
             with anyio.move_on_after(self.config.longest_wait_s()):
                 while message.id in self._pending:
                     await anyio.sleep(0.02)
@@ -354,9 +219,7 @@ class Bridge:
                     self._learn(method, message.result)
                 elif message.id in self._lost:
                     self._lost.discard(message.id)
-                    item = _error(message.id, INVALID_REQUEST,
-                                  "the engram gateway no longer knows this session (it "
-                                  "restarted?); the bridge opens a new one: retry the request")
+                    item = _error(message.id, INVALID_REQUEST, LOST_SESSION)
             await self._to_client.send(SessionMessage(item.message))
 
     def _learn(self, method: str, result: dict[str, Any]) -> None:
@@ -389,8 +252,10 @@ class Bridge:
             headers[MCP_PROTOCOL_VERSION_HEADER] = self._legacy_version
         return SessionMessage(message, metadata=ClientMessageMetadata(headers=headers or None))
 
-    async def _fail_pending(self, text: str) -> None:
-        pending, self._pending = self._pending, {}
+    async def _fail_pending(self, text: str, keep: RequestId | None = None) -> None:
+        """Answer every request still waiting (but `keep`, about to be resent)."""
+        pending = self._pending
+        self._pending = {keep: pending.pop(keep)} if keep in pending else {}
         for request_id in pending:
             await self._to_client.send(_error(request_id, CONNECTION_CLOSED, text))
 
@@ -399,7 +264,7 @@ async def serve(config: BridgeConfig) -> None:
     # Closing to_client at the end of input ends stdout's writer, and the process.
     async with stdio_server() as (from_client, to_client), to_client:
         bridge = Bridge(config, to_client)
-        hooks = {"response": [_refuse_bad_token, bridge.notice_lost_session]}
+        hooks = {"response": [refuse_bad_token, bridge.notice_lost_session]}
         async with httpx2.AsyncClient(headers=config.headers(), timeout=config.timeout(),
                                       event_hooks=hooks) as http, \
                 anyio.create_task_group() as tg:
