@@ -13,6 +13,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import ExitStack, asynccontextmanager, contextmanager, suppress
@@ -275,3 +276,19 @@ async def test_mcp_inspector_cli_over_stdio(stack: Stack, agent_token: str, tmp_
                         "memory_search", "--tool-arg", "query=x", "--tool-arg", "namespace=nope")
     assert refused.returncode != 0
     assert "may not use namespace 'nope'" in refused.stdout
+
+
+def test_a_cancelled_request_is_not_waited_for_at_exit():
+    """The client gave up on a request the gateway never answers: when the
+    input ends the bridge leaves at once, not after the read timeout."""
+    lines = [{"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+             {"jsonrpc": "2.0", "method": "notifications/cancelled",
+              "params": {"requestId": 1, "reason": "the user gave up"}}]
+    with unanswering_server(hang_up=False) as port:
+        started = time.monotonic()
+        done = subprocess.run(BRIDGE, input="".join(json.dumps(x) + "\n" for x in lines),
+                              capture_output=True, text=True, timeout=60,
+                              env=bridge_env(ENGRAM_URL=f"http://127.0.0.1:{port}/mcp",
+                                             ENGRAM_TOKEN="t", ENGRAM_STDIO_READ_TIMEOUT_S="40"))
+    assert done.returncode == 0, done.stderr
+    assert time.monotonic() - started < 20
