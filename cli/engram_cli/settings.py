@@ -26,3 +26,16 @@ class CliSettings(BaseSettings):
     audit_hmac_key: SecretStr | None = None
     # Run as root only: where the Postgres OS user gets its own directory.
     postgres_base: Path = Path("/var/lib/engram-pg")
+    # `engram mcp-stdio`: the gateway's MCP endpoint it proxies to (--url wins).
+    url: str = "http://127.0.0.1:8750/mcp"
+    # `engram mcp-stdio`: the bearer token it sends (--token-file wins).
+    token: SecretStr | None = None
+    # `engram mcp-stdio`: an X-Engram-Session it sends, to be a distinct agent
+    # instance of its principal.
+    session: str = ""
+    # `engram mcp-stdio`: a request fails when the gateway does not accept a
+    # connection within this.
+    stdio_connect_timeout_s: float = Field(default=5.0, gt=0)
+    # `engram mcp-stdio`: a request fails when the gateway does not answer
+    # within this (long: a response stream may stay open that long).
+    stdio_read_timeout_s: float = Field(default=300.0, gt=0)

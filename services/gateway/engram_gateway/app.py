@@ -25,8 +25,8 @@ from .mcp_tools import register_briefing_prompt, register_tools
 from .principals import PrincipalStore
 from .registry import TIERS, TOOLS
 from .rest_board import build_board_router
-from .rest_lifecycle import build_lifecycle_router
 from .rest_hygiene import build_hygiene_router
+from .rest_lifecycle import build_lifecycle_router
 from .rest_memory import build_memory_router
 from .rest_sessions import build_sessions_router
 from .settings import GatewaySettings
