@@ -13,6 +13,7 @@ import httpx
 from engram_cli.stack import Stack
 
 from ..helpers import admin_fetchval, call, call_error, mcp_client
+from ..procs import service_process
 from .test_board_mail import join
 from .test_forget_privacy import engram, rows_as_text
 
@@ -360,3 +361,32 @@ async def test_rest_routes_run_the_same_operations(stack: Stack):
         assert r.status_code == 200 and r.json()["fact"]["verdict"] == "withdrawn"
         r = await reviewer.post(decide, json={"decision": "accept", "reasoning": "again"})
         assert r.status_code == 409 and "not a parked contender" in r.json()["detail"]
+
+
+async def test_forget_by_writer_is_bounded_per_call(stack: Stack, tmp_path):
+    """With at most 2 rows a call, 3 entries take two calls: the first says
+    `more`, the second finishes; a dry run at the bound changes nothing."""
+    ns = f"lt-{uuid.uuid4().hex[:6]}"
+    who = principals(stack, ns)
+    rogue_name = f"rogue-{uuid.uuid4().hex[:6]}"
+    rogue = stack.principals.create(rogue_name, "agent", [ns])
+    async with mcp_client(stack.mcp_url, rogue) as client:
+        entries = [await call(client, "memory_store", {"text": f"note {marker()} on the build",
+                                                       "namespace": ns}) for _ in range(3)]
+    bounded = {"ENGRAM_FORGET_WRITER_MAX_ROWS": "2"}
+    with service_process(stack, "memory", bounded, tmp_path) as memory, \
+            service_process(stack, "gateway",
+                            {"ENGRAM_MEMORY_ADDR": f"127.0.0.1:{memory['grpc']}"},
+                            tmp_path) as gw:
+        async with mcp_client(f"http://127.0.0.1:{gw['http']}/mcp", who["operator"]) as op:
+            args = {"principal": rogue_name, "reason": "rogue agent", "namespace": ns}
+            preview = await call(op, "forget_by_writer", args | {"dry_run": True})
+            assert len(preview["entries"]["ids"]) == 2 and preview["entries"]["more"] is True
+            assert preview["limit"]["entries"] == 2
+            first = await call(op, "forget_by_writer", args)
+            assert first["entries"]["ids"] == preview["entries"]["ids"], "oldest first"
+            assert first["entries"]["more"] is True
+            second = await call(op, "forget_by_writer", args)
+            assert len(second["entries"]["ids"]) == 1 and second["entries"]["more"] is False
+            gone = set(first["entries"]["ids"]) | set(second["entries"]["ids"])
+            assert gone == {e["id"] for e in entries}

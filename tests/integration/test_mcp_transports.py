@@ -103,6 +103,7 @@ async def test_errors_pass_through_unchanged(stack: Stack, agent_token: str, tra
     assert refused.model_dump() == ref[0].model_dump()
     assert unknown.model_dump() == ref[1].model_dump()
     assert rpc == ref[2]
+    assert rpc == (-32602, "unknown prompt 'no-such-prompt'; the prompts are: briefing")
 
 
 async def test_prompts(stack: Stack, agent_token: str, transport: str):

@@ -21,7 +21,7 @@ from .auth import PrincipalTokenVerifier
 from .clients import Backends
 from .http_guard import HttpGuard
 from .mcp_guard import guard_mcp
-from .mcp_tools import register_briefing_prompt, register_tools
+from .mcp_tools import GatewayMCP, register_briefing_prompt, register_tools
 from .principals import PrincipalStore
 from .registry import TIERS, TOOLS
 from .rest_board import build_board_router
@@ -50,7 +50,7 @@ def build_mcp(settings: GatewaySettings, store: PrincipalStore, backends: Backen
     auth = AuthSettings.model_validate({"issuer_url": settings.base_url,
                                         "resource_server_url": f"{settings.base_url}/mcp",
                                         "validate_token_resource": False})
-    mcp = MCPServer(
+    mcp = GatewayMCP(
         name="engram", instructions=INSTRUCTIONS, version="0.1.0", middleware=[toolsets],
         token_verifier=PrincipalTokenVerifier(store), auth=auth,
     )

@@ -10,12 +10,27 @@ from collections.abc import Mapping
 from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS
 
 from .auth import caller_for
 from .briefing import build_briefing
 from .clients import Backends, Calls
 from .errors import tool_errors
 from .toolspec import Access, Effect, Invocation, ToolSpec
+
+
+class GatewayMCP(MCPServer):
+    """The SDK's server, except that an unknown prompt is the client's
+    mistake (invalid params, naming the prompts there are), not an internal
+    error."""
+
+    async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None,
+                         context: Any = None) -> Any:
+        if self._prompt_manager.get_prompt(name) is None:
+            known = ", ".join(p.name for p in self._prompt_manager.list_prompts())
+            raise MCPError(INVALID_PARAMS, f"unknown prompt {name!r}; the prompts are: {known}")
+        return await super().get_prompt(name, arguments, context)
 
 
 def session_id(ctx: Context) -> str:
