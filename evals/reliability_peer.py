@@ -103,6 +103,7 @@ class PeerAgent:
     def acknowledge(self, text: str, reply: Any) -> None:
         if isinstance(reply, dict) and reply.get("stored", True):
             self.stored[text] = self.token
+            self.ledger.stored[text] = (self.token, text)
             self.mine.append(text)
         else:
             self.ledger.samples.setdefault("store:not_stored", json.dumps(reply)[:300])
@@ -121,6 +122,7 @@ class PeerAgent:
                                                                "new_text": text})
         if outcome == Outcome.OK and reply.get("new_memory_stored"):
             self.stored[text] = self.token
+            self.ledger.stored[text] = (self.token, text)
             self.mine.append(text)
 
     async def search(self) -> None:
@@ -222,8 +224,8 @@ async def kill(peer: PeerDaemon, sizes: Any) -> dict[str, Any]:
             started = time.monotonic()
             pid = await asyncio.to_thread(peer.kill, target)
             by = "itself" if await asyncio.to_thread(peer.wait_healthy, 30) else "harness"
-            if by == "harness":
-                await asyncio.to_thread(peer.stop)
+            if by == "harness":  # a new daemon; it attaches to or starts its Postgres
+                await asyncio.to_thread(peer.stop_daemon)
                 await asyncio.to_thread(peer.start)
             seconds = round(time.monotonic() - started, 1)
             recoveries.append({"target": target, "killed_pid": pid, "recovered_by": by,

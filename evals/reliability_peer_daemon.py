@@ -207,8 +207,7 @@ class PeerDaemon:
             self.proc.wait(timeout=30)
         return pid
 
-    def stop(self) -> None:
-        """The daemon, then the Postgres it left behind (pg0 detaches it)."""
+    def stop_daemon(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
@@ -216,6 +215,10 @@ class PeerDaemon:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(timeout=30)
+
+    def stop(self) -> None:
+        """The daemon, then the Postgres it left behind (pg0 detaches it)."""
+        self.stop_daemon()
         pid = self.postgres_pid()
         if pid is not None:
             try:
