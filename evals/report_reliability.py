@@ -23,13 +23,20 @@ def _evidence(scenario: dict[str, Any]) -> str:
     return "; ".join(parts).replace("|", "/")
 
 
+def _loads(m: dict[str, Any]) -> str:
+    return ", ".join(f"{m[k]} {what}" for k, what in (
+        ("loadavg_1m_at_start", "at the start"), ("loadavg_1m_before_peer", "before the peer"),
+        ("loadavg_1m_at_end", "at the end")) if k in m)
+
+
 def reliability(name: str, d: dict[str, Any], fmt: Any, table: Any) -> list[str]:
     rows = [[f"`{n}`", "yes" if s.get("holds") else "**no**", s.get("must_hold", ""),
              _evidence(s), fmt(s.get("seconds", 0.0))] for n, s in d["scenarios"].items()]
     out = ["## Reliability campaign", "",
            f"Faults injected into a real `engram up` under a mixed MCP and REST load "
-           f"({d.get('mode', 'full')} sizes; 1-minute load average "
-           f"{d['machine'].get('loadavg_1m_at_start')} at the start). All hold: "
+           f"({d.get('mode', 'full')} sizes; 1-minute load average of the "
+           f"{d['machine'].get('cpu_count')}-CPU machine, shared with other work: "
+           f"{_loads(d['machine'])}). All hold: "
            f"**{'yes' if d.get('all_hold') else 'no'}**. What each scenario does: "
            f"[reliability.md](reliability.md). Artefact `evals/results/{name}`; command "
            f"`{d.get('command', '')}`.", "",
@@ -98,8 +105,8 @@ def key_figure(name: str, s: dict[str, Any]) -> str:
                 f"{_duplicates(rb)} duplicated; back by itself: "
                 f"{'yes' if s.get('recovered_by_itself') else 'no'}")
     if name in ("nats_down", "embedder_down"):
-        return (f"{s.get('stores_acknowledged')} stores during a {s.get('outage_s', 0):.0f} s "
-                f"outage; drained {s.get('drained_after_s')} s after")
+        return (f"{s.get('stores_acknowledged')} stores acknowledged across a "
+                f"{s.get('outage_s', 0):.0f} s outage; drained {s.get('drained_after_s')} s after")
     if name == "postgres_restart":
         return f"ready again after {s.get('ready_again_after_s')} s"
     if name == "concurrency":
@@ -132,8 +139,11 @@ def _peer_line(peer: dict[str, Any]) -> str:
 def readme_block(d: dict[str, Any], table: Any) -> list[str]:
     rows = [[f"`{n}`", "yes" if s.get("holds") else "**no**", key_figure(n, s)]
             for n, s in d["scenarios"].items()]
+    m = d.get("machine") or {}
+    load = (f"{m.get('cpu_count')} CPUs shared with other work, 1-minute load average "
+            f"{m.get('loadavg_1m_at_start')} at the start. ")
     return [README_BEGIN, *table(["scenario", "holds", "key figure"], rows),
-            _peer_line(d.get("peer") or {}), README_END]
+            load + _peer_line(d.get("peer") or {}), README_END]
 
 
 def with_readme_block(readme: str, block: list[str]) -> str:
