@@ -49,11 +49,12 @@ def reliability(name: str, d: dict[str, Any], fmt: Any, table: Any) -> list[str]
                         for t, v in sorted(latency.items())])]
     peer = d.get("peer") or {}
     if peer:
-        out += peer_section(peer, fmt, table)
+        out += peer_section(peer, fmt, table, d.get("machine"))
     return out
 
 
-def peer_section(peer: dict[str, Any], fmt: Any, table: Any) -> list[str]:
+def peer_section(peer: dict[str, Any], fmt: Any, table: Any,
+                 machine: dict[str, Any] | None = None) -> list[str]:
     """The peer beside engram: what ran, the comparable figures, what did not apply."""
     head = f"### Peer: `{peer.get('name')}`"
     if peer.get("status") != "ran":
@@ -75,8 +76,10 @@ def peer_section(peer: dict[str, Any], fmt: Any, table: Any) -> list[str]:
                      for r in (peer.get("kill") or {}).get("recoveries", []))
     out = [head, "",
            f"The same kill and load scenarios against the peer, installed into a venv of its "
-           f"own, after engram's stack stopped (cold start {peer.get('cold_start_s')} s). "
-           f"Kill: {recs}. {conc.get('note', '')}.", "",
+           f"own, after engram's stack stopped (cold start {peer.get('cold_start_s')} s; "
+           f"1-minute load average {(machine or {}).get('loadavg_1m_before_peer')} then, "
+           f"{(machine or {}).get('loadavg_1m_at_start')} when engram's run began). "
+           f"Kill: {recs}. Concurrency: {conc.get('note', '')}.", "",
            *table(["figure", "engram", "peer (ratio peer/engram)"], rows),
            "Not applicable to the peer:", ""]
     out += [f"- `{k}`: {v}" for k, v in (peer.get("not_applicable") or {}).items()]
