@@ -122,12 +122,22 @@ async def audit_effects(up: EngramUp, stored_ids: list[str]) -> dict[str, Any]:
     audited = await admin(up, "SELECT count(DISTINCT subject) AS n FROM memory.audit WHERE "
                           "action IN ('entry.store', 'entry.confirm') AND subject = ANY($1)",
                           stored_ids)
-    facts = await admin(up, "SELECT count(*) AS n FROM (SELECT 1 FROM cortex.live_facts "
+    # Served facts only: a value the agents set again after it was retired is
+    # parked each time (the tombstone lane), by design, not by a retry.
+    facts = await admin(up, "SELECT entity, attribute, norm_value, "
+                        "array_agg(verdict ORDER BY recorded_at) AS verdicts, "
+                        "array_agg(origin ORDER BY recorded_at) AS origins "
+                        "FROM cortex.live_facts WHERE verdict IN ('active', 'contested') "
                         "GROUP BY namespace, entity, attribute, norm_value "
-                        "HAVING count(*) > 1) d")
+                        "HAVING count(*) > 1")
+    parked = await admin(up, "SELECT count(*) AS n FROM (SELECT 1 FROM cortex.live_facts "
+                         "WHERE verdict = 'parked' GROUP BY namespace, entity, attribute, "
+                         "norm_value HAVING count(*) > 1) d")
     return {"duplicate_audit_rows": dups,
             "stores_without_audit_row": len(set(stored_ids)) - audited[0]["n"],
-            "duplicate_live_facts": facts[0]["n"]}
+            "duplicate_live_facts": len(facts),
+            "duplicate_fact_examples": [dict(r) for r in facts[:5]],
+            "values_parked_again": parked[0]["n"]}
 
 
 def no_duplicate_effects(checks: dict[str, Any]) -> bool:
@@ -187,7 +197,7 @@ async def outage(up: EngramUp, sizes: Sizes, target: str) -> dict[str, Any]:
     checks = await read_back(up, ledger)
     write_fail = sum(during[o] for o in FAILURES)
     holds = (drained_s is not None and checks["lost_stores"] == 0
-             and checks["duplicate_entries"] == 0 and write_fail == 0)
+             and no_duplicate_effects(checks) and write_fail == 0)
     if target == "embedder":
         holds = holds and ledger.search_modes.get("lexical", 0) > 0
     return {"holds": holds, "outage_s": sizes.outage_s, "restarted_by": restarted_by,
