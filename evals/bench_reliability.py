@@ -4,6 +4,9 @@ run. Each scenario reports whether its "must hold" held; a failing one is
 reported as failing.
 
 Usage: .venv/bin/python evals/bench_reliability.py [--smoke] [--only NAME ...]
+                                                     [--peer | --no-peer]
+The peer (Pseudolife-MCP, reliability_peer) runs after engram's stack is
+stopped, in a venv of its own; on by default, off in smoke mode.
 Writes evals/results/reliability-<UTC timestamp>.json (or under
 $ENGRAM_BENCH_RESULTS_DIR) and prints a markdown table.
 """
@@ -27,6 +30,7 @@ from typing import Any
 from benchlib import command_line, results_dir, shown, stop_stack_on_sigterm
 from reliability_faults import SERVICES, EngramUp
 from reliability_fuzz import fuzz_mcp, fuzz_rest, isolation
+from reliability_peer import PACKAGE, compare, run_peer
 from reliability_scenarios import Sizes, concurrency, kill_each, outage, postgres_restart
 
 SMOKE = Sizes(agents=3, phase_s=4.0, outage_s=6.0, concurrent_agents=5, concurrent_s=8.0,
@@ -101,7 +105,11 @@ def main() -> int:
     parser.add_argument("--smoke", action="store_true", help="tiny sizes, a few minutes")
     parser.add_argument("--only", nargs="*", default=[], choices=list(MUST_HOLD))
     parser.add_argument("--port-offset", type=int, default=1000)
+    parser.add_argument("--peer", action=argparse.BooleanOptionalAction, default=None,
+                        help="also run the kill and load scenarios against Pseudolife-MCP "
+                             "(default: on, off with --smoke)")
     args = parser.parse_args()
+    with_peer = (not args.smoke) if args.peer is None else args.peer
     sizes = SMOKE if args.smoke else FULL
     started_at = datetime.now(UTC)
     load_at_start = os.getloadavg()[0]
@@ -113,18 +121,27 @@ def main() -> int:
     finally:
         up.stop()
         shutil.rmtree(data_dir.parent, ignore_errors=True)
+    load_before_peer = os.getloadavg()[0]
+    if with_peer:
+        sys.stdout.write("== peer\n")
+        sys.stdout.flush()
+        peer = run_peer(sizes, 8765 + args.port_offset + 100)
+        peer["comparison"] = compare(results, peer)
+        sys.stdout.write(f"   peer status={peer['status']}\n")
+    else:
+        peer = {"name": PACKAGE, "status": "not run", "reason": "--no-peer (or --smoke)"}
     result = {
         "timestamp": started_at.isoformat(timespec="seconds"),
         "machine": {"platform": platform.platform(), "cpu_count": os.cpu_count(),
                     "python": platform.python_version(),
                     "loadavg_1m_at_start": round(load_at_start, 2),
+                    "loadavg_1m_before_peer": round(load_before_peer, 2),
                     "loadavg_1m_at_end": round(os.getloadavg()[0], 2)},
         "mode": "smoke" if args.smoke else "full", "sizes": sizes.__dict__,
         "cold_start_s": round(cold, 1),
         "all_hold": all(r["holds"] for r in results.values()),
         "scenarios": results,
-        "peer": {"name": "pseudolife-mcp[lite]==0.19.0", "status": "not run",
-                 "reason": "the peer comparison is not implemented in this harness yet"},
+        "peer": peer,
         "command": command_line(),
     }
     out_dir = results_dir()

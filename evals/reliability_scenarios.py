@@ -86,6 +86,7 @@ async def read_back(up: EngramUp, ledger: Ledger) -> dict[str, Any]:
     found = {r["body"]: r["n"] for r in bodies}
     redelivered = await admin(up, "SELECT coalesce(sum(redeliveries), 0) AS n, count(*) AS c "
                               "FROM dreamer.processed_events")
+    audit = await audit_effects(up, [i for i in ledger.stored])
     return {"acknowledged_stores": len(ledger.stored), "lost_stores": len(lost),
             "lost_examples": lost[:5], "duplicate_entries": len(dup_entries),
             "duplicate_examples": [r["text"] for r in dup_entries[:3]],
@@ -93,7 +94,56 @@ async def read_back(up: EngramUp, ledger: Ledger) -> dict[str, Any]:
             "lost_mail": len(ledger.mail - set(found)),
             "duplicate_mail": sum(1 for n in found.values() if n > 1),
             "dreamer_events": redelivered[0]["c"],
-            "dreamer_redeliveries_absorbed": redelivered[0]["n"]}
+            "dreamer_redeliveries_absorbed": redelivered[0]["n"], **audit}
+
+
+# One audit row per effect: a retried call or a redelivered event that wrote
+# its effect twice shows here as a second row for the same subject.
+AUDIT_DUPLICATES = {
+    "entry.store": "SELECT count(*) FROM (SELECT 1 FROM memory.audit WHERE action = "
+                   "'entry.store' GROUP BY namespace, subject HAVING count(*) > 1) d",
+    "message.send": "SELECT count(*) FROM (SELECT 1 FROM coordination.audit WHERE action = "
+                    "'message.send' GROUP BY namespace, subject HAVING count(*) > 1) d",
+    "message.send per request_id": (
+        "SELECT count(*) FROM (SELECT 1 FROM coordination.audit WHERE action = "
+        "'message.send' GROUP BY namespace, detail->>'request_id', detail->>'recipient' "
+        "HAVING count(*) > 1) d"),
+    "fact.* per fact": "SELECT count(*) FROM (SELECT 1 FROM cortex.audit WHERE action IN "
+                       "('fact.insert', 'fact.supersede', 'fact.contest', 'fact.park') "
+                       "GROUP BY namespace, subject "
+                       "HAVING count(*) > 1) d",
+}
+
+
+async def audit_effects(up: EngramUp, stored_ids: list[str]) -> dict[str, Any]:
+    """Audit rows per effect (each must be 1), acknowledged stores without
+    their audit row, and live facts held twice (a dreamer fact applied twice)."""
+    dups = {k: (await admin(up, sql))[0]["count"] for k, sql in AUDIT_DUPLICATES.items()}
+    audited = await admin(up, "SELECT count(DISTINCT subject) AS n FROM memory.audit WHERE "
+                          "action IN ('entry.store', 'entry.confirm') AND subject = ANY($1)",
+                          stored_ids)
+    # Served facts only: a value the agents set again after it was retired is
+    # parked each time (the tombstone lane), by design, not by a retry.
+    facts = await admin(up, "SELECT entity, attribute, norm_value, "
+                        "array_agg(verdict ORDER BY recorded_at) AS verdicts, "
+                        "array_agg(origin ORDER BY recorded_at) AS origins "
+                        "FROM cortex.live_facts WHERE verdict IN ('active', 'contested') "
+                        "GROUP BY namespace, entity, attribute, norm_value "
+                        "HAVING count(*) > 1")
+    parked = await admin(up, "SELECT count(*) AS n FROM (SELECT 1 FROM cortex.live_facts "
+                         "WHERE verdict = 'parked' GROUP BY namespace, entity, attribute, "
+                         "norm_value HAVING count(*) > 1) d")
+    return {"duplicate_audit_rows": dups,
+            "stores_without_audit_row": len(set(stored_ids)) - audited[0]["n"],
+            "duplicate_live_facts": len(facts),
+            "duplicate_fact_examples": [dict(r) for r in facts[:5]],
+            "values_parked_again": parked[0]["n"]}
+
+
+def no_duplicate_effects(checks: dict[str, Any]) -> bool:
+    return (checks["duplicate_entries"] == 0 and checks["duplicate_mail"] == 0
+            and not any(checks["duplicate_audit_rows"].values())
+            and checks["stores_without_audit_row"] == 0 and checks["duplicate_live_facts"] == 0)
 
 
 async def kill_each(up: EngramUp, sizes: Sizes, targets: list[str]) -> dict[str, Any]:
@@ -111,8 +161,8 @@ async def kill_each(up: EngramUp, sizes: Sizes, targets: list[str]) -> dict[str,
             await asyncio.sleep(sizes.phase_s / 2)
     checks = await read_back(up, ledger)
     by_self = all(r["recovered_by"] == "itself" for r in recoveries)
-    holds = (checks["lost_stores"] == 0 and checks["duplicate_entries"] == 0
-             and checks["lost_mail"] == 0 and checks["duplicate_mail"] == 0 and by_self)
+    holds = (checks["lost_stores"] == 0 and checks["lost_mail"] == 0
+             and no_duplicate_effects(checks) and by_self)
     return {"holds": holds, "recovered_by_itself": by_self, "recoveries": recoveries,
             "read_back": checks, "load": ledger.summary()}
 
@@ -147,7 +197,7 @@ async def outage(up: EngramUp, sizes: Sizes, target: str) -> dict[str, Any]:
     checks = await read_back(up, ledger)
     write_fail = sum(during[o] for o in FAILURES)
     holds = (drained_s is not None and checks["lost_stores"] == 0
-             and checks["duplicate_entries"] == 0 and write_fail == 0)
+             and no_duplicate_effects(checks) and write_fail == 0)
     if target == "embedder":
         holds = holds and ledger.search_modes.get("lexical", 0) > 0
     return {"holds": holds, "outage_s": sizes.outage_s, "restarted_by": restarted_by,

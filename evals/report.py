@@ -1,4 +1,5 @@
-"""Write docs/benchmarks.md (and its plots under docs/img/) from evals/results/.
+"""Write docs/benchmarks.md (and its plots under docs/img/) from evals/results/,
+and the reliability table in README.md (between its markers).
 
 Only the newest artefact of each kind feeds the page, so a number on it never
 outlives its artefact; artefacts with a variant suffix (`-bm25-b03`) are
@@ -20,11 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from report_hooks import hooks
-from report_reliability import reliability
+from report_reliability import readme_block, reliability, with_readme_block
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "evals" / "results"
 PAGE = ROOT / "docs" / "benchmarks.md"
+README = ROOT / "README.md"
 IMG = ROOT / "docs" / "img"
 NAME = re.compile(r"^(?P<kind>[a-z][a-z-]*?)-(?P<ts>\d{8}T\d{6}Z)"
                   r"(?P<variant>-[A-Za-z0-9-]+)?\.json$")
@@ -354,6 +356,12 @@ def render(found: list[Artefact]) -> str:
     return "\n".join(parts).rstrip("\n") + "\n"
 
 
+def readme(found: list[Artefact], text: str) -> str:
+    """README.md with its reliability table from the newest reliability artefact."""
+    rel = latest(found, "reliability")
+    return with_readme_block(text, readme_block(rel.load(), table)) if rel else text
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -362,12 +370,15 @@ def main() -> int:
     args = parser.parse_args()
     found = artefacts()
     page = render(found)
+    front = readme(found, README.read_text())
     if args.check:
-        if PAGE.read_text() != page:
-            sys.stderr.write("docs/benchmarks.md is stale: run python evals/report.py\n")
+        if PAGE.read_text() != page or README.read_text() != front:
+            sys.stderr.write("docs/benchmarks.md or README.md is stale: run python "
+                             "evals/report.py\n")
             return 1
         return 0
     PAGE.write_text(page)
+    README.write_text(front)
     if not args.no_plots:
         from report_plots import draw_all  # matplotlib is a dev extra: only needed for plots
         draw_all(found, latest, IMG)

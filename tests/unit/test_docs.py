@@ -160,3 +160,13 @@ def test_the_benchmarks_page_is_generated_from_the_artefacts():
         "docs/benchmarks.md is stale: run python evals/report.py"
     for image in re.findall(r"\]\((img/[\w.-]+\.png)\)", page):
         assert (REPO_ROOT / "docs" / image).exists(), image
+
+
+def test_the_readme_reliability_table_is_generated_from_the_artefact():
+    if str(REPO_ROOT / "evals") not in sys.path:
+        sys.path.insert(0, str(REPO_ROOT / "evals"))
+    report = _load(REPO_ROOT / "evals" / "report.py", "engram_report")
+    text = (REPO_ROOT / "README.md").read_text()
+    assert "make bench-reliability" in text
+    assert report.readme(report.artefacts(), text) == text, \
+        "README.md's reliability table is stale: run python evals/report.py"
