@@ -39,7 +39,9 @@ migrations-lock: setup
 up: setup
 	$(VENV)/bin/engram up
 
-test: setup
+# With npm present, the MCP Inspector too: the stdio bridge's tests drive it
+# (they skip only where node is absent).
+test: setup $(if $(shell command -v npm),inspector)
 	$(VENV)/bin/pytest -q
 
 # The inner loop: no process, no stack, seconds.
