@@ -56,6 +56,12 @@ async def test_correction_holds_on_every_read_path(stack: Stack, agent_token: st
         still = await call(client, "fact_get", {"entity": e, "attribute": "database"})
         assert [f["value"] for f in still["current"]] == ["PostgreSQL 16"]
         assert [f["value"] for f in still["contenders"]] == ["MySQL 8"]
+        # Said again, it confirms the parked row instead of parking another.
+        again = await call(client, "fact_set", {"entity": e, "attribute": "database",
+                                                "value": "MySQL 8", "replaces": True})
+        assert again["action"] == "confirm" and again["fact"]["id"] == back["fact"]["id"]
+        history = await call(client, "fact_history", {"entity": e, "attribute": "database"})
+        assert [f["verdict"] for f in history["facts"]].count("parked") == 1
 
 
 async def test_paraphrase_confirms_and_contradiction_contests(stack: Stack, agent_token: str,

@@ -89,8 +89,8 @@ async def test_coordination_v4_clears_unkeyed_body_hashes(
         " addressed_to, body, body_sha256) VALUES ('ns', gen_random_uuid(), gen_random_uuid(),"
         " 'a', 'p', 'b', 'b', NULL, 'plainsha')")
 
-    assert await apply_migrations(admin_dsn, service_dsn, schema,
-                                  COORDINATION_MIGRATIONS) == [4]
+    applied = await apply_migrations(admin_dsn, service_dsn, schema, COORDINATION_MIGRATIONS)
+    assert applied[0] == 4 and applied == sorted(applied)
     row = await conn.fetchrow("SELECT * FROM messages")
     assert row is not None
     message = dict(row)

@@ -198,13 +198,18 @@ class FactStore:
             if tomb is not None and lanes.TIERS[f.origin] < lanes.TIERS["user"]:
                 decision = lanes.Decision(FactAction.PARK, Lane.TOMBSTONE, decision.related)
         related = [uuid.UUID(r) for r in decision.related]
+        if decision.action == "park" and (parked := await repo.find_parked(
+                conn, f.entity, f.attribute, f.kind, norm)) is not None:
+            decision = lanes.Decision(FactAction.CONFIRM, decision.lane, (str(parked),))
+            related = [parked]
         if decision.action == "confirm":
             row = await repo.confirm(conn, related[0])
             await repo.audit(conn, ctx.namespace, ctx.principal, "fact.confirm", str(row["id"]),
                              {"lane": decision.lane, "value_hmac": content_digest(f.value),
                               "quote_hmac": content_digest(f.evidence.quote)})
             return SetOutcome("confirm", row, decision.lane, str(row["id"]),
-                              note=f"already known ({decision.lane}); nothing new written")
+                              note=f"already {'parked' if row['verdict'] == 'parked' else 'known'}"
+                                   f" ({decision.lane}); nothing new written")
         verdict = {"insert": "active", "supersede": "active", "contest": "contested",
                    "park": "parked"}[decision.action]
         row = await repo.insert_fact(conn, self._new_fact(ctx, f, norm, verdict, vectors,

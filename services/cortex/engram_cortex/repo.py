@@ -163,6 +163,15 @@ async def find_tombstone(conn: asyncpg.Connection, entity: str, attribute: str,
         entity, attribute, norm_value)
 
 
+async def find_parked(conn: asyncpg.Connection, entity: str, attribute: str, kind: str,
+                      norm_value: str) -> uuid.UUID | None:
+    """A parked row already holding this value: a repeat confirms it."""
+    return await conn.fetchval(
+        """SELECT id FROM facts WHERE entity = $1 AND attribute = $2 AND kind = $3
+              AND norm_value = $4 AND verdict = 'parked'
+           ORDER BY recorded_at DESC LIMIT 1""", entity, attribute, kind, norm_value)
+
+
 async def history(conn: asyncpg.Connection, entity: str,
                   attribute: str | None) -> list[asyncpg.Record]:
     return await conn.fetch(
