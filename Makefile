@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.engram-installed
 
-.PHONY: setup inspector lock migrations-lock up test test-unit test-llama lint docs proto proto-check bench-e2e bench-embedder bench-locomo bench-scale bench-documents bench-store-cpu bench-board bench-conflicts bench-extraction bench-reliability bench-hooks bench-smoke clean
+.PHONY: setup inspector lock migrations-lock up test test-unit test-llama lint k8s docs proto proto-check bench-e2e bench-embedder bench-locomo bench-scale bench-documents bench-store-cpu bench-board bench-conflicts bench-extraction bench-reliability bench-hooks bench-smoke clean
 
 setup: $(STAMP)
 
@@ -67,6 +67,12 @@ $(INSPECTOR): tools/inspector/package.json tools/inspector/package-lock.json
 lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/pyright
+
+# Render every overlay under deploy/k8s/overlays with kubectl and validate each
+# object offline: built-in kinds at the Kubernetes version in scripts/k8s_check.py,
+# custom resources against deploy/k8s/crd-schemas (docs/kubernetes.md).
+k8s: setup
+	$(VENV)/bin/python scripts/k8s_check.py
 
 # The generated docs: the tool table in docs/tools.md, the settings reference in
 # docs/limits.md and docs/benchmarks.md with its plots (unit tests fail when stale).
