@@ -84,9 +84,9 @@ def main() -> int:
         objects = render(overlay)
         errors = [err for obj in objects for err in validate(obj)]
         for err in errors:
-            print(f"{overlay}: {err}", file=sys.stderr)
+            sys.stderr.write(f"{overlay}: {err}\n")
         failed = failed or bool(errors)
-        print(f"{overlay}: {len(objects)} objects, {len(errors)} errors")
+        sys.stdout.write(f"{overlay}: {len(objects)} objects, {len(errors)} errors\n")
     return 1 if failed else 0
 
 

@@ -44,7 +44,7 @@ def vendor(crd_path: Path) -> list[Path]:
 def main(argv: list[str]) -> int:
     for arg in argv:
         for path in vendor(Path(arg)):
-            print(path)
+            sys.stdout.write(f"{path}\n")
     return 0
 
 
