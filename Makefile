@@ -6,6 +6,9 @@ STAMP := $(VENV)/.engram-installed
 
 .PHONY: setup inspector lock migrations-lock up test test-unit test-llama lint k8s docs proto proto-check bench-e2e bench-embedder bench-locomo bench-scale bench-documents bench-store-cpu bench-board bench-conflicts bench-extraction bench-reliability bench-hooks bench-smoke clean
 
+# The custom resource models `make k8s` validates with (npm, pinned).
+K8S_MODELS := tools/k8s-models/node_modules/.package-lock.json
+
 setup: $(STAMP)
 
 # Every dependency comes from requirements.lock: exact versions, each file
@@ -41,11 +44,11 @@ up: setup
 
 # With npm present, the MCP Inspector too: the stdio bridge's tests drive it
 # (they skip only where node is absent).
-test: setup $(if $(shell command -v npm),inspector)
+test: setup $(if $(shell command -v npm),inspector $(K8S_MODELS))
 	$(VENV)/bin/pytest -q
 
 # The inner loop: no process, no stack, seconds.
-test-unit: setup
+test-unit: setup $(if $(shell command -v npm),$(K8S_MODELS))
 	$(VENV)/bin/pytest -q tests/unit
 
 # The openai extractor against a real llama.cpp server (builds llama-cpp-python
@@ -70,8 +73,12 @@ lint: setup
 
 # Render every overlay under deploy/k8s/overlays with kubectl and validate each
 # object offline: built-in kinds at the Kubernetes version in scripts/k8s_check.py,
-# custom resources against deploy/k8s/crd-schemas (docs/kubernetes.md).
-k8s: setup
+# custom resources with their published models (tools/k8s-models, pinned with
+# hashes in its package-lock.json; docs/kubernetes.md).
+$(K8S_MODELS): tools/k8s-models/package.json tools/k8s-models/package-lock.json
+	cd tools/k8s-models && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
+	touch $@
+k8s: setup $(K8S_MODELS)
 	$(VENV)/bin/python scripts/k8s_check.py
 
 # The generated docs: the tool table in docs/tools.md, the settings reference in

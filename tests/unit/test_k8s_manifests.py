@@ -61,7 +61,7 @@ def test_compose_lists_the_six_services() -> None:
 def test_every_object_validates(overlay: str) -> None:
     objects = rendered(overlay)
     assert objects
-    errors = [err for obj in objects for err in k8s_check.validate(obj)]
+    errors = k8s_check.validate_all(objects)
     assert not errors, "\n".join(errors)
 
 
