@@ -4,7 +4,10 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.engram-installed
 
-.PHONY: setup inspector lock migrations-lock up test test-unit test-llama lint docs proto proto-check bench-e2e bench-embedder bench-locomo bench-scale bench-documents bench-store-cpu bench-board bench-conflicts bench-extraction bench-reliability bench-hooks bench-smoke clean
+.PHONY: setup inspector lock migrations-lock up test test-unit test-llama lint k8s docs proto proto-check bench-e2e bench-embedder bench-locomo bench-scale bench-documents bench-store-cpu bench-board bench-conflicts bench-extraction bench-reliability bench-hooks bench-smoke clean
+
+# The custom resource models `make k8s` validates with (npm, pinned).
+K8S_MODELS := tools/k8s-models/node_modules/.package-lock.json
 
 setup: $(STAMP)
 
@@ -41,11 +44,11 @@ up: setup
 
 # With npm present, the MCP Inspector too: the stdio bridge's tests drive it
 # (they skip only where node is absent).
-test: setup $(if $(shell command -v npm),inspector)
+test: setup $(if $(shell command -v npm),inspector $(K8S_MODELS))
 	$(VENV)/bin/pytest -q
 
 # The inner loop: no process, no stack, seconds.
-test-unit: setup
+test-unit: setup $(if $(shell command -v npm),$(K8S_MODELS))
 	$(VENV)/bin/pytest -q tests/unit
 
 # The openai extractor against a real llama.cpp server (builds llama-cpp-python
@@ -67,6 +70,16 @@ $(INSPECTOR): tools/inspector/package.json tools/inspector/package-lock.json
 lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/pyright
+
+# Render every overlay under deploy/k8s/overlays with kubectl and validate each
+# object offline: built-in kinds at the Kubernetes version in scripts/k8s_check.py,
+# custom resources with their published models (tools/k8s-models, pinned with
+# hashes in its package-lock.json; docs/kubernetes.md).
+$(K8S_MODELS): tools/k8s-models/package.json tools/k8s-models/package-lock.json
+	cd tools/k8s-models && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
+	touch $@
+k8s: setup $(K8S_MODELS)
+	$(VENV)/bin/python scripts/k8s_check.py
 
 # The generated docs: the tool table in docs/tools.md, the settings reference in
 # docs/limits.md and docs/benchmarks.md with its plots (unit tests fail when stale).

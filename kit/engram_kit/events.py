@@ -82,13 +82,15 @@ def events_stream_config(settings: NatsSettings) -> api.StreamConfig:
     return api.StreamConfig(
         name=settings.events_stream, subjects=[settings.events_subjects],
         duplicate_window=settings.events_duplicate_window_s, storage=api.StorageType.FILE,
-        max_age=settings.events_max_age_s, max_bytes=settings.events_max_bytes)
+        max_age=settings.events_max_age_s, max_bytes=settings.events_max_bytes,
+        num_replicas=settings.events_replicas)
 
 
 def deadletter_stream_config(settings: NatsSettings) -> api.StreamConfig:
     return api.StreamConfig(
         name=DEAD_LETTER_STREAM, subjects=["engram.deadletter.>"], storage=api.StorageType.FILE,
-        max_age=settings.deadletter_max_age_s, max_bytes=settings.deadletter_max_bytes)
+        max_age=settings.deadletter_max_age_s, max_bytes=settings.deadletter_max_bytes,
+        num_replicas=settings.events_replicas)
 
 
 def _stream_name(config: api.StreamConfig) -> str:

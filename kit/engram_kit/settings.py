@@ -62,6 +62,9 @@ class NatsSettings(BaseSettings):
     events_max_bytes: int = 1024 ** 3
     deadletter_max_age_s: float = 30 * 24 * 3600.0
     deadletter_max_bytes: int = 256 * 1024 ** 2
+    # Copies of each stream kept by a JetStream cluster, set when a service
+    # creates a stream (1 for one server; 3 on the Kubernetes NATS cluster).
+    events_replicas: int = Field(default=1, ge=1, le=5)
 
 
 class AuditSettings(BaseSettings):
