@@ -5,7 +5,6 @@ wrote in a window, retracted in bounded calls."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 
 import asyncpg
 
@@ -14,6 +13,7 @@ from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.errors import Conflict, InvalidArgument, NotFound, PermissionDenied
 from engram_kit.vocab import REVIEWER_ROLES, Role, Verdict
+from engram_kit.writer_window import WriterWindow
 
 from . import repo, repo_forget
 from . import repo_conflicts as conflicts
@@ -29,15 +29,6 @@ DECISIONS = ("accept", "discard")
 class Decided:
     fact: asyncpg.Record
     superseded: list[asyncpg.Record]
-
-
-@dataclass(frozen=True)
-class WriterWindow:
-    principal: str
-    since: datetime | None
-    until: datetime | None
-    reason: str
-    dry_run: bool
 
 
 @dataclass(frozen=True)
@@ -143,12 +134,8 @@ class Erasure:
             raise PermissionDenied("retracting what a writer wrote needs the operator role; "
                                    f"you are {ctx.role or Role.AGENT}")
         ns, reason = ctx.require_namespace(), check_reason(w.reason, self._s)
-        principal = w.principal.strip()
-        if not principal or len(principal) > 200:
-            raise InvalidArgument("principal is the writer's name (1-200 chars)",
-                                  field="principal")
-        if w.since and w.until and w.since >= w.until:
-            raise InvalidArgument("since must be before until", field="since")
+        w = w.checked()
+        principal = w.principal
         limit = self._s.forget_writer_max_rows
         async with tenant_tx(self._pool, ns) as conn:
             rows = await rr.by_writer(conn, principal, w.since, w.until, limit + 1)

@@ -11,9 +11,9 @@ from engram.v1 import common_pb2
 from engram.v1 import cortex_pb2 as pb
 from engram.v1 import cortex_pb2_grpc as rpc
 from engram_kit.context import current_caller
-from engram_kit.timestamps import optional_datetime
+from engram_kit.writer_window import WriterWindow
 
-from .erasure import Erasure, WriterWindow
+from .erasure import Erasure
 from .messages import fact_message, lesson_message, world_message
 from .retraction import Retraction
 from .world import decayed
@@ -72,7 +72,5 @@ class LifecycleServicer(rpc.CortexLifecycleServicer):
 
     async def ForgetByWriter(self, request: common_pb2.ForgetByWriterRequest,
                              context: Any) -> common_pb2.ForgetByWriterResponse:
-        done = await self._e.forget_by_writer(current_caller(), WriterWindow(
-            request.principal, optional_datetime(request, "since"),
-            optional_datetime(request, "until"), request.reason, request.dry_run))
+        done = await self._e.forget_by_writer(current_caller(), WriterWindow.of(request))
         return common_pb2.ForgetByWriterResponse(ids=done.ids, more=done.more, limit=done.limit)

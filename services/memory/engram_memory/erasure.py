@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from datetime import datetime
 
 import asyncpg
 
@@ -14,6 +13,7 @@ from engram_kit.context import CallerContext
 from engram_kit.errors import InvalidArgument, NotFound, PermissionDenied
 from engram_kit.outbox import enqueue
 from engram_kit.vocab import Role
+from engram_kit.writer_window import WriterWindow
 
 from . import repo, repo_documents
 from .events import entries_forgotten_event
@@ -30,15 +30,6 @@ class DocumentForgotten:
 
 
 @dataclass(frozen=True)
-class WriterWindow:
-    principal: str
-    since: datetime | None
-    until: datetime | None
-    reason: str
-    dry_run: bool
-
-
-@dataclass(frozen=True)
 class WriterForgotten:
     ids: list[uuid.UUID]
     more: bool
@@ -50,12 +41,8 @@ def clean_reason(reason: str) -> str:
 
 
 def check_window(w: WriterWindow) -> WriterWindow:
-    principal = w.principal.strip()
-    if not principal or len(principal) > 200:
-        raise InvalidArgument("principal is the writer's name (1-200 chars)", field="principal")
-    if w.since and w.until and w.since >= w.until:
-        raise InvalidArgument("since must be before until", field="since")
-    return WriterWindow(principal, w.since, w.until, clean_reason(w.reason), w.dry_run)
+    w = w.checked()
+    return WriterWindow(w.principal, w.since, w.until, clean_reason(w.reason), w.dry_run)
 
 
 class Erasure:

@@ -10,6 +10,7 @@ from engram.v1 import common_pb2, memory_pb2, memory_pb2_grpc
 from engram_kit.context import current_caller
 from engram_kit.errors import InvalidArgument
 from engram_kit.timestamps import optional_datetime, to_timestamp
+from engram_kit.writer_window import WriterWindow
 
 from . import servicer_decay as decay_replies
 from . import servicer_documents as document_replies
@@ -19,7 +20,7 @@ from .consolidation import Consolidation
 from .decay import Decay
 from .documents import Documents
 from .episodes import Episodes
-from .erasure import Erasure, WriterWindow
+from .erasure import Erasure
 from .lifecycle import ForgetFilter, Lifecycle
 from .search import Searcher, SearchInput, SearchResult, serving_label
 from .service import MemoryService, StoreInput
@@ -201,9 +202,7 @@ class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
             tombstone_id=str(done.tombstone))
 
     async def ForgetByWriter(self, request: Any, context: Any) -> Any:  # noqa: N802
-        done = await self.erasure.forget_by_writer(current_caller(), WriterWindow(
-            request.principal, optional_datetime(request, "since"),
-            optional_datetime(request, "until"), request.reason, request.dry_run))
+        done = await self.erasure.forget_by_writer(current_caller(), WriterWindow.of(request))
         return common_pb2.ForgetByWriterResponse(ids=[str(i) for i in done.ids],
                                                  more=done.more, limit=done.limit)
     async def ConsolidationCandidates(self, request: Any, context: Any) -> Any:  # noqa: N802
