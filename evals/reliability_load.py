@@ -20,6 +20,7 @@ import statistics
 import time
 import uuid
 from collections import Counter
+from collections.abc import Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -105,6 +106,25 @@ def classify_mcp(result: Any) -> tuple[Outcome, str]:
     return Outcome.TYPED, text
 
 
+async def timed_call(client: Client, ledger: Ledger, tool: str, args: dict[str, Any],
+                     classify: Callable[[Any], tuple[Outcome, str]]) -> tuple[Outcome, Any]:
+    """One MCP tool call, timed and recorded in the ledger: its outcome, and
+    the result when it succeeded (else None)."""
+    started = time.perf_counter()
+    try:
+        result = await asyncio.wait_for(client.call_tool(tool, args), CALL_TIMEOUT_S)
+    except TimeoutError:
+        ledger.record(tool, Outcome.HANG, CALL_TIMEOUT_S, "no answer")
+        return Outcome.HANG, None
+    except Exception as exc:  # noqa: BLE001 (a JSON-RPC error or a dropped session)
+        outcome = Outcome.UNTYPED if "McpError" in type(exc).__name__ else Outcome.TRANSPORT
+        ledger.record(tool, outcome, 0.0, repr(exc))
+        return outcome, None
+    outcome, text = classify(result)
+    ledger.record(tool, outcome, time.perf_counter() - started, text)
+    return outcome, result if outcome == Outcome.OK else None
+
+
 def classify_rest(resp: httpx2.Response) -> tuple[Outcome, str]:
     if resp.status_code < 400:
         return Outcome.OK, ""
@@ -140,19 +160,8 @@ class Agent:
 
     async def mcp(self, tool: str, args: dict[str, Any]) -> tuple[Outcome, Any]:
         assert self.client is not None
-        started = time.perf_counter()
-        try:
-            result = await asyncio.wait_for(self.client.call_tool(tool, args), CALL_TIMEOUT_S)
-        except TimeoutError:
-            self.ledger.record(tool, Outcome.HANG, CALL_TIMEOUT_S, "no answer")
-            return Outcome.HANG, None
-        except Exception as exc:  # noqa: BLE001 (a JSON-RPC error or a dropped session)
-            outcome = Outcome.UNTYPED if "McpError" in type(exc).__name__ else Outcome.TRANSPORT
-            self.ledger.record(tool, outcome, 0.0, repr(exc))
-            return outcome, None
-        outcome, text = classify_mcp(result)
-        self.ledger.record(tool, outcome, time.perf_counter() - started, text)
-        if outcome != Outcome.OK:
+        outcome, result = await timed_call(self.client, self.ledger, tool, args, classify_mcp)
+        if result is None:
             return outcome, None
         return outcome, result.structured_content or json.loads(tool_text(result))
 

@@ -26,7 +26,7 @@ import httpx2
 from benchlib import stop_stack_on_sigterm
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from reliability_load import CALL_TIMEOUT_S, FAILURES, WRITE_RETRIES, Ledger, Outcome
+from reliability_load import CALL_TIMEOUT_S, FAILURES, WRITE_RETRIES, Ledger, Outcome, timed_call
 from reliability_peer_daemon import PACKAGE, PeerDaemon, PeerUnavailable, ensure_installed
 
 NOT_APPLICABLE = {
@@ -68,21 +68,10 @@ class PeerAgent:
 
     async def call(self, tool: str, args: dict[str, Any]) -> tuple[Outcome, Any]:
         assert self.client is not None
-        started = time.perf_counter()
-        try:
-            result = await asyncio.wait_for(self.client.call_tool(tool, args), CALL_TIMEOUT_S)
-        except TimeoutError:
-            self.ledger.record(tool, Outcome.HANG, CALL_TIMEOUT_S, "no answer")
-            return Outcome.HANG, None
-        except Exception as exc:  # noqa: BLE001 (a JSON-RPC error or a dropped session)
-            outcome = Outcome.UNTYPED if "McpError" in type(exc).__name__ else Outcome.TRANSPORT
-            self.ledger.record(tool, outcome, 0.0, repr(exc))
-            if outcome == Outcome.TRANSPORT:  # the session is gone: the loop opens another
-                raise ConnectionError(repr(exc)) from exc
-            return outcome, None
-        outcome, text = classify(result)
-        self.ledger.record(tool, outcome, time.perf_counter() - started, text)
-        return outcome, result.structured_content if outcome == Outcome.OK else None
+        outcome, result = await timed_call(self.client, self.ledger, tool, args, classify)
+        if outcome == Outcome.TRANSPORT:  # the session is gone: the loop opens another
+            raise ConnectionError(f"{tool}: the MCP session was lost")
+        return outcome, result.structured_content if result is not None else None
 
     async def write(self, tool: str, args: dict[str, Any]) -> tuple[Outcome, Any]:
         """Retried like engram's careful client: on a retryable or a hang."""
