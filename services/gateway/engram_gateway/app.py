@@ -9,6 +9,7 @@ from pathlib import Path
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse, Response
+from fastapi.routing import APIRoute
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
@@ -28,6 +29,7 @@ from .rest_board import build_board_router
 from .rest_hygiene import build_hygiene_router
 from .rest_lifecycle import build_lifecycle_router
 from .rest_memory import build_memory_router
+from .rest_registry import build_registry_router
 from .rest_sessions import build_sessions_router
 from .settings import GatewaySettings
 from .strict_args import forbid_unknown_arguments
@@ -118,10 +120,13 @@ def build_app(settings: GatewaySettings) -> FastAPI:
                                           "Mcp-Protocol-Version"],
                            expose_headers=["Mcp-Session-Id"])
     app.state.principals = store
-    app.include_router(build_hygiene_router(backends))
-    app.include_router(build_board_router(backends))
-    app.include_router(build_memory_router(backends))
-    app.include_router(build_sessions_router(backends))
-    app.include_router(build_lifecycle_router(backends))
+    routers = [build_hygiene_router(backends), build_board_router(backends),
+               build_memory_router(backends), build_sessions_router(backends),
+               build_lifecycle_router(backends)]
+    # Every other `rest=` of the registry, generated from its tool's signature.
+    covered = [(m, r.path_format) for router in routers for r in router.routes
+               if isinstance(r, APIRoute) for m in r.methods]
+    for router in [*routers, build_registry_router(backends, covered)]:
+        app.include_router(router)
     app.mount("/", guard_mcp(mcp_app, mcp, store, settings.max_sessions_per_principal))
     return app

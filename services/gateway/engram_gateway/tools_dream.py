@@ -79,19 +79,22 @@ D = Service.DREAMER
 TOOLS = [
     ToolSpec(dream, Tier.FULL, {
         "status": read(D, "Status", build=lambda a: pb.DreamStatusRequest(),
-                       shape=status_reply),
+                       shape=status_reply, rest="GET /v1/dream/status", rest_args=()),
         "run": op(Access.WRITE, Effect.DESTRUCTIVE, Retry.UNSAFE,
                   "each call starts another pass (which may archive stale entries)",
                   service=D, method="Run", build=lambda a: pb.DreamRunRequest(),
-                  shape=lambda r: {"run_id": r.run_id, "run": run_item(r.run)}),
+                  shape=lambda r: {"run_id": r.run_id, "run": run_item(r.run)},
+                  rest="POST /v1/dream/runs", rest_args=()),
         "runs": read(D, "Runs", build=lambda a: pb.DreamRunsRequest(
             page=common_pb2.PageRequest(limit=a["limit"])),
-            shape=lambda r: {"runs": [run_item(x) for x in r.runs]}),
+            shape=lambda r: {"runs": [run_item(x) for x in r.runs]},
+            rest="GET /v1/dream/runs", rest_args=("limit",)),
         "rollback": op(Access.WRITE, Effect.DESTRUCTIVE, Retry.SAFE,
                        "a rolled-back run refuses a second rollback",
                        service=D, method="Rollback", build=rollback_request,
                        shape=lambda r: {"run_id": r.run_id, "reverted_rows": r.reverted,
-                                        "run": run_item(r.run)}),
+                                        "run": run_item(r.run)},
+                       rest="POST /v1/dream/runs/{run_id}/rollback", rest_args=()),
     }, action_arg="action", example={"run_id": "00000000-0000-0000-0000-000000000000"}),
     ToolSpec(toolset, Tier.MINIMAL, {"": op(
         Access.READ, Effect.SESSION, Retry.CONDITIONAL,

@@ -131,11 +131,12 @@ TOOLS = [
     ToolSpec(document_ingest, Tier.FULL, {"": op(
         Access.WRITE, Effect.ADDITIVE, Retry.SAFE, "the same content again is a duplicate",
         service=Service.MEMORY, method="DocumentIngest", build=ingest_request,
+        rest="POST /v1/documents",
         shape=lambda r: {"id": r.id, "chunks": r.chunks, "embedded": r.embedded,
                          "duplicate": r.duplicate})},
         example={"content": "x", "source": "s"}),
     ToolSpec(document_search, Tier.CORE, {"": read(
-        Service.MEMORY, "DocumentSearch", shape=documents_reply,
+        Service.MEMORY, "DocumentSearch", shape=documents_reply, rest="GET /v1/documents/search",
         build=lambda a: pb.DocumentSearchRequest(query=a["query"], top_k=a["top_k"]))},
         example={"query": "x"}),
 ]

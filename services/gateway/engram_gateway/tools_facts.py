@@ -216,19 +216,22 @@ TOOLS = [
     ToolSpec(fact_set, Tier.CORE, {"": op(
         Access.WRITE, W, Retry.CONDITIONAL, "safe with request_id (without, a repeat "
         "confirms the fact again: one more confirmation)",
-        service=C, method="SetFact", build=set_request, shape=set_reply, keyed=True)},
+        service=C, method="SetFact", build=set_request, shape=set_reply, keyed=True,
+        rest="POST /v1/facts")},
         example=SLOT | {"value": "x"}),
-    ToolSpec(fact_get, Tier.CORE, {"": read(run=run_get)}, example=SLOT),
+    ToolSpec(fact_get, Tier.CORE, {"": read(run=run_get, rest="GET /v1/facts")}, example=SLOT),
     ToolSpec(fact_history, Tier.CORE, {"": read(
         C, "FactHistory", build=lambda a: pb.FactHistoryRequest(entity=a["entity"],
                                                                 attribute=a["attribute"]),
-        shape=lambda r: {"facts": [fact_item(f, True) for f in r.facts]})}, example=SLOT),
+        shape=lambda r: {"facts": [fact_item(f, True) for f in r.facts]},
+        rest="GET /v1/facts/history")}, example=SLOT),
     ToolSpec(fact_retract, Tier.FULL, {"": op(
         Access.WRITE, D, Retry.SAFE, "a repeat finds nothing left to retract",
         service=C, method="RetractFact",
         build=lambda a: pb.RetractFactRequest(entity=a["entity"], attribute=a["attribute"],
                                               value=a["value"], reason=a["reason"]),
-        shape=lambda r: {"retracted": r.retracted, "ids": list(r.ids)})},
+        shape=lambda r: {"retracted": r.retracted, "ids": list(r.ids)},
+        rest="POST /v1/facts/retract")},
         example=SLOT | {"reason": "test"}),
     ToolSpec(set_add, Tier.FULL, {"": op(
         Access.WRITE, W, Retry.SAFE, "a repeat confirms the member",
@@ -247,14 +250,16 @@ TOOLS = [
     ToolSpec(conflict_list, Tier.FULL, {"": read(
         C, "ListConflicts", build=lambda a: pb.ListConflictsRequest(status=a["status"],
                                                                     limit=a["limit"]),
-        shape=lambda r: {"conflicts": [conflict_item(c) for c in r.conflicts]})}),
+        shape=lambda r: {"conflicts": [conflict_item(c) for c in r.conflicts]},
+        rest="GET /v1/conflicts")}),
     ToolSpec(conflict_resolve, Tier.FULL, {"": op(
         Access.REVIEWER, D, Retry.SAFE, "a settled conflict refuses a second decision",
         service=C, method="ResolveConflict",
         build=lambda a: pb.ResolveConflictRequest(
             conflict_id=a["conflict_id"], winner_id=a["winner_id"],
             both_stand=a["both_stand"], reasoning=a["reasoning"]),
-        shape=lambda r: {"conflict": conflict_item(r.conflict)})},
+        shape=lambda r: {"conflict": conflict_item(r.conflict)},
+        rest="POST /v1/conflicts/{conflict_id}/resolve")},
         example={"conflict_id": "00000000-0000-0000-0000-000000000000", "reasoning": "r",
                  "both_stand": True}),
     ToolSpec(alias_add, Tier.FULL, {"": op(

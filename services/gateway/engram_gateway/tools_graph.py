@@ -94,7 +94,7 @@ EDGE = {"src": "registry-a", "relation": "depends_on", "dst": "registry-b"}
 TOOLS = [
     ToolSpec(graph_relate, Tier.FULL, {"": op(
         Access.WRITE, Effect.ADDITIVE, Retry.SAFE, "a repeat confirms the edge",
-        service=C, method="Relate", shape=edge_reply,
+        service=C, method="Relate", shape=edge_reply, rest="POST /v1/graph/edges",
         build=lambda a: pb.RelateRequest(
             src=a["src"], relation=a["relation"], dst=a["dst"], provenance=a["provenance"],
             evidence_quote=a["evidence_quote"],
@@ -102,11 +102,11 @@ TOOLS = [
         example=EDGE),
     ToolSpec(graph_unrelate, Tier.FULL, {"": op(
         Access.WRITE, Effect.DESTRUCTIVE, Retry.SAFE, "a repeat finds no live edge",
-        service=C, method="Unrelate", shape=edge_reply,
+        service=C, method="Unrelate", shape=edge_reply, rest="DELETE /v1/graph/edges",
         build=lambda a: pb.RelateRequest(src=a["src"], relation=a["relation"],
                                          dst=a["dst"]))}, example=EDGE),
     ToolSpec(graph_neighbors, Tier.FULL, {"": read(
-        C, "Neighbors", shape=neighbors_reply,
+        C, "Neighbors", shape=neighbors_reply, rest="GET /v1/graph/neighbors",
         build=lambda a: pb.NeighborsRequest(entity=a["entity"], depth=a["depth"],
                                             to=a["to"]))}, example={"entity": "registry-a"}),
     ToolSpec(relation_list, Tier.FULL, {"": read(
@@ -122,5 +122,6 @@ TOOLS = [
             symmetric=a["symmetric"])),
         shape=lambda r: {"relations": [x.name for x in r.relations]})},
         example={"name": "registry_rel", "inverse": "registry_rel_of"}),
-    ToolSpec(memory_recall, Tier.CORE, {"": read(run=run_recall)}, example={"query": "x"}),
+    ToolSpec(memory_recall, Tier.CORE, {"": read(run=run_recall, rest="GET /v1/recall")},
+             example={"query": "x"}),
 ]

@@ -184,10 +184,11 @@ TOOLS = [
         build=lambda a: pb.TagRequest(tag=a["tag"], alias=a["alias"]),
         shape=lambda r: {"tag": r.tag, "note": r.note})},
         example={"alias": "registry-py", "tag": "lang.python"}),
-    ToolSpec(review_list, Tier.FULL, {"": read(run=run_review_list)}),
+    ToolSpec(review_list, Tier.FULL, {"": read(run=run_review_list, rest="GET /v1/review")}),
     ToolSpec(review_decide, Tier.FULL, {"": op(
         Access.REVIEWER, Effect.DESTRUCTIVE, Retry.SAFE,
-        "a decided item refuses a second decision", run=run_review_decide)},
+        "a decided item refuses a second decision", run=run_review_decide,
+        rest="POST /v1/review/{item_id}/decide")},
         example={"item_id": "proposal:00000000-0000-0000-0000-000000000000",
                  "decision": "reject", "reasoning": "r"}),
 ]

@@ -6,7 +6,8 @@ per action. An `Op` says which grant it needs (`Access`), what it does to
 stored state (`Effect`), whether a client may repeat it after a lost reply
 (`Retry`), and how it calls the backends: a request builder plus a reply
 shape, or a runner for the few tools that call more than one service. MCP
-(mcp_tools.py) and REST (rest_*.py) both run the same `Op`."""
+(mcp_tools.py) and REST (rest_*.py; rest_registry.py generates the routes
+that have no hand-written one) all run the same `Op`."""
 
 from __future__ import annotations
 
@@ -105,6 +106,8 @@ class Op:
     shape_args: tuple[str, ...] = ()
     run: Runner | None = None  # instead of service/method/build/shape
     rest: str = ""  # the REST route that runs the same operation
+    # The arguments (besides path parameters) a generated route takes; None: all the tool's.
+    rest_args: tuple[str, ...] | None = None
     keyed: bool = False  # the `request_id` argument keys the write (a retry takes effect once)
 
     async def invoke(self, inv: Invocation,
