@@ -19,7 +19,8 @@ from ..helpers import call, mcp_client, result_text
 
 NO_ID = "00000000-0000-0000-0000-000000000000"
 PATH_VALUES = {"entry_id": NO_ID, "name": "registry:test", "document_id": NO_ID,
-               "fact_id": NO_ID, "mail_id": NO_ID}
+               "fact_id": NO_ID, "mail_id": NO_ID, "conflict_id": NO_ID, "item_id": NO_ID,
+               "run_id": NO_ID}
 
 
 def _args(spec: ToolSpec, action: str, ns: str) -> dict[str, Any]:

@@ -80,13 +80,14 @@ def registry_routes(covered: Iterable[tuple[str, str]] = ()) -> list[Route]:
 
 def arguments_model(route: Route) -> type[BaseModel] | None:
     """The route's query or body model: the tool's parameters as declared,
-    unknown fields refused; None when the route takes nothing but its path."""
+    unknown fields refused; None for a GET that takes nothing but its path
+    (a body that takes nothing is still checked: `{}` or none at all)."""
     params = route.spec.signature.parameters
     fields: dict[str, Any] = {
         n: (params[n].annotation,
             ... if params[n].default is inspect.Parameter.empty else params[n].default)
         for n in route.arg_names}
-    if not fields:
+    if not fields and route.in_query:
         return None
     return create_model(route.model_name, __base__=StrictBody, __module__=__name__,
                         __doc__=f"The arguments of {route.spec.label(route.action)}.",
@@ -109,7 +110,11 @@ def _endpoint(backends: Backends, route: Route) -> Any:
                for n in path_args]
     if model is not None:
         annotation = Annotated[model, Query()] if route.in_query else model
-        params.append(inspect.Parameter("arguments", kw, annotation=annotation))
+        optional = not route.in_query and not any(
+            f.is_required() for f in model.model_fields.values())
+        params.append(inspect.Parameter("arguments", kw, annotation=annotation | None
+                                        if optional else annotation,
+                                        default=None if optional else inspect.Parameter.empty))
     endpoint.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
         params, return_annotation=Any)
     endpoint.__name__ = endpoint.__qualname__ = "_".join(
