@@ -81,10 +81,11 @@ $(K8S_MODELS): tools/k8s-models/package.json tools/k8s-models/package-lock.json
 k8s: setup $(K8S_MODELS)
 	$(VENV)/bin/python scripts/k8s_check.py
 
-# The generated docs: the tool table in docs/tools.md, the settings reference in
+# The generated docs: the tool table in docs/tools.md, the REST routes in docs/rest-routes.md, the settings reference in
 # docs/limits.md and docs/benchmarks.md with its plots (unit tests fail when stale).
 docs: setup
 	$(VENV)/bin/python -m engram_gateway.registry --markdown > docs/tools.md
+	$(VENV)/bin/python -m engram_gateway.rest_registry > docs/rest-routes.md
 	$(VENV)/bin/python scripts/gen_limits_doc.py
 	$(VENV)/bin/python evals/report.py
 

@@ -14,6 +14,8 @@ from engram_gateway.app import build_app, build_mcp
 from engram_gateway.clients import Backends
 from engram_gateway.principals import PrincipalStore
 from engram_gateway.registry import TOOLS, markdown, operations
+from engram_gateway.rest_registry import arguments_model, registry_routes
+from engram_gateway.rest_registry import markdown as rest_markdown
 from engram_gateway.settings import GatewaySettings
 from engram_gateway.toolspec import Access, Effect, Retry, Tier
 
@@ -95,3 +97,26 @@ def test_tools_doc_is_generated_from_the_registry():
     doc = REPO_ROOT / "docs" / "tools.md"
     assert doc.read_text() == markdown(), (
         "docs/tools.md is stale: python -m engram_gateway.registry --markdown > docs/tools.md")
+
+
+def test_rest_routes_doc_is_generated_from_the_registry():
+    doc = REPO_ROOT / "docs" / "rest-routes.md"
+    assert doc.read_text() == rest_markdown(), (
+        "docs/rest-routes.md is stale: python -m engram_gateway.rest_registry "
+        "> docs/rest-routes.md")
+
+
+def test_generated_routes_take_exactly_their_tools_arguments():
+    """A generated body or query model is the tool's signature: the same
+    fields and constraints, unknown ones refused, the action fixed."""
+    models = {(r.spec.name, r.action): arguments_model(r) for r in registry_routes()}
+    fact_set = models[("fact_set", "")]
+    assert fact_set is not None
+    assert fact_set.model_json_schema()["additionalProperties"] is False
+    for bad in ({"confidence": 2}, {"kind": "GUESS"}, {"confidance": 1}):
+        with pytest.raises(ValueError):
+            fact_set.model_validate({"entity": "e", "attribute": "a", "value": "v", **bad})
+    runs = models[("dream", "runs")]
+    assert runs is not None and list(runs.model_fields) == ["limit"]
+    with pytest.raises(ValueError):
+        runs.model_validate({"action": "rollback"})

@@ -9,7 +9,6 @@ from pathlib import Path
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse, Response
-from fastapi.routing import APIRoute
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
@@ -25,12 +24,7 @@ from .mcp_guard import guard_mcp
 from .mcp_tools import GatewayMCP, register_briefing_prompt, register_tools
 from .principals import PrincipalStore
 from .registry import TIERS, TOOLS
-from .rest_board import build_board_router
-from .rest_hygiene import build_hygiene_router
-from .rest_lifecycle import build_lifecycle_router
-from .rest_memory import build_memory_router
-from .rest_registry import build_registry_router
-from .rest_sessions import build_sessions_router
+from .rest_registry import build_rest_routers
 from .settings import GatewaySettings
 from .strict_args import forbid_unknown_arguments
 from .toolsets import Toolsets
@@ -120,13 +114,7 @@ def build_app(settings: GatewaySettings) -> FastAPI:
                                           "Mcp-Protocol-Version"],
                            expose_headers=["Mcp-Session-Id"])
     app.state.principals = store
-    routers = [build_hygiene_router(backends), build_board_router(backends),
-               build_memory_router(backends), build_sessions_router(backends),
-               build_lifecycle_router(backends)]
-    # Every other `rest=` of the registry, generated from its tool's signature.
-    covered = [(m, r.path_format) for router in routers for r in router.routes
-               if isinstance(r, APIRoute) for m in r.methods]
-    for router in [*routers, build_registry_router(backends, covered)]:
+    for router in build_rest_routers(backends):
         app.include_router(router)
     app.mount("/", guard_mcp(mcp_app, mcp, store, settings.max_sessions_per_principal))
     return app

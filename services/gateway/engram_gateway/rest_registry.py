@@ -13,9 +13,10 @@ import inspect
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 from fastapi import APIRouter, Depends, Query
+from fastapi.routing import APIRoute
 from pydantic import BaseModel, create_model
 
 from engram_kit.context import CallerContext
@@ -23,6 +24,11 @@ from engram_kit.context import CallerContext
 from .clients import Backends
 from .registry import operations
 from .rest import grant, run_op
+from .rest_board import build_board_router
+from .rest_hygiene import build_hygiene_router
+from .rest_lifecycle import build_lifecycle_router
+from .rest_memory import build_memory_router
+from .rest_sessions import build_sessions_router
 from .strict_args import StrictBody, known_query_only
 from .toolspec import Op, ToolSpec
 
@@ -109,17 +115,45 @@ def _endpoint(backends: Backends, route: Route) -> Any:
     params += [inspect.Parameter(n, kw, annotation=route.spec.signature.parameters[n].annotation)
                for n in path_args]
     if model is not None:
-        annotation = Annotated[model, Query()] if route.in_query else model
-        optional = not route.in_query and not any(
-            f.is_required() for f in model.model_fields.values())
-        params.append(inspect.Parameter("arguments", kw, annotation=annotation | None
-                                        if optional else annotation,
-                                        default=None if optional else inspect.Parameter.empty))
+        params.append(_arguments_parameter(route, model))
     endpoint.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
         params, return_annotation=Any)
     endpoint.__name__ = endpoint.__qualname__ = "_".join(
         filter(None, (route.spec.name, route.action)))
     return endpoint
+
+
+def _arguments_parameter(route: Route, model: type[BaseModel]) -> inspect.Parameter:
+    """The query model of a GET; else the JSON body, optional when nothing in
+    it is required."""
+    kw = inspect.Parameter.KEYWORD_ONLY
+    if route.in_query:
+        return inspect.Parameter("arguments", kw, annotation=Annotated[model, Query()])
+    if any(f.is_required() for f in model.model_fields.values()):
+        return inspect.Parameter("arguments", kw, annotation=model)
+    return inspect.Parameter("arguments", kw, annotation=model | None, default=None)
+
+
+def hand_written_routers(backends: Backends) -> list[APIRouter]:
+    """The routes written by hand (their bodies predate the generator); the
+    hygiene routes come before the memory routes, so that
+    /v1/memories/consolidation-candidates is not read as an entry id."""
+    return [build_hygiene_router(backends), build_board_router(backends),
+            build_memory_router(backends), build_sessions_router(backends),
+            build_lifecycle_router(backends)]
+
+
+def served(routers: Iterable[APIRouter]) -> set[tuple[str, str]]:
+    """The (method, path) pairs `routers` serve."""
+    return {(m, r.path_format) for router in routers for r in router.routes
+            if isinstance(r, APIRoute) for m in r.methods or ()}
+
+
+def build_rest_routers(backends: Backends) -> list[APIRouter]:
+    """Every REST route of the gateway: the hand-written ones, then one
+    generated route per other `rest=` of the registry."""
+    hand = hand_written_routers(backends)
+    return [*hand, build_registry_router(backends, served(hand))]
 
 
 def build_registry_router(backends: Backends,
@@ -132,3 +166,45 @@ def build_registry_router(backends: Backends,
                              tags=[route.spec.name], summary=route.spec.label(route.action),
                              description=summary)
     return router
+
+
+def _arguments_doc(route: Route) -> str:
+    """How a generated route takes the tool's arguments: path, then query or body
+    (required ones marked with *)."""
+    params = route.spec.signature.parameters
+    names = [f"{n}*" if params[n].default is inspect.Parameter.empty else n
+             for n in route.arg_names]
+    where = "query" if route.in_query else "body"
+    parts = [f"path: {', '.join(route.path_args)}"] if route.path_args else []
+    return "; ".join(parts + ([f"{where}: {', '.join(names)}"] if names else []))
+
+
+def markdown() -> str:
+    """docs/rest-routes.md: every REST route of the registry, with its operation."""
+    # Only the routes' paths are read: no backend is called.
+    hand = served(hand_written_routers(cast(Backends, None)))
+    generated = {(r.method, r.path): r for r in registry_routes(hand)}
+    lines = [
+        "# REST routes", "",
+        "Generated from the gateway's tool registry by "
+        "`python -m engram_gateway.rest_registry > docs/rest-routes.md`; do not edit by hand. "
+        "See [rest.md](rest.md) for authentication, headers and errors, "
+        "[tools.md](tools.md) for grants and retry rules.", "",
+        "A route marked *generated* takes exactly its tool's arguments, with the tool's "
+        "constraints (`*`: required); the OpenAPI document (`GET /v1/openapi.json`) has "
+        "each one's schema.", "",
+        "| route | tool | grant | arguments |", "|---|---|---|---|",
+    ]
+    for spec, action, o in operations():
+        if not o.rest:
+            continue
+        method, path = o.rest.split(" ", 1)
+        route = generated.get((method, path))
+        args = ("generated" + (f"; {_arguments_doc(route)}" if _arguments_doc(route) else "")
+                if route else "hand-written")
+        lines.append(f"| `{o.rest}` | `{spec.label(action)}` | {o.access.value} | {args} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    print(markdown(), end="")  # noqa: T201
