@@ -5,6 +5,7 @@ written. The advertised schemas say additionalProperties: false."""
 
 from __future__ import annotations
 
+import re
 import uuid
 from typing import Any
 
@@ -100,17 +101,25 @@ async def test_misspelt_arguments_of_the_reported_tools(stack: Stack, agent_toke
             assert repr(wrong) in text and "accepts" in text, text
 
 
-def rest_bodies(openapi: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    """(path, body schema) of every route that takes a JSON body."""
+def rest_bodies(openapi: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+    """(method, path, body schema) of every route that takes a JSON body (an
+    optional one is anyOf the schema and null)."""
     schemas = openapi["components"]["schemas"]
     routes = []
     for path, item in openapi["paths"].items():
-        for op in item.values():
+        for method, op in item.items():
             content = op.get("requestBody", {}).get("content", {}).get("application/json")
             if content:
-                ref = content["schema"]["$ref"].rsplit("/", 1)[-1]
-                routes.append((path, schemas[ref]))
+                body = content["schema"]
+                ref = next(s["$ref"] for s in body.get("anyOf", [body]) if "$ref" in s)
+                routes.append((method.upper(), path, schemas[ref.rsplit("/", 1)[-1]]))
     return routes
+
+
+def fill_path(path: str) -> str:
+    """The path with well-formed values for its parameters."""
+    return re.sub(r"{(\w+)}", lambda m: "deploy:x" if m[1] == "name" else str(uuid.uuid4()),
+                  path)
 
 
 async def test_every_rest_body_refuses_unknown_fields(stack: Stack, admin_dsn: str):
@@ -123,11 +132,9 @@ async def test_every_rest_body_refuses_unknown_fields(stack: Stack, admin_dsn: s
         openapi = (await http.get(f"{base}/v1/openapi.json")).json()
         routes = rest_bodies(openapi)
         assert len(routes) >= 10
-        for path, schema in routes:
-            url = base + path.replace("{entry_id}", str(uuid.uuid4())).replace(
-                "{name}", "deploy:x")
-            reply = await http.post(url, json={**valid_looking(schema), BOGUS: 1},
-                                    headers=auth)
+        for method, path, schema in routes:
+            reply = await http.request(method, base + fill_path(path),
+                                       json={**valid_looking(schema), BOGUS: 1}, headers=auth)
             assert reply.status_code == 422, f"{path}: {reply.status_code} {reply.text}"
             assert_refusal(reply.text, path, list(schema["properties"]))
             assert schema.get("additionalProperties") is False, path
