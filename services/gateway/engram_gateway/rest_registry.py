@@ -79,8 +79,13 @@ def registry_routes(covered: Iterable[tuple[str, str]] = ()) -> list[Route]:
         if not o.rest:
             continue
         method, path = o.rest.split(" ", 1)
-        if (method, path) not in done:
-            routes.append(Route(spec, action, o, method, path))
+        if (method, path) in done:
+            continue
+        route = Route(spec, action, o, method, path)
+        stray = [n for n in route.path_args if n not in spec.signature.parameters]
+        if stray:  # a registry mistake: fail at start-up, not on the first request
+            raise ValueError(f"{o.rest}: {stray} in the path are not arguments of {spec.name}")
+        routes.append(route)
     return routes
 
 
