@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 
 from engram_cli.stack import Stack
-from engram_gateway.rest_registry import registry_routes
+from engram_gateway.rest_registry import generated_routes
 
 from ..helpers import call, mcp_client
 
@@ -47,7 +47,7 @@ async def _ok(r: httpx.Response) -> Any:
 
 
 def test_every_new_route_is_generated():
-    generated = {(r.method, r.path) for r in registry_routes()}
+    generated = {(r.method, r.path) for r in generated_routes()}
     assert generated >= NEW_ROUTES
 
 

@@ -14,7 +14,7 @@ from engram_gateway.app import build_app, build_mcp
 from engram_gateway.clients import Backends
 from engram_gateway.principals import PrincipalStore
 from engram_gateway.registry import TOOLS, markdown, operations
-from engram_gateway.rest_registry import arguments_model, registry_routes
+from engram_gateway.rest_registry import arguments_model, generated_routes
 from engram_gateway.rest_registry import markdown as rest_markdown
 from engram_gateway.settings import GatewaySettings
 from engram_gateway.toolspec import Access, Effect, Retry, Tier
@@ -109,7 +109,7 @@ def test_rest_routes_doc_is_generated_from_the_registry():
 def test_generated_routes_take_exactly_their_tools_arguments():
     """A generated body or query model is the tool's signature: the same
     fields and constraints, unknown ones refused, the action fixed."""
-    models = {(r.spec.name, r.action): arguments_model(r) for r in registry_routes()}
+    models = {(r.spec.name, r.action): arguments_model(r) for r in generated_routes()}
     fact_set = models[("fact_set", "")]
     assert fact_set is not None
     assert fact_set.model_json_schema()["additionalProperties"] is False

@@ -154,6 +154,12 @@ def served(routers: Iterable[APIRouter]) -> set[tuple[str, str]]:
             if isinstance(r, APIRoute) for m in r.methods or ()}
 
 
+def generated_routes() -> list[Route]:
+    """The routes the gateway generates (those with no hand-written one)."""
+    # Only the hand-written routes' paths are read: no backend is called.
+    return registry_routes(served(hand_written_routers(cast(Backends, None))))
+
+
 def build_rest_routers(backends: Backends) -> list[APIRouter]:
     """Every REST route of the gateway: the hand-written ones, then one
     generated route per other `rest=` of the registry."""
@@ -186,9 +192,7 @@ def _arguments_doc(route: Route) -> str:
 
 def markdown() -> str:
     """docs/rest-routes.md: every REST route of the registry, with its operation."""
-    # Only the routes' paths are read: no backend is called.
-    hand = served(hand_written_routers(cast(Backends, None)))
-    generated = {(r.method, r.path): r for r in registry_routes(hand)}
+    generated = {(r.method, r.path): r for r in generated_routes()}
     lines = [
         "# REST routes", "",
         "Generated from the gateway's tool registry by "
