@@ -20,7 +20,7 @@ import statistics
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -125,6 +125,26 @@ async def timed_call(client: Client, ledger: Ledger, tool: str, args: dict[str, 
     return outcome, result if outcome == Outcome.OK else None
 
 
+async def retried(call: Callable[[], Awaitable[tuple[Outcome, Any]]],
+                  retry_on: tuple[Outcome, ...]) -> tuple[Outcome, Any]:
+    """Repeat `call` while its outcome is one of `retry_on`, with a growing
+    pause, at most WRITE_RETRIES times."""
+    outcome, reply = Outcome.TRANSPORT, None
+    for attempt in range(WRITE_RETRIES):
+        outcome, reply = await call()
+        if outcome not in retry_on:
+            break
+        await asyncio.sleep(0.5 * (attempt + 1))
+    return outcome, reply
+
+
+def campaign_text(name: str, seq: int, rng: random.Random) -> str:
+    """One load client's next note: unique, with a random port to remember."""
+    return (f"campaign note {name}-{seq} {uuid.uuid4().hex[:8]}: the "
+            f"{rng.choice(['deploy', 'billing', 'search', 'queue'])} service "
+            f"uses port {rng.randint(1000, 9999)}")
+
+
 def classify_rest(resp: httpx2.Response) -> tuple[Outcome, str]:
     if resp.status_code < 400:
         return Outcome.OK, ""
@@ -186,19 +206,11 @@ class Agent:
     async def write(self, call: Any) -> tuple[Outcome, Any]:
         """A write the way a careful client makes it: retried on a retryable,
         transport or hang outcome (duplicates this causes are counted later)."""
-        outcome, reply = Outcome.TRANSPORT, None
-        for attempt in range(WRITE_RETRIES):
-            outcome, reply = await call()
-            if outcome not in (Outcome.RETRYABLE, Outcome.TRANSPORT, Outcome.HANG):
-                break
-            await asyncio.sleep(0.5 * (attempt + 1))
-        return outcome, reply
+        return await retried(call, (Outcome.RETRYABLE, Outcome.TRANSPORT, Outcome.HANG))
 
     def text(self) -> str:
         self.seq += 1
-        return (f"campaign note {self.name}-{self.seq} {uuid.uuid4().hex[:8]}: the "
-                f"{self.rng.choice(['deploy', 'billing', 'search', 'queue'])} service "
-                f"uses port {self.rng.randint(1000, 9999)}")
+        return campaign_text(self.name, self.seq, self.rng)
 
     async def store(self) -> None:
         text = self.text()

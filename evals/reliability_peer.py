@@ -16,7 +16,6 @@ import shutil
 import sys
 import tempfile
 import time
-import uuid
 from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
@@ -26,7 +25,15 @@ import httpx2
 from benchlib import stop_stack_on_sigterm
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from reliability_load import CALL_TIMEOUT_S, FAILURES, WRITE_RETRIES, Ledger, Outcome, timed_call
+from reliability_load import (
+    CALL_TIMEOUT_S,
+    FAILURES,
+    Ledger,
+    Outcome,
+    campaign_text,
+    retried,
+    timed_call,
+)
 from reliability_peer_daemon import PACKAGE, PeerDaemon, PeerUnavailable, ensure_installed
 
 NOT_APPLICABLE = {
@@ -75,19 +82,12 @@ class PeerAgent:
 
     async def write(self, tool: str, args: dict[str, Any]) -> tuple[Outcome, Any]:
         """Retried like engram's careful client: on a retryable or a hang."""
-        outcome, reply = Outcome.TRANSPORT, None
-        for attempt in range(WRITE_RETRIES):
-            outcome, reply = await self.call(tool, args)
-            if outcome not in (Outcome.RETRYABLE, Outcome.HANG):
-                break
-            await asyncio.sleep(0.5 * (attempt + 1))
-        return outcome, reply
+        # A lost session raises instead (the loop opens another), so only these repeat.
+        return await retried(lambda: self.call(tool, args), (Outcome.RETRYABLE, Outcome.HANG))
 
     def text(self) -> str:
         self.seq += 1
-        return (f"campaign note {self.name}-{self.seq} {uuid.uuid4().hex[:8]}: the "
-                f"{self.rng.choice(['deploy', 'billing', 'search', 'queue'])} service "
-                f"uses port {self.rng.randint(1000, 9999)}")
+        return campaign_text(self.name, self.seq, self.rng)
 
     def acknowledge(self, text: str, reply: Any) -> None:
         if isinstance(reply, dict) and reply.get("stored", True):
