@@ -6,7 +6,8 @@ import asyncio
 import contextlib
 import logging
 import signal
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -40,3 +41,19 @@ async def sleep_or_stop(stop: asyncio.Event, seconds: float) -> None:
     """Sleep up to `seconds`, returning early when `stop` is set."""
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(stop.wait(), timeout=seconds)
+
+
+def periodically(name: str, job: Callable[[], Awaitable[object]],
+                 interval_s: float) -> Callable[[asyncio.Event], Coroutine[Any, Any, None]]:
+    """A background task that runs `job` every `interval_s` until `stop`; a
+    failed run is logged and the next tick retries (a sweep must not die)."""
+
+    async def loop(stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            try:
+                await job()
+            except Exception as exc:  # keep going; the next tick retries
+                log.warning(f"{name} failed", extra={"fields": {"error": repr(exc)}})
+            await sleep_or_stop(stop, interval_s)
+
+    return loop

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 from pathlib import Path
 
 import asyncpg
@@ -12,7 +11,7 @@ from engram.v1 import coordination_pb2_grpc as rpc
 from engram_kit import audit
 from engram_kit.events import NatsLink
 from engram_kit.health import Readiness
-from engram_kit.runtime import run_until_signal, sleep_or_stop
+from engram_kit.runtime import periodically, run_until_signal
 from engram_kit.service import Background, Register, run_database_service
 
 from .board import HintPublisher
@@ -25,7 +24,6 @@ from .sweep import BoardSweep
 
 SCHEMA = "coordination"
 MIGRATIONS = Path(__file__).parent / "migrations"
-log = logging.getLogger(__name__)
 
 
 async def amain(stop: asyncio.Event) -> None:
@@ -43,24 +41,12 @@ async def amain(stop: asyncio.Event) -> None:
         # NATS only carries live hints; the board works without it.
         readiness.info["nats_connected"] = lambda: link.connected
 
-        async def sweep(stop: asyncio.Event) -> None:
-            while not stop.is_set():
-                try:
-                    await leases.sweep_once()
-                except Exception as exc:  # keep sweeping; the next pass retries
-                    log.warning("lease sweep failed", extra={"fields": {"error": repr(exc)}})
-                await sleep_or_stop(stop, settings.lease_sweep_interval_s)
-
-        async def tidy_board(stop: asyncio.Event) -> None:
-            while not stop.is_set():
-                try:
-                    await tidy.sweep_once()
-                except Exception as exc:  # keep sweeping; the next tick retries
-                    log.warning("board sweep failed", extra={"fields": {"error": repr(exc)}})
-                await sleep_or_stop(stop, settings.board_sweep_interval_s)
-
+        jobs: Background = [
+            link.run,
+            periodically("lease sweep", leases.sweep_once, settings.lease_sweep_interval_s),
+            periodically("board sweep", tidy.sweep_once, settings.board_sweep_interval_s)]
         return (lambda server: rpc.add_CoordinationServiceServicer_to_server(
-            servicer, server)), [link.run, sweep, tidy_board]
+            servicer, server)), jobs
 
     await run_database_service(settings, stop, SCHEMA, MIGRATIONS, build)
 
