@@ -15,14 +15,13 @@ import hashlib
 import json
 import os
 import stat
-import tempfile
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-PRIVATE_FILE = 0o600
-PRIVATE_DIR = 0o700
+from .files import PRIVATE_DIR, PRIVATE_FILE, write_atomic
+
 BACKUP_INFIX = ".engram-backup-"
 
 
@@ -92,18 +91,6 @@ def make_dirs(path: Path) -> list[str]:
     for d in reversed(missing):
         os.mkdir(d, PRIVATE_DIR)
     return [str(d) for d in reversed(missing)]
-
-
-def write_atomic(path: Path, data: bytes, mode: int) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-")
-    try:
-        os.fchmod(fd, mode)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def write_backup(path: Path, data: bytes) -> Path:

@@ -10,6 +10,7 @@ import contextlib
 import errno
 import os
 import stat
+import tempfile
 from pathlib import Path
 from typing import IO
 
@@ -61,3 +62,17 @@ def open_log(path: Path) -> int:
 def open_private(path: Path) -> IO[str]:
     """A text file to (re)write: created 0600, refused when it is a symlink."""
     return os.fdopen(_open(path, _WRITE | os.O_TRUNC), "w", encoding="utf-8")
+
+
+def write_atomic(path: Path, data: bytes, mode: int) -> None:
+    """Write `data` into a new file created with `mode`, then rename it over
+    `path`: never through a planted link, never seen half-written."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-")
+    try:
+        os.fchmod(fd, mode)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

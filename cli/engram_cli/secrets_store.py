@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
 import secrets
-import tempfile
 from pathlib import Path
+
+from .files import PRIVATE_FILE, write_atomic
 
 
 def load_or_mint(path: Path, names: list[str]) -> dict[str, str]:
@@ -30,11 +30,4 @@ def write_private(path: Path, text: str) -> None:
     """Written 0600 from the start into a new file, then renamed over the old
     one: never through a planted link, never readable half-written."""
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-")
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(path, text.encode(), PRIVATE_FILE)
