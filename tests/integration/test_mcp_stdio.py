@@ -23,12 +23,13 @@ from typing import Any
 import anyio
 import httpx
 import pytest
-from anyio.abc import SocketStream
+from anyio.abc import SocketListener, SocketStream
 from mcp.client.stdio import stdio_client
 from mcp.shared.message import SessionMessage
 from mcp_types import JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
 
 from engram_cli.stack import Stack
+from engram_kit.ports import bind_tcp, bound_port
 
 from ..helpers import call, mcp_client, mcp_stdio_client, stdio_bridge_params
 
@@ -44,10 +45,15 @@ def bridge_env(**env: str) -> dict[str, str]:
     return {**keep, **env}
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+@contextmanager
+def held_port() -> Iterator[socket.socket]:
+    """A port bound and not listening: every connection to it is refused
+    until something listens on this socket (no other process can take it)."""
+    sock = bind_tcp("127.0.0.1", 0)
+    try:
+        yield sock
+    finally:
+        sock.close()
 
 
 @pytest.mark.parametrize(("args", "env", "says"), [
@@ -122,8 +128,8 @@ def test_input_ending_ends_the_bridge_after_a_failed_request(gateway: str, said:
     and a client that leaves after it does not leave a bridge behind."""
     init = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": HANDSHAKE})
     with ExitStack() as stack:
-        port = free_port() if gateway == "refused" else stack.enter_context(
-            unanswering_server(hang_up=gateway == "hangs up"))
+        port = bound_port(stack.enter_context(held_port())) if gateway == "refused" else \
+            stack.enter_context(unanswering_server(hang_up=gateway == "hangs up"))
         url = f"http://127.0.0.1:{port}/mcp"
         done = subprocess.run(BRIDGE, input=init + "\n", capture_output=True, text=True,
                               timeout=30, env=bridge_env(ENGRAM_URL=url, ENGRAM_TOKEN="t",
@@ -157,8 +163,9 @@ async def handshake(streams: Streams, request_id: int) -> JSONRPCResponse | JSON
 
 
 @asynccontextmanager
-async def forwarder(port: int, target: int, seen: bytearray) -> AsyncIterator[None]:
-    """127.0.0.1:`port` relayed to the gateway; what the gateway sends lands in `seen`."""
+async def forwarder(sock: socket.socket, target: int, seen: bytearray) -> AsyncIterator[None]:
+    """`sock` (bound, not yet listening) relayed to the gateway; what the
+    gateway sends lands in `seen`."""
     async def pipe(src: SocketStream, dst: SocketStream, keep: bool) -> None:
         try:
             async for chunk in src:
@@ -176,7 +183,8 @@ async def forwarder(port: int, target: int, seen: bytearray) -> AsyncIterator[No
             tg.start_soon(pipe, client, upstream, False)
             tg.start_soon(pipe, upstream, client, True)
 
-    listener = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=port)
+    sock.listen()
+    listener = await SocketListener.from_socket(sock)
     async with listener, anyio.create_task_group() as tg:
         tg.start_soon(listener.serve, relay)
         yield
@@ -184,15 +192,19 @@ async def forwarder(port: int, target: int, seen: bytearray) -> AsyncIterator[No
 
 
 async def test_gateway_down_then_up_the_same_bridge_goes_on(stack: Stack, agent_token: str):
-    port = free_port()
-    url = f"http://127.0.0.1:{port}/mcp"
+    with held_port() as sock:
+        await _down_then_up(stack, agent_token, sock)
+
+
+async def _down_then_up(stack: Stack, agent_token: str, sock: socket.socket) -> None:
+    url = f"http://127.0.0.1:{bound_port(sock)}/mcp"
     async with stdio_client(stdio_bridge_params(url, agent_token)) as streams:
         for attempt in (1, 2):
             with anyio.fail_after(15):
                 down = await handshake(streams, attempt)
             assert isinstance(down, JSONRPCError) and down.error.code == -32000
             assert f"engram gateway unreachable at {url}" in down.error.message
-        async with forwarder(port, stack.topology.gateway_port, bytearray()):
+        async with forwarder(sock, stack.topology.gateway_port, bytearray()):
             up = await handshake(streams, 3)
             assert isinstance(up, JSONRPCResponse), up
             tools = await rpc(streams, 4, "tools/list")
@@ -202,26 +214,27 @@ async def test_gateway_down_then_up_the_same_bridge_goes_on(stack: Stack, agent_
 async def test_a_forgotten_session_is_replaced(stack: Stack, agent_token: str):
     """The gateway drops the handshake-era session (as on a restart): the
     request that finds out gets a clear error, the next one a new session."""
-    port, seen = free_port(), bytearray()
-    url = f"http://127.0.0.1:{port}/mcp"
-    async with forwarder(port, stack.topology.gateway_port, seen), \
-            stdio_client(stdio_bridge_params(url, agent_token)) as streams:
-        assert isinstance(await handshake(streams, 1), JSONRPCResponse)
-        assert isinstance(await rpc(streams, 2, "tools/list"), JSONRPCResponse)
-        found = re.search(rb"mcp-session-id: *([^\r\n]+)", bytes(seen), re.IGNORECASE)
-        assert found, "the gateway named no session"
-        dropped = httpx.delete(stack.mcp_url, timeout=10, headers={
-            "Authorization": f"Bearer {agent_token}", "Mcp-Session-Id": found[1].decode(),
-            "MCP-Protocol-Version": HANDSHAKE["protocolVersion"]})
-        assert dropped.status_code in (200, 204), dropped.text
-        lost = await rpc(streams, 3, "tools/list")
-        assert isinstance(lost, JSONRPCError)
-        assert "no longer knows this session" in lost.error.message
-        again = await rpc(streams, 4, "tools/list")
-        assert isinstance(again, JSONRPCResponse), again
-        stored = await rpc(streams, 5, "tools/call", {"name": "memory_store", "arguments": {
-            "text": f"Session replay check {uuid.uuid4().hex[:8]}."}})
-        assert isinstance(stored, JSONRPCResponse) and not stored.result.get("isError")
+    seen = bytearray()
+    with held_port() as sock:
+        url = f"http://127.0.0.1:{bound_port(sock)}/mcp"
+        async with forwarder(sock, stack.topology.gateway_port, seen), \
+                stdio_client(stdio_bridge_params(url, agent_token)) as streams:
+            assert isinstance(await handshake(streams, 1), JSONRPCResponse)
+            assert isinstance(await rpc(streams, 2, "tools/list"), JSONRPCResponse)
+            found = re.search(rb"mcp-session-id: *([^\r\n]+)", bytes(seen), re.IGNORECASE)
+            assert found, "the gateway named no session"
+            dropped = httpx.delete(stack.mcp_url, timeout=10, headers={
+                "Authorization": f"Bearer {agent_token}", "Mcp-Session-Id": found[1].decode(),
+                "MCP-Protocol-Version": HANDSHAKE["protocolVersion"]})
+            assert dropped.status_code in (200, 204), dropped.text
+            lost = await rpc(streams, 3, "tools/list")
+            assert isinstance(lost, JSONRPCError)
+            assert "no longer knows this session" in lost.error.message
+            again = await rpc(streams, 4, "tools/list")
+            assert isinstance(again, JSONRPCResponse), again
+            stored = await rpc(streams, 5, "tools/call", {"name": "memory_store", "arguments": {
+                "text": f"Session replay check {uuid.uuid4().hex[:8]}."}})
+            assert isinstance(stored, JSONRPCResponse) and not stored.result.get("isError")
 
 
 async def test_a_refused_token_says_so(stack: Stack):
