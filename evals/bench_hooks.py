@@ -21,7 +21,6 @@ import json
 import os
 import platform
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -40,6 +39,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from engram_cli.settings import CliSettings
 from engram_cli.stack import Stack
+from engram_kit.ports import bind_tcp, bound_port
 
 ENGRAM = Path(sys.executable).parent / "engram"
 EVENTS = {"session-start": "SessionStart", "prompt": "UserPromptSubmit",
@@ -157,13 +157,12 @@ def measure(stack: Stack, n: int, state_dir: Path) -> dict[str, Any]:
 
 
 def fail_open(n: int, state_dir: Path) -> dict[str, Any]:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    env = {**os.environ, "ENGRAM_URL": f"http://127.0.0.1:{port}/mcp", "ENGRAM_TOKEN": "x",
-           "ENGRAM_HOOK_STATE_DIR": str(state_dir)}
-    return {e: stats(timed(n, e, str(uuid.uuid4()), env)[0]) for e in EVENTS
-            if e != "prompt-note"}
+    # A port held but not listening: every connection is refused, as with the stack down.
+    with bind_tcp("127.0.0.1", 0) as held:
+        env = {**os.environ, "ENGRAM_URL": f"http://127.0.0.1:{bound_port(held)}/mcp",
+               "ENGRAM_TOKEN": "x", "ENGRAM_HOOK_STATE_DIR": str(state_dir)}
+        return {e: stats(timed(n, e, str(uuid.uuid4()), env)[0]) for e in EVENTS
+                if e != "prompt-note"}
 
 
 def main() -> int:
