@@ -29,6 +29,11 @@ SECRETS = {"engram-internal": {"internal-token", "audit-hmac-key"},
            "engram-pg-superuser": {"username", "password"},
            "engram-principals": {"principals.json"}}
 SECRET_NAME = re.compile(r"PASSWORD|_TOKEN$|SECRET|HMAC_KEY$")
+# The custom resources are validated by their published models, which run on
+# node (`make test` and `make k8s` install them where npm exists).
+needs_node = pytest.mark.skipif(shutil.which("node") is None,
+                                reason="node is not installed: it runs the custom resources' "
+                                "validators (tools/k8s-models)")
 needs_kubectl = pytest.mark.skipif(shutil.which("kubectl") is None,
                                    reason="kubectl is not installed: it renders deploy/k8s")
 
@@ -57,6 +62,7 @@ def test_compose_lists_the_six_services() -> None:
 
 
 @needs_kubectl
+@needs_node
 @pytest.mark.parametrize("overlay", k8s_check.OVERLAYS)
 def test_every_object_validates(overlay: str) -> None:
     objects = rendered(overlay)
@@ -66,6 +72,7 @@ def test_every_object_validates(overlay: str) -> None:
 
 
 @needs_kubectl
+@needs_node
 def test_the_validation_refuses_a_wrong_object() -> None:
     objects = rendered("production")
     deployment = find(objects, "Deployment", "memory")
