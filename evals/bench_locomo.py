@@ -36,7 +36,6 @@ import platform
 import re
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -52,6 +51,7 @@ import numpy as np
 import snowballstemmer
 from benchlib import (
     command_line,
+    git_state,
     parse_with_smoke,
     results_dir,
     shown,
@@ -435,17 +435,6 @@ def idle_encode_p50_ms(encoder: SentenceTransformerBackend, sentences: list[str]
 
 
 # --------------------------------------------------------------------------- main
-
-
-def git_state() -> dict[str, Any]:
-    """The code measured, taken before the stack starts: HEAD plus how many files
-    differed from it (others may be editing the working tree)."""
-    def git(*cmd: str) -> str:
-        return subprocess.run(["git", *cmd], cwd=REPO_ROOT, capture_output=True,
-                              text=True, check=False).stdout.strip()
-
-    changed = [ln for ln in git("status", "--porcelain").splitlines() if ln]
-    return {"commit": git("rev-parse", "HEAD"), "changed_files": len(changed)}
 
 
 def main() -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import shlex
 import signal
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -70,3 +71,14 @@ def parse_with_smoke(parser: argparse.ArgumentParser, smoke: dict[str, Any]) -> 
 def shown(path: Path) -> str:
     """An artefact's path as printed: repo-relative when it is in the repo."""
     return str(path.relative_to(REPO_ROOT) if path.is_relative_to(REPO_ROOT) else path)
+
+
+def git_state() -> dict[str, Any]:
+    """The code measured, taken before the stack starts: HEAD plus how many files
+    differed from it (others may be editing the working tree)."""
+    def git(*cmd: str) -> str:
+        return subprocess.run(["git", *cmd], cwd=REPO_ROOT, capture_output=True,
+                              text=True, check=False).stdout.strip()
+
+    changed = [ln for ln in git("status", "--porcelain").splitlines() if ln]
+    return {"commit": git("rev-parse", "HEAD"), "changed_files": len(changed)}
