@@ -150,7 +150,46 @@ async def storage(dsn: str) -> dict:
             "hnsw_bytes": hnsw}
 
 
-async def run(args: argparse.Namespace, save: Callable[[list[dict]], None]) -> dict:
+CHUNK_TABLE_PREFIXES = ("document", "chunk")
+
+
+async def chunk_tables(dsn: str) -> dict:
+    """Bytes of the document tables (chunks, their postings and lexicon, the
+    documents) with their indexes and TOAST, and the chunks' mean text size."""
+    conn = await asyncpg.connect(dsn)
+    try:
+        tables = {r["relname"]: r["bytes"] for r in await conn.fetch(
+            "SELECT c.relname, pg_total_relation_size(c.oid) AS bytes FROM pg_class c"
+            " JOIN pg_namespace n ON n.oid = c.relnamespace"
+            " WHERE n.nspname = 'memory' AND c.relkind = 'r'")
+            if r["relname"].startswith(CHUNK_TABLE_PREFIXES)}
+        text = await conn.fetchval("SELECT avg(octet_length(text)) FROM memory.document_chunks")
+        hnsw = await conn.fetchval("SELECT pg_relation_size('memory.document_chunks_hnsw')")
+    finally:
+        await conn.close()
+    return {"tables": tables, "text_bytes": float(text or 0), "hnsw_bytes": hnsw}
+
+
+async def chunks_point(dsn: str, count: int, rng: random.Random) -> dict:
+    """`count` synthetic chunks under one document (as bench_documents.py
+    loads them), the chunks' HNSW index rebuilt after the COPY, and the bytes
+    they added per chunk. The document's own text (documents.content) is a
+    few bytes here; a real document holds about its chunks' text again."""
+    from bench_documents import bulk_chunks  # it imports this module: only when asked
+
+    before = await chunk_tables(dsn)
+    loaded = await bulk_chunks(dsn, uuid.uuid4(), 0, count, rng)
+    after = await chunk_tables(dsn)
+    grown = {k: v - before["tables"].get(k, 0) for k, v in after["tables"].items()}
+    return {"chunks": count, "copy_s": loaded["copy_s"], "index_build_s": loaded["index_build_s"],
+            "bytes_per_chunk": sum(grown.values()) / count,
+            "bytes_per_chunk_by_table": {k: round(v / count) for k, v in grown.items()
+                                         if v >= count},
+            "chunk_text_bytes_mean": after["text_bytes"],
+            "hnsw_bytes": after["hnsw_bytes"], "hnsw_bytes_per_chunk": after["hnsw_bytes"] / count}
+
+
+async def run(args: argparse.Namespace, save: Callable[..., None]) -> dict:
     data_dir = Path(args.data_dir or tempfile.mkdtemp(prefix="engram-scale-"))
     stack = Stack(CliSettings(data_dir=data_dir, port_offset=args.port_offset))
     stack.postgres.settings.extend(args.pg_setting)
@@ -169,6 +208,10 @@ async def run(args: argparse.Namespace, save: Callable[[list[dict]], None]) -> d
             save(points)
             sys.stdout.write(json.dumps(point) + "\n")
             sys.stdout.flush()
+        if args.chunks:
+            chunks = await chunks_point(stack.postgres.admin_dsn, args.chunks, rng)
+            save(points, chunks)
+            sys.stdout.write(json.dumps(chunks) + "\n")
     finally:
         stack.stop()
         if not args.data_dir:  # a 1M run leaves ~5 GB behind otherwise
@@ -176,7 +219,7 @@ async def run(args: argparse.Namespace, save: Callable[[list[dict]], None]) -> d
     return {"points": points}
 
 
-def report(args: argparse.Namespace, points: list[dict]) -> dict:
+def report(args: argparse.Namespace, points: list[dict], chunks: dict | None = None) -> dict:
     first, last = points[0], points[-1]
     growth = last["search_p95_ms"] / first["search_p95_ms"]
     return {
@@ -191,6 +234,7 @@ def report(args: argparse.Namespace, points: list[dict]) -> dict:
         "sizes_asked": args.sizes,
         "postgres_settings": args.pg_setting or "defaults",
         "points": points,
+        "chunks": chunks,
         "search_p95_growth": {"from": first["entries"], "to": last["entries"], "ratio": growth},
         "extrapolated_1m": {
             "note": "EXTRAPOLATION, not measured: linear in bulk insert time; search p95 "
@@ -216,12 +260,19 @@ def main() -> None:
                         help="extra Postgres server setting, e.g. shared_buffers=2GB (repeatable)")
     parser.add_argument("--port-offset", type=int, default=600)
     parser.add_argument("--data-dir", default="")
-    args = parse_with_smoke(parser, {"sizes": [500], "n": 10})
+    parser.add_argument("--chunks", type=int, default=0,
+                        help="after the entries, this many document chunks: bytes per chunk "
+                             "and the chunks' HNSW build time")
+    parser.add_argument("--variant", default="",
+                        help="artefact name suffix (scale-<ts>-<variant>.json): a run the "
+                             "benchmarks page does not take as the newest of its kind")
+    args = parse_with_smoke(parser, {"sizes": [500], "n": 10, "chunks": 500})
     RESULTS.mkdir(exist_ok=True)
-    path = RESULTS / f"scale-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}.json"
+    suffix = f"-{args.variant}" if args.variant else ""
+    path = RESULTS / f"scale-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}{suffix}.json"
 
-    def save(points: list[dict]) -> None:
-        path.write_text(json.dumps(report(args, points), indent=2))
+    def save(points: list[dict], chunks: dict | None = None) -> None:
+        path.write_text(json.dumps(report(args, points, chunks), indent=2))
 
     asyncio.run(run(args, save))
     sys.stdout.write(f"wrote {path}\n")

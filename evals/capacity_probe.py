@@ -9,6 +9,7 @@ import resource
 from pathlib import Path
 from typing import Any
 
+import asyncpg
 import nats
 
 from engram_cli.stack import Stack
@@ -133,3 +134,30 @@ def stream_delta(after: dict[str, Any], before: dict[str, Any], writes: int) -> 
             "bytes_per_write": round(size / writes, 1) if writes else None,
             "events_by_subject": kinds,
             "consumer_backlog_after": after["consumers"]}
+
+
+async def table_bytes(dsn: str) -> dict[str, int]:
+    """Bytes of every table of the services' schemas, with indexes and TOAST."""
+    conn = await asyncpg.connect(dsn)
+    try:
+        rows = await conn.fetch(
+            "SELECT n.nspname || '.' || c.relname AS name, pg_total_relation_size(c.oid) AS bytes"
+            " FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
+            " WHERE c.relkind = 'r' AND n.nspname IN"
+            " ('memory', 'cortex', 'dreamer', 'coordination')")
+    finally:
+        await conn.close()
+    return {r["name"]: r["bytes"] for r in rows}
+
+
+def growth_per_write(after: dict[str, int], before: dict[str, int], writes: int,
+                     entry_tables: tuple[str, ...]) -> dict[str, Any]:
+    """What the writes added to the database, per write: the entry itself
+    (its row and postings, which bench_scale measures at size) and the rest
+    (audit, versions, outbox, idempotency, what the dreamer and cortex wrote)."""
+    grown = {k: v - before.get(k, 0) for k, v in after.items() if v != before.get(k, 0)}
+    per = {k: round(v / max(writes, 1)) for k, v in sorted(grown.items(), key=lambda kv: -kv[1])}
+    entry = sum(v for k, v in per.items() if k in entry_tables)
+    return {"bytes_per_write": sum(per.values()), "entry_bytes_per_write": entry,
+            "other_bytes_per_write": sum(per.values()) - entry, "by_table": per,
+            "note": "8 KiB pages: a table that gained one page shows as 8192/writes"}
