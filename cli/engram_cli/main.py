@@ -34,6 +34,8 @@ def _settings(args: argparse.Namespace) -> CliSettings:
     overrides = {}
     if getattr(args, "data_dir", None):
         overrides["data_dir"] = Path(args.data_dir)
+    if getattr(args, "replicas", None):
+        overrides["replicas"] = args.replicas
     return CliSettings(**overrides)
 
 
@@ -46,7 +48,7 @@ def cmd_up(args: argparse.Namespace) -> int:
     settings = _settings(args)
     try:
         stack = Stack(settings)
-    except (RuntimeError, OSError) as exc:  # e.g. a data dir that is not ours
+    except (RuntimeError, OSError, ValueError) as exc:  # a data dir not ours, bad --replicas
         sys.stderr.write(f"engram up failed: {exc}\n")
         return 1
     stopping = False
@@ -140,6 +142,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     up = sub.add_parser("up", help="start the embedded stack in the foreground")
     up.add_argument("--data-dir", help="where all state lives (default: $ENGRAM_DATA_DIR)")
+    up.add_argument("--replicas", help="run stateless services as several processes, e.g. "
+                    "gateway=2,memory=2,cortex=2,dreamer=2,coordination=2,embedder=1 "
+                    "(1..8 each; default one of each)")
     up.set_defaults(func=cmd_up)
     token = sub.add_parser("token", help="manage bearer tokens")
     token_sub = token.add_subparsers(dest="token_command", required=True)

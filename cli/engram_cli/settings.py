@@ -15,6 +15,8 @@ class CliSettings(BaseSettings):
     port_offset: int = 0
     compose_file: Path = REPO_ROOT / "docker-compose.yml"
     start_timeout_s: float = 180.0
+    # `engram up --replicas`: SERVICE=COUNT,... (1..8 each; default one of each).
+    replicas: str = ""
     # `engram up` restarts a process that exited after a delay that starts
     # here and doubles with each quick failure, up to the cap; a process that
     # stayed up for the reset time starts again from the first delay.

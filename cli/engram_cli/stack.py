@@ -12,7 +12,9 @@ import urllib.request
 from pathlib import Path
 
 from engram_gateway.principals import PrincipalStore
+from engram_kit.ports import read_ports_file
 
+from . import replicas
 from .files import open_log, private_dir
 from .infra import EmbeddedNats, EmbeddedPostgres
 from .secrets_store import load_or_mint, write_private
@@ -40,6 +42,11 @@ class Stack:
         self.secrets = load_or_mint(self.data_dir / "secrets.json", names)
         self.topology: Topology = load_topology(settings.compose_file, settings.port_offset,
                                                 self.data_dir, self.secrets)
+        # ValueError with the bad entry in it: `engram up` says it and exits.
+        self.replicas = replicas.parse_replicas(settings.replicas, self.topology.services)
+        # Every service process by name (memory, or memory-1 .. memory-N).
+        ordered = {n: self.topology.services[n] for n in start_order(self.topology.services)}
+        self.instances = replicas.expand(ordered, self.replicas, self.data_dir / "run")
         self.postgres = EmbeddedPostgres(self.data_dir, self.topology.infra_ports["postgres"],
                                          self.secrets["POSTGRES_PASSWORD"],
                                          settings.postgres_base, settings.start_timeout_s)
@@ -58,6 +65,15 @@ class Stack:
     def principals(self) -> PrincipalStore:
         return PrincipalStore(self.data_dir / TOKENS_FILE)
 
+    def replica_names(self, service: str) -> list[str]:
+        return replicas.instance_names(service, self.replicas.get(service, 1))
+
+    @property
+    def gateway_urls(self) -> list[str]:
+        """Every gateway replica's MCP URL (the first is `mcp_url`)."""
+        return [f"http://127.0.0.1:{self.instances[n].ports[8750]}/mcp"
+                for n in self.replica_names("gateway")]
+
     def service_dsn(self, name: str) -> str:
         return self.topology.services[name].env["ENGRAM_DATABASE_URL"]
 
@@ -71,6 +87,7 @@ class Stack:
         if os.geteuid() == 0 and self.logs.is_dir() and not self.logs.is_symlink():
             os.chown(self.logs, 0, 0, follow_symlinks=False)  # older versions lent it out
         private_dir(self.logs)
+        private_dir(self.data_dir / "run")
 
     def start(self) -> None:
         self._prepare_logs()
@@ -85,9 +102,9 @@ class Stack:
             self.nats.apply_streams(self.secrets["ENGRAM_NATS_ADMIN_PASSWORD"])
             for name in self.topology.jobs:
                 self.run_job(name)
-            for name in start_order(self.topology.services):
-                self.start_service(name)
-            self.wait_ready(list(self.topology.services), self.settings.start_timeout_s)
+            for service in start_order(self.topology.services):
+                self._start_replicas(service)
+            self.wait_ready(list(self.instances), self.settings.start_timeout_s)
         except BaseException:
             self.stop()
             raise
@@ -113,8 +130,39 @@ class Stack:
         if code != 0:
             raise RuntimeError(f"{name} failed with code {code}; see {log}")
 
+    def _start_replicas(self, service: str) -> None:
+        """Start every replica of `service`; with more than one, learn the
+        ports the others bound and give their callers every address."""
+        names = self.replica_names(service)
+        for name in names:
+            Path(self.instances[name].env.get("ENGRAM_PORTS_FILE", "/nonexistent")).unlink(
+                missing_ok=True)
+            self.start_service(name)
+        if len(names) == 1:
+            return
+        first = self.instances[names[0]]
+        for name in names[1:]:
+            replicas.pin_ports(self.instances[name], self._bound_ports(name))
+        for container, host in first.ports.items():
+            replicas.spread(self.instances, f"127.0.0.1:{host}",
+                            [f"127.0.0.1:{self.instances[n].ports[container]}" for n in names])
+
+    def _bound_ports(self, name: str) -> dict[str, int]:
+        path = Path(self.instances[name].env["ENGRAM_PORTS_FILE"])
+        deadline = time.monotonic() + self.settings.start_timeout_s
+        while (ports := read_ports_file(path)) is None:
+            proc = self.procs[name]
+            if proc.poll() is not None:
+                raise RuntimeError(f"{name} exited with code {proc.returncode}; "
+                                   f"see {self.logs / f'{name}.log'}")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{name} bound no ports within "
+                                   f"{self.settings.start_timeout_s:.0f}s")
+            time.sleep(0.05)
+        return ports
+
     def start_service(self, name: str) -> None:
-        spec = self.topology.services[name]
+        spec = self.instances[name]
         fd = open_log(self.logs / f"{name}.log")
         try:
             self.procs[name] = subprocess.Popen(spec.command, env=self._env(spec), stdout=fd,
@@ -146,7 +194,7 @@ class Stack:
                 if proc is not None and proc.poll() is not None:
                     log = self.logs / f"{name}.log"
                     raise RuntimeError(f"{name} exited with code {proc.returncode}; see {log}")
-                if ready(self.topology.services[name].ready_url):
+                if ready(self.instances[name].ready_url):
                     pending.remove(name)
             if pending and time.monotonic() > deadline:
                 raise RuntimeError(f"not ready after {timeout_s:.0f}s: {', '.join(pending)}")
@@ -159,7 +207,7 @@ class Stack:
 
     def supervised(self) -> list[str]:
         """Every long-running process the stack starts, dependencies first."""
-        return [*INFRA, *start_order(self.topology.services)]
+        return [*INFRA, *self.instances]
 
     def process(self, name: str) -> subprocess.Popen | None:
         if name == "postgres":
@@ -194,10 +242,12 @@ class Stack:
         """How `engram status` asks whether `name` is ready."""
         if name in INFRA:
             return {"kind": name, "port": self.topology.infra_ports[name]}
-        return {"kind": "http", "url": self.topology.services[name].ready_url}
+        spec = self.instances[name]
+        return {"kind": "http", "url": spec.ready_url, "service": spec.service,
+                "replica": spec.replica}
 
     def stop(self) -> None:
-        for name in reversed(start_order(self.topology.services)):
+        for name in reversed(self.instances):
             self.stop_service(name)
         self.nats.stop()
         self.postgres.stop()

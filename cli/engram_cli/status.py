@@ -51,7 +51,9 @@ def load_state(data_dir: Path) -> tuple[dict[str, Any] | None, str]:
 def _row(proc: dict[str, Any], ready: bool, now: float) -> dict[str, Any]:
     pid = proc.get("pid")
     running = proc.get("phase") == Phase.RUNNING and pid is not None and proctab.alive(pid)
-    return {"name": proc["name"], "pid": pid if running else None,
+    probe_spec = proc.get("probe", {})
+    return {"name": proc["name"], "service": probe_spec.get("service") or proc["name"],
+            "replica": probe_spec.get("replica", 0), "pid": pid if running else None,
             "uptime_s": round(now - proc["started_at"], 1) if running else None,
             "restarts": proc.get("restarts", 0), "ready": running and ready,
             "phase": proc.get("phase"), "last_exit": proc.get("last_exit", ""),

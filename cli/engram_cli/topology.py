@@ -30,6 +30,10 @@ class ServiceSpec:
     ports: dict[int, int]  # container port -> host port (offset applied)
     depends_on: list[str] = field(default_factory=list)
     ready_url: str = ""
+    # env key -> the container port it sets (ENGRAM_GRPC_PORT -> 8751)
+    port_env: dict[str, int] = field(default_factory=dict)
+    replica: int = 0  # 1..N under --replicas; 0 for a service run once
+    service: str = ""  # the compose service this process runs
 
 
 @dataclass
@@ -96,12 +100,16 @@ def load_topology(compose_file: Path, offset: int, data_dir: Path,
         if name in INFRA:
             continue
         own = ports[name]
+        raw_env = {k: interpolate(str(v), variables)
+                   for k, v in (svc.get("environment") or {}).items()}
         env = {k: localise(v, own) for k, v in (svc.get("environment") or {}).items()}
+        port_env = {k: int(v) for k, v in raw_env.items() if v.isdigit() and int(v) in own}
         command = [sys.executable if c == "python" else c for c in svc["command"]]
         test = (svc.get("healthcheck") or {}).get("test", [])
         ready = _probe_url(str(test[-1]), own) if test and str(test[-1]).startswith(
             "http") else ""
-        spec = ServiceSpec(name, command, env, own, list(svc.get("depends_on") or []), ready)
+        spec = ServiceSpec(name, command, env, own, list(svc.get("depends_on") or []), ready,
+                           port_env, service=name)
         (jobs if svc.get("restart") in ("no", False) else services)[name] = spec
     infra = {"postgres": ports["postgres"][5432], "nats": ports["nats"][4222]}
     nats = raw["nats"]

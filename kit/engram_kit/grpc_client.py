@@ -7,6 +7,7 @@ UNAVAILABLE; every call carries a deadline.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -30,11 +31,28 @@ _CHANNEL_OPTIONS = [
     ("grpc.max_reconnect_backoff_ms", 500),
     ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
     ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+    # Spread calls over every address the target resolves to (replicas: a
+    # Kubernetes headless Service, compose replicas, or an explicit list), one
+    # call per replica in turn, skipping replicas that are down. gRPC's
+    # default, pick_first, would send everything to one of them.
+    ("grpc.lb_policy_name", "round_robin"),
+    ("grpc.service_config", json.dumps({"loadBalancingConfig": [{"round_robin": {}}]})),
 ]
 
 
+def channel_target(address: str) -> str:
+    """A gRPC target for `address`: `host:port` as is (gRPC resolves it by
+    DNS, every A record a replica), `dns:///...` and other URIs as is, and a
+    list `127.0.0.1:p1,127.0.0.1:p2` as gRPC's static address list."""
+    if "," not in address or ":/" in address or address.startswith(("ipv4:", "ipv6:")):
+        return address
+    parts = [a.strip() for a in address.split(",") if a.strip()]
+    scheme = "ipv6" if any(p.startswith("[") for p in parts) else "ipv4"
+    return f"{scheme}:{','.join(parts)}"
+
+
 def open_channel(address: str) -> grpc.aio.Channel:
-    return grpc.aio.insecure_channel(address, options=_CHANNEL_OPTIONS)
+    return grpc.aio.insecure_channel(channel_target(address), options=_CHANNEL_OPTIONS)
 
 
 def never_sent(err: grpc.aio.AioRpcError) -> bool:

@@ -33,6 +33,11 @@ from .settings import ServiceSettings
 
 log = logging.getLogger(__name__)
 
+MAX_CONNECTION_AGE_MS = 300_000
+# A call in flight when its connection ages out finishes within this (a dream
+# pass can take two minutes).
+MAX_CONNECTION_AGE_GRACE_MS = 150_000
+
 _OPEN_PREFIXES = ("/grpc.health.v1.Health/",)
 
 
@@ -187,7 +192,11 @@ async def serve(
     server = grpc.aio.server(
         interceptors=[ServiceInterceptor(settings.service_name, token)],
         options=[("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
-                 ("grpc.max_send_message_length", MAX_MESSAGE_BYTES)])
+                 ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+                 # Clients reconnect, and so resolve the name again, at least
+                 # this often: a replica added behind a DNS name gets calls.
+                 ("grpc.max_connection_age_ms", MAX_CONNECTION_AGE_MS),
+                 ("grpc.max_connection_age_grace_ms", MAX_CONNECTION_AGE_GRACE_MS)])
     register(server)
     health = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
