@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.engram-installed
 
-.PHONY: setup inspector lock migrations-lock up test test-unit test-llama lint k8s docs proto proto-check bench-e2e bench-embedder bench-locomo bench-scale bench-documents bench-store-cpu bench-board bench-conflicts bench-extraction bench-reliability bench-hooks bench-smoke clean
+.PHONY: setup inspector lock migrations-lock up test test-unit test-llama lint k8s docs proto proto-check bench-e2e bench-embedder bench-locomo bench-scale bench-documents bench-store-cpu bench-board bench-conflicts bench-extraction bench-reliability bench-hooks bench-capacity bench-smoke clean
 
 # The custom resource models `make k8s` validates with (npm, pinned).
 K8S_MODELS := tools/k8s-models/node_modules/.package-lock.json
@@ -102,7 +102,8 @@ bench-embedder: setup
 	$(VENV)/bin/python evals/bench_embedder.py
 
 bench-scale: setup
-	$(VENV)/bin/python evals/bench_scale.py --sizes 10000 100000 1000000 --n 30 --index-after
+	$(VENV)/bin/python evals/bench_scale.py --sizes 10000 100000 1000000 --n 30 --index-after \
+	  --chunks 100000
 
 bench-documents: setup
 	$(VENV)/bin/python evals/bench_documents.py --chunks 10000 100000 --n 30
@@ -128,6 +129,13 @@ bench-reliability: setup
 bench-hooks: setup
 	$(VENV)/bin/python evals/bench_hooks.py
 
+# Store and search throughput at p95 < 100 ms; CPU, memory, events and bytes
+# per operation, one of each and then two of each: the inputs of
+# docs/scaling.md (about 10 minutes).
+bench-capacity: setup
+	$(VENV)/bin/python evals/bench_capacity.py \
+	  --replicas gateway=2,memory=2,cortex=2,embedder=2,coordination=2,dreamer=2
+
 # LoCoMo is read from shared/ beside the clone (never copied into the repo).
 SHARED ?= ../shared
 
@@ -136,7 +144,7 @@ SHARED ?= ../shared
 bench-smoke: setup
 	set -e; out=$$(mktemp -d); export ENGRAM_BENCH_RESULTS_DIR=$$out; \
 	for b in bench_mcp_latency bench_embedder bench_scale bench_documents bench_store_cpu \
-	         bench_board bench_conflicts bench_extraction bench_hooks; do \
+	         bench_board bench_conflicts bench_extraction bench_hooks bench_capacity; do \
 	  echo "== $$b --smoke"; $(VENV)/bin/python evals/$$b.py --smoke; done; \
 	for b in bench_locomo ablate_locomo; do \
 	  echo "== $$b --smoke"; $(VENV)/bin/python evals/$$b.py --smoke \

@@ -231,12 +231,25 @@ def capacity(best: dict[str, Any] | None, steps: list[dict[str, Any]]) -> dict[s
             **cost}
 
 
+async def unpublished(stack: Stack) -> int:
+    """Outbox rows the relays have not published yet (memory and cortex)."""
+    conn = await asyncpg.connect(stack.postgres.admin_dsn)
+    try:
+        return await conn.fetchval(
+            "SELECT (SELECT count(*) FROM memory.outbox WHERE published_at IS NULL)"
+            " + (SELECT count(*) FROM cortex.outbox WHERE published_at IS NULL)")
+    finally:
+        await conn.close()
+
+
 async def settle(stack: Stack, timeout_s: float = 60.0) -> float:
-    """Seconds until every event consumer has caught up (the dreamer's intake)."""
+    """Seconds until every outbox row is published and every event consumer
+    (the dreamer's intake) has caught up."""
     started = time.monotonic()
     while time.monotonic() - started < timeout_s:
         state = await stream_state(stack)
-        if all(c["pending"] == 0 and c["ack_pending"] == 0 for c in state["consumers"].values()):
+        if not await unpublished(stack) and all(
+                c["pending"] == 0 and c["ack_pending"] == 0 for c in state["consumers"].values()):
             break
         await asyncio.sleep(0.5)
     return round(time.monotonic() - started, 1)
@@ -263,8 +276,9 @@ async def measure(stack: Stack, args: argparse.Namespace) -> dict[str, Any]:
     store = Load("memory_store", memories(total, seed=args.seed), [])
     search = Load("memory_search", [], queries(500, seed=args.seed))
     async with AsyncExitStack() as clients:
+        urls = stack.gateway_urls  # clients spread over the gateways, as a balancer would
         pool = [await clients.enter_async_context(
-            mcp_client(stack.mcp_url, agent_token(stack), session=f"capacity-{i}"))
+            mcp_client(urls[i % len(urls)], agent_token(stack), session=f"capacity-{i}"))
             for i in range(args.clients)]
         for load in (store, search):  # untimed warm-up: model, caches, connections
             for i in range(args.warmup):
@@ -300,14 +314,7 @@ async def measure(stack: Stack, args: argparse.Namespace) -> dict[str, Any]:
 
 def open_stack(args: argparse.Namespace, replicas: str, offset: int) -> tuple[Stack, Path]:
     data_dir = Path(tempfile.mkdtemp(prefix="engram-capacity-"))
-    settings = CliSettings(data_dir=data_dir, port_offset=offset)
-    if replicas:
-        if "replicas" not in CliSettings.model_fields:
-            raise SystemExit("--replicas: this engram has no replica support (engram up "
-                             "--replicas) yet")
-        settings = CliSettings.model_validate({"data_dir": data_dir, "port_offset": offset,
-                                               "replicas": replicas})
-    return Stack(settings), data_dir
+    return Stack(CliSettings(data_dir=data_dir, port_offset=offset, replicas=replicas)), data_dir
 
 
 def run_config(args: argparse.Namespace, replicas: str, offset: int) -> dict[str, Any]:

@@ -43,7 +43,13 @@ from engram_cli.settings import CliSettings
 from engram_cli.stack import Stack
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchlib import agent_token, parse_with_smoke, results_dir, stop_stack_on_sigterm  # noqa: E402
+from benchlib import (  # noqa: E402
+    agent_token,
+    command_line,
+    parse_with_smoke,
+    results_dir,
+    stop_stack_on_sigterm,
+)
 
 from tests.helpers import call, mcp_client  # noqa: E402 (after the path tweak)
 
@@ -225,7 +231,7 @@ def report(args: argparse.Namespace, points: list[dict], chunks: dict | None = N
     return {
         "timestamp": datetime.now(UTC).isoformat(),
         "machine": {"platform": platform.platform(), "cpus": os.cpu_count()},
-        "command": "make bench-scale (evals/bench_scale.py " + " ".join(sys.argv[1:]) + ")",
+        "command": command_line(),
         "vectors": "bulk rows: precomputed random unit vectors; timed writes/searches: the "
                    "real embedder through MCP",
         "storage": "bytes_per_entry: every table of the memory schema with its indexes and "

@@ -1,5 +1,6 @@
 """Write docs/benchmarks.md (and its plots under docs/img/) from evals/results/,
-and the reliability table in README.md (between its markers).
+the reliability table in README.md and the capacity model in docs/scaling.md
+(each between its markers).
 
 Only the newest artefact of each kind feeds the page, so a number on it never
 outlives its artefact; artefacts with a variant suffix (`-bm25-b03`) are
@@ -20,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from report_capacity import block as capacity_block
+from report_capacity import with_block as with_capacity_block
 from report_hooks import hooks
 from report_reliability import readme_block, reliability, with_readme_block
 
@@ -27,6 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "evals" / "results"
 PAGE = ROOT / "docs" / "benchmarks.md"
 README = ROOT / "README.md"
+SCALING = ROOT / "docs" / "scaling.md"
 IMG = ROOT / "docs" / "img"
 NAME = re.compile(r"^(?P<kind>[a-z][a-z-]*?)-(?P<ts>\d{8}T\d{6}Z)"
                   r"(?P<variant>-[A-Za-z0-9-]+)?\.json$")
@@ -362,6 +366,11 @@ def readme(found: list[Artefact], text: str) -> str:
     return with_readme_block(text, readme_block(rel.load(), table)) if rel else text
 
 
+def scaling(found: list[Artefact], text: str) -> str:
+    """docs/scaling.md with its measured inputs and sizing table from the artefacts."""
+    return with_capacity_block(text, capacity_block(found, latest, f, table))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -371,14 +380,17 @@ def main() -> int:
     found = artefacts()
     page = render(found)
     front = readme(found, README.read_text())
+    sizing = scaling(found, SCALING.read_text())
     if args.check:
-        if PAGE.read_text() != page or README.read_text() != front:
-            sys.stderr.write("docs/benchmarks.md or README.md is stale: run python "
-                             "evals/report.py\n")
+        if (PAGE.read_text() != page or README.read_text() != front
+                or SCALING.read_text() != sizing):
+            sys.stderr.write("docs/benchmarks.md, README.md or docs/scaling.md is stale: run "
+                             "python evals/report.py\n")
             return 1
         return 0
     PAGE.write_text(page)
     README.write_text(front)
+    SCALING.write_text(sizing)
     if not args.no_plots:
         from report_plots import draw_all  # matplotlib is a dev extra: only needed for plots
         draw_all(found, latest, IMG)

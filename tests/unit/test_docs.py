@@ -170,3 +170,13 @@ def test_the_readme_reliability_table_is_generated_from_the_artefact():
     assert "make bench-reliability" in text
     assert report.readme(report.artefacts(), text) == text, \
         "README.md's reliability table is stale: run python evals/report.py"
+
+
+def test_the_scaling_page_is_generated_from_the_artefacts():
+    if str(REPO_ROOT / "evals") not in sys.path:
+        sys.path.insert(0, str(REPO_ROOT / "evals"))
+    report = _load(REPO_ROOT / "evals" / "report.py", "engram_report")
+    text = (REPO_ROOT / "docs" / "scaling.md").read_text()
+    assert "make bench-capacity" in text
+    assert report.scaling(report.artefacts(), text) == text, \
+        "docs/scaling.md's capacity model is stale: run python evals/report.py"
