@@ -7,13 +7,14 @@ Open-loop load: requests arrive as a Poisson process at an offered rate
 call's latency is measured from the moment it was due, not from when it was
 sent, so a client that falls behind shows as latency (no coordinated
 omission). The rate steps up (`--store-rates`, `--search-rates`) until
-`--misses` steps in a row fail: p95 over the target, any error, or a call
-dropped because `--max-in-flight` were pending. Per step: latency,
-CPU seconds per operation of every process tree of the stack (from /proc),
-the load generator's own CPU, and the whole machine's busy cores (other work
-on a shared machine shows there). Around the store steps the event stream's
-messages and bytes are read (JetStream stream info, as the NATS admin), so
-events per write and bytes per event come from the same run.
+`--misses` steps in a row fail, once `--min-steps` have run: p95 over the
+target, any error, or a call dropped because `--max-in-flight` were pending.
+Per step: latency, CPU seconds per operation of every process tree of the
+stack (from /proc), the load generator's own CPU, and the whole machine's
+busy cores (other work on a shared machine shows there). Around the store
+steps the event stream's messages and bytes are read (JetStream stream info,
+as the NATS admin), so events per write and bytes per event come from the
+same run.
 
 `--replicas SPEC` measures a second stack with that many replicas per
 service after the first (one of each), in the same run; both get the same
@@ -202,7 +203,7 @@ async def ramp(stack: Stack, pool: list[Client], load: Load, rates: list[float],
                          f"ms/op, errors {sum(point['errors'].values())}, {verdict}\n")
         sys.stdout.flush()
         misses = 0 if point["passes"] else misses + 1
-        if misses >= args.misses:
+        if misses >= args.misses and len(steps) >= args.min_steps:
             break
     passing = [p for p in steps if p["passes"]]
     best = max(passing, key=lambda p: p["achieved_per_s"]) if passing else None
@@ -292,6 +293,7 @@ async def measure(stack: Stack, args: argparse.Namespace) -> dict[str, Any]:
         after = await stream_state(stack)
         grown = await table_bytes(stack.postgres.admin_dsn)
         searches = await ramp(stack, pool, search, args.search_rates, args, rng)
+        await settle(stack)
         after_search = await stream_state(stack)
     writes = sum(p["ok"] for p in stores["steps"])
     events = stream_delta(after, before, writes)
@@ -303,7 +305,9 @@ async def measure(stack: Stack, args: argparse.Namespace) -> dict[str, Any]:
                       "stored_without_vector": store.unembedded},
             "search": {**searches, "modes": dict(search.seen)},
             "events": events,
-            "events_during_search": after_search["messages"] - after["messages"],
+            # What the stores caused later too (the dreamer's facts: cortex events), for
+            # sizing NATS by writes; searches themselves publish nothing.
+            "events_caused": stream_delta(after_search, before, writes),
             "idle_cores_by_process": args.idle_cores,
             "database": growth_per_write(grown, tables, writes, ENTRY_TABLES),
             "correctness": {**await stored_once(stack, store.ids),
@@ -367,6 +371,8 @@ def main() -> int:
     parser.add_argument("--p95-target-ms", type=float, default=100.0)
     parser.add_argument("--misses", type=int, default=2,
                         help="failed steps in a row that end a ramp")
+    parser.add_argument("--min-steps", type=int, default=3,
+                        help="steps run whatever their latency (enough calls to cost)")
     parser.add_argument("--warmup", type=int, default=20, help="untimed calls per tool")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--replicas", default="",
