@@ -22,8 +22,6 @@ GiB = 2**30
 BUSY_OTHER_CORES = 0.25  # other work on the machine above this, on average: the run is flagged
 # Service processes sized by the model; Postgres and NATS are sized apart.
 SERVICES = ("gateway", "memory", "embedder", "cortex", "dreamer", "coordination")
-# One dream pass at a time (deploy/k8s runs the dreamer as one pod).
-SINGLE = ("dreamer",)
 
 ASSUMPTIONS: dict[str, tuple[float, str]] = {
     "agents_per_user": (2, "agents (MCP clients) per user"),
@@ -34,7 +32,7 @@ ASSUMPTIONS: dict[str, tuple[float, str]] = {
     "cores_per_replica": (1, "cores one service replica uses (one Python process)"),
     "embedder_cores_per_replica": (4, "cores one embedder replica uses (torch threads; the "
                                       "deploy/k8s limit)"),
-    "min_replicas": (2, "replicas of every service but the dreamer, for availability"),
+    "min_replicas": (2, "replicas of every service, for availability"),
     "retention_days": (365, "days of writes kept (nothing forgotten or consolidated)"),
     "pg_disk_headroom": (1.5, "Postgres disk over its tables: WAL, vacuum, free space"),
     "events_max_age_days": (7, "the event stream's retention (ENGRAM_EVENTS_MAX_AGE_S)"),
@@ -96,8 +94,7 @@ def scenario(users: int, m: dict[str, Any]) -> dict[str, Any]:
             / a["target_utilisation"] for k in (*SERVICES, "postgres", "nats")}
     per_replica = {k: a["embedder_cores_per_replica"] if k == "embedder"
                    else a["cores_per_replica"] for k in SERVICES}
-    replicas = {k: 1 if k in SINGLE else max(int(a["min_replicas"]),
-                                             math.ceil(busy[k] / per_replica[k]))
+    replicas = {k: max(int(a["min_replicas"]), math.ceil(busy[k] / per_replica[k]))
                 for k in SERVICES}
     service_cores = sum(busy[k] + replicas[k] * m["idle_cores"].get(k, 0) for k in SERVICES)
     entries = writes_day * a["retention_days"]
@@ -170,13 +167,18 @@ def measured(cap_name: str, capacity: dict[str, Any], scale_name: str, scale: di
            "errors), the idle floor, and memory (PSS) after the run:", "",
            *table(["process", "CPU ms per store", "CPU ms per search", "idle cores", "PSS MiB"],
                   _cost_rows(m, f)),
+           "What a store sets off later (the dreamer's extraction, cortex embedding the "
+           "facts it finds) lands in the steps after it, mostly the first search step: the "
+           "store's figure leaves part of it out, and the first search step's is inflated "
+           "by it (the model takes the busiest step's).", "",
            f"Per core: one core of the stack's CPU serves {per_core(m['store_ms'], f)} stores "
            f"or {per_core(m['search_ms'], f)} searches per second (1000 ÷ the CPU ms per "
            "operation, every process together).", "",
            f"Events: {ev['events_per_write']} per store while storing "
-           f"({ev['events']} over {ev['writes']} stores: {subjects(ev)}), "
-           f"{m['events_per_write']} per store counting what the stores caused by the end of "
-           f"the run ({subjects(caused(one))}); {f(m['bytes_per_event'], 0)} bytes per event "
+           f"({ev['events']} over {ev['writes']} stores: {subjects(ev)})"
+           + (f", {m['events_per_write']} per store counting what the stores caused by the "
+              f"end of the run ({subjects(caused(one))})" if "events_caused" in one else "")
+           + f"; {f(m['bytes_per_event'], 0)} bytes per event "
            f"as JetStream stores them. The outbox was published and the dreamer's consumer "
            f"caught up {ev['consumers_caught_up_s']} s after the last store. Database growth "
            f"per store through the API: {f(db['bytes_per_write'], 0)} bytes, of which "
@@ -254,16 +256,19 @@ def sizing(capacity: dict[str, Any], scale: dict[str, Any], f: Fmt, table: Table
             *table([*head, "entries after a year", "Postgres cores", "Postgres RAM",
                     "Postgres disk", "Postgres", "NATS peak events, stream disk",
                     "HNSW rebuild (est.)"], state),
-            "Coordination runs two replicas and the dreamer one throughout. Cores: CPU per "
+            "Coordination and the dreamer run two replicas throughout (dream passes run one at "
+            "a time per namespace, so the second dreamer is for availability). Cores: CPU per "
             "operation × peak rate ÷ the target utilisation, plus each replica's idle floor. "
             "RAM: each replica's measured PSS, and for Postgres its measured PSS plus the "
             "whole HNSW graph of a year's entries (search reads it at random; out of memory "
             "it reads disk). Disk: a year's entries at the bytes per entry measured at size, "
             "plus what each store adds elsewhere, × the headroom. NATS: the stream holds "
             "the retention's events; above `ENGRAM_EVENTS_MAX_BYTES` (1 GiB by default) it "
-            "drops the oldest, so raise it to the figure here. HNSW rebuild: the measured "
-            "build time scaled by n·log n, an estimate for 2 cores; a rebuild on more cores "
-            "with `max_parallel_maintenance_workers` is faster.", ""]
+            "drops the oldest, so raise it to the figure here; each NATS server keeps a copy "
+            "(deploy/k8s: three servers, `ENGRAM_EVENTS_REPLICAS=3`, a 10 GiB volume each). "
+            "HNSW rebuild: the measured build time scaled by n·log n, an estimate for 2 "
+            "cores; a rebuild on more cores with `max_parallel_maintenance_workers` is "
+            "faster.", ""]
 
 
 def block(found: list[Any], latest: Callable[[list[Any], str], Any], f: Fmt,
@@ -275,8 +280,21 @@ def block(found: list[Any], latest: Callable[[list[Any], str], Any], f: Fmt,
     with_chunks = [a for a in found if a.kind == "scale" and a.load().get("chunks")]
     chunks = max(with_chunks, key=lambda a: a.stamp) if with_chunks else None
     cd, sd = cap.load(), scale.load()
-    return [*measured(cap.name, cd, scale.name, sd, chunks.name if chunks else None,
-                      chunks.load() if chunks else None, f, table), *sizing(cd, sd, f, table)]
+    out = measured(cap.name, cd, scale.name, sd, chunks.name if chunks else None,
+                   chunks.load() if chunks else None, f, table)
+    if cpu := latest(found, "store-cpu"):
+        out += cross_check(cpu.name, cpu.load(), inputs(cd, sd), f)
+    return [*out, *sizing(cd, sd, f, table)]
+
+
+def cross_check(name: str, d: dict[str, Any], m: dict[str, Any], f: Fmt) -> list[str]:
+    """The store's CPU from the one-at-a-time benchmark, for comparison."""
+    seq = d["full_stack"]
+    return [f"Cross-check: `evals/results/{name}` (command `{d['command']}`) measured "
+            f"{f(seq['cpu_ms_per_store_total'])} CPU ms per store for the whole stack, "
+            f"{f(seq['cpu_ms_per_store']['embedder'])} of them the embedder's, storing one at "
+            f"a time; the capacity run above measured {f(sum(m['store_ms'].values()))} and "
+            f"{f(m['store_ms'].get('embedder', 0))}. The model uses the capacity run's.", ""]
 
 
 def with_block(text: str, lines: list[str]) -> str:
