@@ -7,16 +7,17 @@ exclusive with rising fencing tokens."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
+import os
+import signal
 import uuid
 from collections.abc import Iterator
-from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
+import anyio
+import asyncpg
 import pytest
-from mcp import Client
 
 from engram_cli.settings import CliSettings
 from engram_cli.stack import Stack
@@ -52,39 +53,33 @@ def token(rstack: Stack) -> str:
 
 
 class RetryingAgent:
-    """One agent as a careful client runs it: the documented retry, and a new
-    client when the old one broke."""
+    """One agent as a careful client runs it: the documented retry, each
+    attempt on a client of its own (a dropped connection ends an SDK
+    client's session; the retry opens a new one)."""
 
     def __init__(self, stack: Stack, token: str, session: str = "") -> None:
         self.stack, self.token, self.session = stack, token, session
-        self._es: AsyncExitStack | None = None
-        self.client: Client | None = None
-
-    async def _open(self) -> Client:
-        if self.client is None:
-            self._es = AsyncExitStack()
-            self.client = await self._es.enter_async_context(alternating_client(
-                self.stack.gateway_urls, self.token, self.session))
-        return self.client
 
     async def close(self) -> None:
-        if self._es is not None:
-            es, self._es, self.client = self._es, None, None
-            with contextlib.suppress(BaseException):  # a broken client: dropped
-                await es.aclose()
+        """Nothing is held between calls."""
+
+    async def _attempt(self, tool: str, args: dict[str, Any]) -> tuple[bool, str, Any]:
+        async with alternating_client(self.stack.gateway_urls, self.token,
+                                      self.session) as client:
+            with anyio.fail_after(20):
+                result = await client.call_tool(tool, args)
+        return result.is_error, result_text(result), result
 
     async def call(self, tool: str, args: dict[str, Any]) -> dict[str, Any]:
         last = ""
         for _ in range(ATTEMPTS):
             try:
-                result = await asyncio.wait_for((await self._open()).call_tool(tool, args), 20)
-            except Exception as exc:  # dropped connection, no answer: a new client
+                is_error, text, result = await self._attempt(tool, args)
+            except Exception as exc:  # dropped connection, no answer
                 last = repr(exc)
-                await self.close()
                 continue
-            text = result_text(result)
-            if not result.is_error:
-                return await asyncio.to_thread(_reply, result, text)
+            if not is_error:
+                return _reply(result, text)
             last = text
             if "retry" not in text.lower():
                 break
@@ -100,7 +95,8 @@ async def _store_load(agent: RetryingAgent, tag: str, n: int) -> list[str]:
     ids = []
     for i in range(n):
         reply = await agent.call("memory_store", {
-            "text": f"replica load {tag} item {i}: service {tag}-{i} listens on port {9000 + i}",
+            "text": f"replica load {tag} item {i}: service {tag}-{i} listens on port "
+                    f"{9000 + i}, build {uuid.uuid4().hex}",
             "tags": ["replicas"], "request_id": f"{tag}-{i}"})
         ids.append(reply["id"])
         await agent.call("memory_search", {"query": f"service {tag}-{i}", "top_k": 3})
@@ -148,3 +144,106 @@ async def test_load_spreads_over_every_replica(rstack: Stack, token: str):
                                consumer="dreamer") > 0 for n in rstack.replica_names("dreamer"))
 
     await eventually(both_dreamers_consumed, 60, "events consumed by both dreamer replicas")
+
+
+async def test_dream_passes_one_at_a_time_per_namespace_across_replicas(rstack: Stack,
+                                                                        token: str):
+    """The pass lock lives in Postgres: while it is held, a pass asked of
+    either dreamer replica is refused; once free, a pass runs."""
+    agent = RetryingAgent(rstack, token, "dream-lock")
+    conn = await asyncpg.connect(rstack.postgres.admin_dsn)
+    try:
+        await conn.execute("SELECT pg_advisory_lock(hashtext('dream/default'))")
+        before = {n: counter_sum(metrics_text(rstack, n), "engram_rpc_requests_total",
+                                 method="Run") for n in rstack.replica_names("dreamer")}
+        for _ in range(4):
+            async with alternating_client(rstack.gateway_urls, token) as client:
+                refused = await client.call_tool("dream", {"action": "run"})
+            assert refused.is_error and "already running" in result_text(refused)
+        after = {n: counter_sum(metrics_text(rstack, n), "engram_rpc_requests_total",
+                                method="Run") for n in rstack.replica_names("dreamer")}
+        assert all(after[n] > before[n] for n in after), (before, after)
+        await conn.execute("SELECT pg_advisory_unlock(hashtext('dream/default'))")
+        ran = await agent.call("dream", {"action": "run"})
+        assert ran.get("run_id") or ran.get("run"), ran
+    finally:
+        await agent.close()
+        await conn.close()
+
+
+async def test_leases_exclusive_with_rising_tokens_across_coordination_replicas(
+        rstack: Stack, token: str):
+    """Agents race for one lease, round after round, their claims spread over
+    both coordination replicas: one holder per round, each grant's fencing
+    token above the last."""
+    lease = f"deploy:{uuid.uuid4().hex[:6]}"
+    agents = [RetryingAgent(rstack, token, f"racer-{i}") for i in range(4)]
+    before = {n: counter_sum(metrics_text(rstack, n), "engram_rpc_requests_total",
+                             method="ClaimLease") for n in rstack.replica_names("coordination")}
+    last = 0
+    try:
+        for _ in range(6):
+            replies = await asyncio.gather(*[a.call("board_lease", {
+                "action": "claim", "name": lease, "ttl_seconds": 60, "queue": False})
+                for a in agents])
+            granted = [(a, r) for a, r in zip(agents, replies, strict=True) if r["granted"]]
+            assert len(granted) == 1, replies
+            holder, reply = granted[0]
+            assert reply["fencing_token"] > last, (reply, last)
+            last = reply["fencing_token"]
+            await holder.call("board_lease", {"action": "release", "name": lease})
+    finally:
+        for a in agents:
+            await a.close()
+    for name in rstack.replica_names("coordination"):
+        claims = counter_sum(metrics_text(rstack, name), "engram_rpc_requests_total",
+                             method="ClaimLease")
+        assert claims > before[name], f"{name} served no claim"
+
+
+async def _entry_events(dsn: str, ids: list[str]) -> dict[str, int]:
+    conn = await asyncpg.connect(dsn)
+    try:
+        rows = await conn.fetch(
+            "SELECT subject_id, count(*) AS n FROM dreamer.processed_events"
+            " WHERE event_type = 'memory.entry.stored' AND subject_id = ANY($1::text[])"
+            " GROUP BY subject_id", ids)
+        return {r["subject_id"]: r["n"] for r in rows}
+    finally:
+        await conn.close()
+
+
+async def test_killing_one_replica_of_each_loses_no_acknowledged_write(rstack: Stack,
+                                                                       token: str):
+    """Under load, SIGKILL one replica of every replicated service: every call
+    succeeds within the documented retry, every acknowledged store reads back,
+    and the dreamer applies each stored entry's event exactly once."""
+    agents = [RetryingAgent(rstack, token, f"kill-{i}") for i in range(3)]
+    victims = ["gateway-2", "memory-1", "cortex-2", "dreamer-1", "coordination-1"]
+
+    async def kill_soon() -> None:
+        await asyncio.sleep(3)
+        for name in victims:
+            proc = rstack.procs[name]
+            os.kill(proc.pid, signal.SIGKILL)
+            await asyncio.to_thread(proc.wait)
+
+    try:
+        results = await asyncio.gather(
+            kill_soon(), *[_store_load(a, f"kill{i}", 10) for i, a in enumerate(agents)])
+        ids = [i for batch in results[1:] for i in (batch or [])]
+        assert len(ids) == 30
+        for entry_id in ids:
+            got = await agents[0].call("memory_get", {"id": entry_id})
+            assert entry_id in json.dumps(got)
+    finally:
+        for a in agents:
+            await a.close()
+    assert set(rstack.dead_services()) == set(victims)
+
+    async def all_applied() -> bool:
+        return len(await _entry_events(rstack.postgres.admin_dsn, ids)) == len(set(ids))
+
+    await eventually(all_applied, 90, "every stored entry's event applied by the dreamer")
+    counts = await _entry_events(rstack.postgres.admin_dsn, ids)
+    assert set(counts.values()) == {1}, "an event applied twice"
