@@ -60,6 +60,9 @@ def expand(services: dict[str, ServiceSpec], counts: dict[str, int],
 
 def _replica(spec: ServiceSpec, name: str, index: int, run_dir: Path) -> ServiceSpec:
     env = dict(spec.env)
+    if spec.service == "gateway":
+        # Nothing routes a session back to the replica that opened it.
+        env["ENGRAM_MCP_STATELESS"] = "true"
     if index == 1:
         return dataclasses.replace(spec, name=name, env=env, replica=index)
     for key in spec.port_env:

@@ -75,6 +75,7 @@ def build_app(settings: GatewaySettings) -> FastAPI:
     mcp_app = mcp.streamable_http_app(
         streamable_http_path="/mcp", json_response=True, transport_security=security,
         host=settings.http_host, max_request_body_size=settings.max_body_bytes,
+        stateless_http=settings.mcp_stateless,
     )
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:

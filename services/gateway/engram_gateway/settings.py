@@ -39,6 +39,14 @@ class GatewaySettings(BaseSettings):
     # Largest HTTP request body on any route (/mcp and /v1); over it: 413.
     # Sized so the largest PDF document_ingest takes (16 MB) fits base64-encoded.
     max_body_bytes: int = Field(default=24 * 1024 * 1024, gt=0)
+    # Handshake-era MCP clients (initialize, then Mcp-Session-Id) without a
+    # session table: each request is served on its own, so any gateway replica
+    # serves any request. Needed behind a load balancer without session
+    # affinity; the cost: no server-to-client stream for those clients
+    # (tools/list_changed reaches them at their next tools/list) and no
+    # per-principal session cap (there are no sessions to count). Clients of
+    # the current protocol keep no session either way.
+    mcp_stateless: bool = False
     # minimal | core | full: the tools a principal sees until it calls toolset.
     default_toolset: str = "full"
 

@@ -1,0 +1,249 @@
+"""Two replicas of every stateless service (one embedder), as
+`engram up --replicas` runs them: load spreads over the replicas, killing
+one replica of each loses no acknowledged write, the dreamer applies each
+event once and runs one pass at a time per namespace, and leases stay
+exclusive with rising fencing tokens."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import asyncpg
+import pytest
+
+from engram_cli.settings import CliSettings
+from engram_cli.stack import Stack
+
+from ..conftest import PORT_SHIFT
+from ..helpers import call, eventually, result_text
+from ..replica_tools import alternating_client, counter_sum, metrics_text, rpc_calls
+
+OFFSET = 450 + PORT_SHIFT
+SPEC = "gateway=2,memory=2,cortex=2,dreamer=2,coordination=2,embedder=1"
+REPLICATED = ("gateway", "memory", "cortex", "dreamer", "coordination")
+# The documented client retry (docs/reliability.md, "The load"): a call that
+# ends in a retryable error, a dropped connection or no answer is tried again,
+# up to 3 attempts in all, on a new session when the old one was dropped.
+ATTEMPTS = 3
+
+
+@pytest.fixture(scope="module")
+def rstack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    data_dir: Path = tmp_path_factory.mktemp("replicas")
+    s = Stack(CliSettings(data_dir=data_dir, port_offset=OFFSET, replicas=SPEC))
+    s.start()
+    try:
+        yield s
+    finally:
+        s.stop()
+
+
+@pytest.fixture(scope="module")
+def token(rstack: Stack) -> str:
+    assert rstack.first_token
+    return rstack.first_token
+
+
+class RetryingAgent:
+    """One agent as a careful client runs it: the documented retry, each
+    attempt on a client of its own (a dropped connection ends an SDK
+    client's session; the retry opens a new one)."""
+
+    def __init__(self, stack: Stack, token: str, session: str = "") -> None:
+        self.stack, self.token, self.session = stack, token, session
+
+    async def close(self) -> None:
+        """Nothing is held between calls."""
+
+    async def _attempt(self, tool: str, args: dict[str, Any]) -> tuple[bool, str, Any]:
+        async with alternating_client(self.stack.gateway_urls, self.token,
+                                      self.session) as client:
+            with anyio.fail_after(20):
+                result = await client.call_tool(tool, args)
+        return result.is_error, result_text(result), result
+
+    async def call(self, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+        last = ""
+        for _ in range(ATTEMPTS):
+            try:
+                is_error, text, result = await self._attempt(tool, args)
+            except Exception as exc:  # dropped connection, no answer
+                last = repr(exc)
+                continue
+            if not is_error:
+                return _reply(result, text)
+            last = text
+            if "retry" not in text.lower():
+                break
+            await asyncio.sleep(0.5)
+        raise AssertionError(f"{tool} failed after the documented retry: {last}")
+
+
+def _reply(result: Any, text: str) -> dict[str, Any]:
+    return result.structured_content or json.loads(text)
+
+
+async def _store_load(agent: RetryingAgent, tag: str, n: int) -> list[str]:
+    ids = []
+    for i in range(n):
+        reply = await agent.call("memory_store", {
+            "text": f"replica load {tag} item {i}: service {tag}-{i} listens on port "
+                    f"{9000 + i}, build {uuid.uuid4().hex}",
+            "tags": ["replicas"], "request_id": f"{tag}-{i}"})
+        ids.append(reply["id"])
+        await agent.call("memory_search", {"query": f"service {tag}-{i}", "top_k": 3})
+        await agent.call("fact_set", {"entity": f"svc-{tag}-{i}", "attribute": "port",
+                                      "value": str(9000 + i)})
+        await agent.call("board_lease", {"action": "list"})
+    return ids
+
+
+async def test_one_mcp_client_across_gateway_replicas(rstack: Stack, token: str):
+    """The official client through a per-request round robin over both
+    gateways, in the current protocol (no session) and handshake-era (an
+    Mcp-Session-Id one gateway minted, sent to the other): calls and
+    listing work either way (gateway replicas serve handshake-era clients
+    statelessly)."""
+    assert len(rstack.gateway_urls) == 2
+    for mode in ("auto", "legacy"):
+        async with alternating_client(rstack.gateway_urls, token, mode=mode) as client:
+            for i in range(4):
+                stored = await call(client, "memory_store",
+                                    {"text": f"session probe {mode} {i} {uuid.uuid4().hex}"})
+                assert stored["id"]
+            tools = await client.list_tools()
+            assert any(t.name == "memory_search" for t in tools.tools)
+
+
+async def test_load_spreads_over_every_replica(rstack: Stack, token: str):
+    before = {n: rpc_calls(rstack, n) for n in rstack.instances if not n.startswith(
+        ("gateway", "embedder"))}
+    agents = [RetryingAgent(rstack, token, f"spread-{i}") for i in range(3)]
+    try:
+        await asyncio.gather(*[_store_load(a, f"spread{i}", 8) for i, a in enumerate(agents)])
+    finally:
+        for a in agents:
+            await a.close()
+    for service in ("memory", "cortex", "coordination"):
+        for name in rstack.replica_names(service):
+            assert rpc_calls(rstack, name) - before[name] > 0, f"{name} served no call"
+    for name in rstack.replica_names("gateway"):
+        calls = counter_sum(metrics_text(rstack, name), "engram_gateway_tool_calls_total")
+        assert calls > 0, f"{name} served no tool call"
+
+    async def both_dreamers_consumed() -> bool:
+        return all(counter_sum(metrics_text(rstack, n), "engram_events_consumed_total",
+                               consumer="dreamer") > 0 for n in rstack.replica_names("dreamer"))
+
+    await eventually(both_dreamers_consumed, 60, "events consumed by both dreamer replicas")
+
+
+async def test_dream_passes_one_at_a_time_per_namespace_across_replicas(rstack: Stack,
+                                                                        token: str):
+    """The pass lock lives in Postgres: while it is held, a pass asked of
+    either dreamer replica is refused; once free, a pass runs."""
+    agent = RetryingAgent(rstack, token, "dream-lock")
+    conn = await asyncpg.connect(rstack.postgres.admin_dsn)
+    try:
+        await conn.execute("SELECT pg_advisory_lock(hashtext('dream/default'))")
+        before = {n: counter_sum(metrics_text(rstack, n), "engram_rpc_requests_total",
+                                 method="Run") for n in rstack.replica_names("dreamer")}
+        for _ in range(4):
+            async with alternating_client(rstack.gateway_urls, token) as client:
+                refused = await client.call_tool("dream", {"action": "run"})
+            assert refused.is_error and "already running" in result_text(refused)
+        after = {n: counter_sum(metrics_text(rstack, n), "engram_rpc_requests_total",
+                                method="Run") for n in rstack.replica_names("dreamer")}
+        assert all(after[n] > before[n] for n in after), (before, after)
+        await conn.execute("SELECT pg_advisory_unlock(hashtext('dream/default'))")
+        ran = await agent.call("dream", {"action": "run"})
+        assert ran.get("run_id") or ran.get("run"), ran
+    finally:
+        await agent.close()
+        await conn.close()
+
+
+async def test_leases_exclusive_with_rising_tokens_across_coordination_replicas(
+        rstack: Stack, token: str):
+    """Agents race for one lease, round after round, their claims spread over
+    both coordination replicas: one holder per round, each grant's fencing
+    token above the last."""
+    lease = f"deploy:{uuid.uuid4().hex[:6]}"
+    agents = [RetryingAgent(rstack, token, f"racer-{i}") for i in range(4)]
+    before = {n: counter_sum(metrics_text(rstack, n), "engram_rpc_requests_total",
+                             method="ClaimLease") for n in rstack.replica_names("coordination")}
+    last = 0
+    try:
+        for _ in range(6):
+            replies = await asyncio.gather(*[a.call("board_lease", {
+                "action": "claim", "name": lease, "ttl_seconds": 60, "queue": False})
+                for a in agents])
+            granted = [(a, r) for a, r in zip(agents, replies, strict=True) if r["granted"]]
+            assert len(granted) == 1, replies
+            holder, reply = granted[0]
+            assert reply["fencing_token"] > last, (reply, last)
+            last = reply["fencing_token"]
+            await holder.call("board_lease", {"action": "release", "name": lease})
+    finally:
+        for a in agents:
+            await a.close()
+    for name in rstack.replica_names("coordination"):
+        claims = counter_sum(metrics_text(rstack, name), "engram_rpc_requests_total",
+                             method="ClaimLease")
+        assert claims > before[name], f"{name} served no claim"
+
+
+async def _entry_events(dsn: str, ids: list[str]) -> dict[str, int]:
+    conn = await asyncpg.connect(dsn)
+    try:
+        rows = await conn.fetch(
+            "SELECT subject_id, count(*) AS n FROM dreamer.processed_events"
+            " WHERE event_type = 'memory.entry.stored' AND subject_id = ANY($1::text[])"
+            " GROUP BY subject_id", ids)
+        return {r["subject_id"]: r["n"] for r in rows}
+    finally:
+        await conn.close()
+
+
+async def test_killing_one_replica_of_each_loses_no_acknowledged_write(rstack: Stack,
+                                                                       token: str):
+    """Under load, SIGKILL one replica of every replicated service: every call
+    succeeds within the documented retry, every acknowledged store reads back,
+    and the dreamer applies each stored entry's event exactly once."""
+    agents = [RetryingAgent(rstack, token, f"kill-{i}") for i in range(3)]
+    victims = ["gateway-2", "memory-1", "cortex-2", "dreamer-1", "coordination-1"]
+
+    async def kill_soon() -> None:
+        await asyncio.sleep(3)
+        for name in victims:
+            proc = rstack.procs[name]
+            os.kill(proc.pid, signal.SIGKILL)
+            await asyncio.to_thread(proc.wait)
+
+    try:
+        results = await asyncio.gather(
+            kill_soon(), *[_store_load(a, f"kill{i}", 10) for i, a in enumerate(agents)])
+        ids = [i for batch in results[1:] for i in (batch or [])]
+        assert len(ids) == 30
+        for entry_id in ids:
+            got = await agents[0].call("memory_get", {"id": entry_id})
+            assert entry_id in json.dumps(got)
+    finally:
+        for a in agents:
+            await a.close()
+    assert set(rstack.dead_services()) == set(victims)
+
+    async def all_applied() -> bool:
+        return len(await _entry_events(rstack.postgres.admin_dsn, ids)) == len(set(ids))
+
+    await eventually(all_applied, 90, "every stored entry's event applied by the dreamer")
+    counts = await _entry_events(rstack.postgres.admin_dsn, ids)
+    assert set(counts.values()) == {1}, "an event applied twice"
