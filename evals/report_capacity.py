@@ -122,6 +122,10 @@ def _cost_rows(m: dict[str, Any], f: Fmt) -> list[list[str]]:
              f(m["idle_cores"].get(k, 0), 3), f(m["mib"].get(k, 0), 0)] for k in names]
 
 
+def duration(seconds: float, f: Fmt) -> str:
+    return f"{f(seconds / 60, 0)} min" if seconds < 7200 else f"{f(seconds / 3600, 0)} h"
+
+
 def subjects(events: dict[str, Any]) -> str:
     return ", ".join(f"`{k.removeprefix('engram.events.')}` {v}"
                      for k, v in sorted(events["events_by_subject"].items()))
@@ -245,7 +249,7 @@ def sizing(capacity: dict[str, Any], scale: dict[str, Any], f: Fmt, table: Table
         state.append([*who, f"{f(s['entries'] / 1e6, 1)} M", f(s["pg_cores"], 1),
                       size(s["pg_ram"]), size(s["pg_disk"]), s["postgres"],
                       f"{f(s['events_s'], 1)}/s, {size(s['nats_disk'])}",
-                      f"{f(s['hnsw_build_s'] / 60, 0)} min"])
+                      duration(s["hnsw_build_s"], f)])
     assumed = [f"- {text}: **{value:g}**" for value, text in ASSUMPTIONS.values()]
     head = ["users", "agents", "stores/day"]
     return ["### Sizing table", "",
@@ -257,7 +261,7 @@ def sizing(capacity: dict[str, Any], scale: dict[str, Any], f: Fmt, table: Table
             "Postgres and NATS:", "",
             *table([*head, "entries after a year", "Postgres cores", "Postgres RAM",
                     "Postgres disk", "Postgres", "NATS peak events, stream disk",
-                    "HNSW rebuild (est.)"], state),
+                    "HNSW rebuild, one index (est.)"], state),
             "Coordination and the dreamer run two replicas throughout (dream passes run one at "
             "a time per namespace, so the second dreamer is for availability). Cores: CPU per "
             "operation × peak rate ÷ the target utilisation, plus each replica's idle floor. "
