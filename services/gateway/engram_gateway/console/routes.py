@@ -15,6 +15,7 @@ from starlette.responses import Response
 
 from ..auth import NamespaceRefused, caller_context
 from ..clients import Backends
+from ..toolspec import Access
 from .pages import PAGES
 from .session import COOKIE, PATH, PRE_COOKIE, PRE_TTL_S, Sessions, Viewer, console_role
 from .web import (
@@ -53,7 +54,7 @@ def _namespace(viewer: Viewer, request: Request, form: dict[str, str]) -> str:
     try:
         return caller_context(viewer.name, viewer.role, list(viewer.principal.namespaces),
                               wanted or None, read_only=list(viewer.principal.read_namespaces),
-                              what="the console").namespace
+                              access=Access.READ, what="the console").namespace
     except NamespaceRefused as exc:
         raise ConsoleError(403, "permission_denied", str(exc)) from None
 
