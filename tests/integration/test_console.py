@@ -36,7 +36,7 @@ async def contest(stack: Stack, ns: str) -> dict:
                                                 "value": "Jenkins", "namespace": ns,
                                                 "evidence_quote": "CI runs on Jenkins",
                                                 "source_type": "file",
-                                                "source_ref": "docs/ci.md"})
+                                                "source_ref": "ci/pipeline.txt"})
     assert other["action"] == "contest", other
     return other
 
@@ -49,9 +49,9 @@ async def test_a_reviewer_decides_a_conflict_made_through_mcp(stack: Stack,
     page = await context.new_page()
     await sign_in(page, stack, reviewer, shot="signin")
     assert page.url.endswith("/console/")
-    cookie = next(c for c in await context.cookies() if c["name"] == "engram_console")
-    assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
-    assert cookie["path"] == "/console" and not cookie["secure"]  # plain http here
+    cookie = next(c for c in await context.cookies() if c.get("name") == "engram_console")
+    assert cookie.get("httpOnly") and cookie.get("sameSite") == "Strict"
+    assert cookie.get("path") == "/console" and not cookie.get("secure")  # plain http here
 
     response = await page.goto(console_url(stack, f"/review?ns={ns}"))
     assert response is not None and response.status == 200
@@ -68,7 +68,7 @@ async def test_a_reviewer_decides_a_conflict_made_through_mcp(stack: Stack,
     item = page.locator("article.item", has_text="Jenkins")
     await item.wait_for()
     text = await item.inner_text()
-    for shown in ("GitHub Actions", "CI runs on Jenkins", "docs/ci.md", "chat 12", "origin",
+    for shown in ("GitHub Actions", "CI runs on Jenkins", "ci/pipeline.txt", "chat 12", "origin",
                   "world time", "recorded"):
         assert shown in text, shown
     await page.keyboard.press("j")  # the vendored script's shortcut
@@ -95,7 +95,7 @@ async def test_an_agent_token_cannot_sign_in(stack: Stack, context: BrowserConte
     page = await context.new_page()
     await sign_in(page, stack, agent)
     assert "is an agent token" in await page.inner_text("#error")
-    assert not [c for c in await context.cookies() if c["name"] == "engram_console"]
+    assert not [c for c in await context.cookies() if c.get("name") == "engram_console"]
     await page.goto(console_url(stack, "/"))
     assert page.url.endswith("/console/signin")
 
@@ -164,4 +164,4 @@ async def test_rotating_the_token_ends_the_session_and_sign_out_clears_it(
     async with page.expect_navigation():
         await page.click("form.signout button")
     assert page.url.endswith("/console/signin")
-    assert not [c for c in await context.cookies() if c["name"] == "engram_console"]
+    assert not [c for c in await context.cookies() if c.get("name") == "engram_console"]

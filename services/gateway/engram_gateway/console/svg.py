@@ -65,14 +65,21 @@ def neighbourhood(root: str, nodes: list[dict[str, Any]], edges: list[dict[str, 
         if n["entity"] != root:
             rings.setdefault(max(1, n["depth"]), []).append(n["entity"])
     where: dict[str, tuple[float, float]] = {root: (centre, centre)}
+    deepest = max(rings, default=1)
     for depth, names in rings.items():
-        radius = min(110 * depth, 320)
+        radius = 300 * depth / deepest
         for i, name in enumerate(sorted(names)):
             angle = 2 * math.pi * i / len(names) - math.pi / 2 + depth * 0.3
             where[name] = (centre + radius * math.cos(angle), centre + radius * math.sin(angle))
     parts = [f"<svg class='graph' role='img' viewBox='0 0 {size} {size}' width='{size}' "
              f"height='{size}'><title>neighbourhood of {escape(root)}</title>"]
-    for e in edges:
+    drawn: set[frozenset[str]] = set()
+    # One line per pair: the stated edge before its derived inverse.
+    for e in sorted(edges, key=lambda e: bool(e.get("derived"))):
+        pair = frozenset((e["src"], e["dst"]))
+        if pair in drawn:
+            continue
+        drawn.add(pair)
         if e["src"] in where and e["dst"] in where:
             (x1, y1), (x2, y2) = where[e["src"]], where[e["dst"]]
             kind = "derived" if e.get("derived") else escape(e.get("provenance", ""))
