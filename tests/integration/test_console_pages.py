@@ -168,3 +168,47 @@ async def test_search_graph_board_and_overview(stack: Stack,
     counts = await page.locator("#counts tr", has_text=ns).inner_text()
     assert "\t3\t" in counts  # three live entries
     await screenshot(page, "overview")
+
+
+async def test_a_link_proposal_is_decided_on_the_graph_page(stack: Stack,
+                                                            context: BrowserContext):  # noqa: F811
+    ns = namespace("link")
+    agent = stack.principals.create(f"agent-{ns}", "agent", [ns])
+    async with mcp_client(stack.mcp_url, agent) as client:
+        await call(client, "fact_set", {"entity": "postgres", "attribute": "version",
+                                        "value": "16", "namespace": ns})
+        await call(client, "memory_store", {"text": "orders-api uses Postgres.",
+                                            "namespace": ns})
+        await pending(client, ns, 1)
+        run = (await call(client, "dream", {"action": "run", "namespace": ns}))["run"]
+        assert run["proposals"] == 1
+
+    page = await signed_in(stack, context, ns)
+    await page.goto(console_url(stack, f"/graph?ns={ns}&entity=orders-api"))
+    proposal = page.locator("article.item", has_text="link orders-api uses postgres")
+    await proposal.locator("textarea[name=reasoning]").fill("orders-api reads from postgres")
+    async with page.expect_navigation():
+        await proposal.get_by_role("button", name="approve").click()
+    assert "approved" in await page.inner_text("#flash")
+    assert "/console/graph" in page.url  # back where the decision was made
+    edges = await page.inner_text("#edges")
+    assert "uses" in edges and "postgres" in edges and "inferred" in edges
+    assert await page.locator("article.item").count() == 0
+
+
+async def test_errors_are_pages_with_the_operations_message(stack: Stack,
+                                                           context: BrowserContext):  # noqa: F811
+    ns = namespace("err")
+    page = await signed_in(stack, context, ns)
+    bad = await page.goto(console_url(stack, f"/fact?ns={ns}&entity=a&attribute=b"
+                                             "&as_of=yesterday"))
+    assert bad is not None and bad.status == 400
+    assert "as_of must be an ISO-8601 date" in await page.inner_text("#error")
+    assert "Traceback" not in await page.content()
+    refused = await page.goto(console_url(stack, "/review?ns=someone-else"))
+    assert refused is not None and refused.status == 403
+    assert "may not use namespace 'someone-else'" in await page.inner_text("#error")
+    missing = await page.goto(console_url(stack, f"/dream?ns={ns}&run=nope"))
+    assert missing is not None and missing.status == 404
+    for response in (bad, refused, missing):
+        assert "content-security-policy" in response.headers
