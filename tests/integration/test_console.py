@@ -165,3 +165,36 @@ async def test_rotating_the_token_ends_the_session_and_sign_out_clears_it(
         await page.click("form.signout button")
     assert page.url.endswith("/console/signin")
     assert not [c for c in await context.cookies() if c.get("name") == "engram_console"]
+
+
+async def test_the_queue_is_paged_and_filtered_on_the_server(stack: Stack,
+                                                             context: BrowserContext):  # noqa: F811
+    ns = namespace("page")
+    agent = stack.principals.create(f"agent-{ns}", "agent", [ns])
+    async with mcp_client(stack.mcp_url, agent) as client:
+        for i in range(30):
+            slot = {"entity": f"svc-{i}", "attribute": "ci", "namespace": ns}
+            await call(client, "fact_set", slot | {"value": "GitHub Actions"})
+            await call(client, "fact_set", slot | {"value": "Jenkins",
+                                                   "evidence_quote": "CI runs on Jenkins"})
+    page = await context.new_page()
+    await sign_in(page, stack, stack.principals.create(f"rev-{ns}", "reviewer", [ns]))
+    await page.goto(console_url(stack, f"/review?ns={ns}"))
+    items = page.locator("article.item")
+    assert await items.count() == 25
+    assert "30 open items; page 1 of 2" in await page.inner_text("main")
+    await page.keyboard.press("j")
+    await page.keyboard.press("j")
+    assert "selected" in (await items.nth(1).get_attribute("class") or "")
+    await page.keyboard.press("k")
+    assert "selected" in (await items.nth(0).get_attribute("class") or "")
+    async with page.expect_navigation():
+        await page.click("a[rel=next]")
+    assert await items.count() == 5
+
+    await page.goto(console_url(stack, f"/review?ns={ns}&kind=conflict&q=svc-7"))
+    assert await items.count() == 1
+    assert "svc-7.ci" in await items.first.inner_text()
+    await page.goto(console_url(stack, f"/review?ns={ns}&size=100000"))
+    assert await items.count() == 30
+    assert await page.get_attribute("input[name=size]", "value") == "100"
