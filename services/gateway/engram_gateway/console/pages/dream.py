@@ -9,6 +9,7 @@ from urllib.parse import urlencode
 
 from starlette.responses import Response
 
+from ...registry import BY_NAME
 from .. import ops
 from ..web import ConsoleError, Ctx, Page, redirect
 
@@ -26,6 +27,15 @@ async def _detail(ctx: Ctx, run_id: str) -> dict[str, Any] | None:
     return None
 
 
+async def _preview(ctx: Ctx, run_id: str) -> dict[str, Any] | None:
+    """What a rollback would change, where the registry's rollback takes
+    dry_run; None where it does not (the page then shows the run's counts)."""
+    if "dry_run" not in BY_NAME["dream"].signature.parameters:
+        return None
+    return await ops.run(ctx.backends, ctx.viewer, ctx.namespace, "dream",
+                         {"run_id": run_id, "dry_run": True}, action="rollback")
+
+
 async def runs(ctx: Ctx) -> Response:
     listed = (await ops.run(ctx.backends, ctx.viewer, ctx.namespace, "dream",
                             {"limit": RUNS_SHOWN}, action="runs"))["runs"]
@@ -35,9 +45,12 @@ async def runs(ctx: Ctx) -> Response:
         raise ConsoleError(404, "not_found", f"no dream run {run_id[:40]!r} among the "
                            f"latest {RUNS_SHOWN} of {ctx.namespace}")
     detail = await _detail(ctx, run_id) if run else None
-    return ctx.render("dream.html", runs=listed, run=run, detail=detail,
-                      preview=run is not None and ctx.arg("preview") == "1",
-                      can_rollback=ctx.may("dream", "rollback"), has_detail=detail is not None)
+    can_rollback = ctx.may("dream", "rollback")
+    preview = run is not None and can_rollback and ctx.arg("preview") == "1"
+    dry = await _preview(ctx, run_id) if preview and run and run["status"] == "committed" \
+        else None
+    return ctx.render("dream.html", runs=listed, run=run, detail=detail, preview=preview,
+                      dry=dry, can_rollback=can_rollback)
 
 
 async def rollback(ctx: Ctx) -> Response:
