@@ -76,8 +76,8 @@ class Console:
         for p in NAV:
             r.add_api_route(PATH + p.path, self._get(p), methods=["GET"])
             for name, handler in p.actions.items():
-                r.add_api_route(f"{PATH}{p.path.rstrip('/')}/{name}", self._post(handler),
-                                methods=["POST"])
+                r.add_api_route(f"{PATH}{p.path.rstrip('/')}/{name}",
+                                self._post(handler, p), methods=["POST"])
         r.add_api_route(PATH, lambda: redirect(f"{PATH}/"), methods=["GET"])
         r.add_api_route(f"{PATH}/{{rest:path}}", self.not_found, methods=["GET", "POST"])
         return r
@@ -141,16 +141,17 @@ class Console:
 
     def _get(self, p: Page) -> Any:
         async def get(request: Request) -> Response:
-            return await self._serve(request, p.get, post=False)
+            return await self._serve(request, p.get, post=False, page=p)
         get.__name__ = f"console_{p.path.strip('/') or 'overview'}"
         return get
 
-    def _post(self, handler: Handler) -> Any:
+    def _post(self, handler: Handler, p: Page | None = None) -> Any:
         async def post(request: Request) -> Response:
-            return await self._serve(request, handler, post=True)
+            return await self._serve(request, handler, post=True, page=p)
         return post
 
-    async def _serve(self, request: Request, handler: Handler, post: bool) -> Response:
+    async def _serve(self, request: Request, handler: Handler, post: bool,
+                     page: Page | None = None) -> Response:
         if self.sessions is None:
             return self._off()
         viewer = self._viewer(request)
@@ -166,6 +167,9 @@ class Console:
             if post and (not _same_origin(request)
                          or not self.sessions.csrf_ok(viewer, form.get("csrf", ""))):
                 raise _csrf_refusal()
+            if page is not None and not page.visible(viewer):
+                raise ConsoleError(403, "permission_denied", f"{page.nav or page.path} is "
+                                   f"not for the {viewer.role} role")
             ns = _namespace(viewer, request, form)
             ctx = Ctx(request, self.sessions, self.backends, viewer, ns, form)
             return await handler(ctx)
