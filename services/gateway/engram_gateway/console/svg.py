@@ -59,7 +59,7 @@ def neighbourhood(root: str, nodes: list[dict[str, Any]], edges: list[dict[str, 
                   href: Any) -> Markup:
     """The root in the middle, its neighbours on rings by depth; each node
     links to its own neighbourhood (`href(entity)`)."""
-    size, centre = 720, 360
+    size, centre = 520, 260
     rings: dict[int, list[str]] = {}
     for n in nodes:
         if n["entity"] != root:
@@ -67,7 +67,7 @@ def neighbourhood(root: str, nodes: list[dict[str, Any]], edges: list[dict[str, 
     where: dict[str, tuple[float, float]] = {root: (centre, centre)}
     deepest = max(rings, default=1)
     for depth, names in rings.items():
-        radius = 300 * depth / deepest
+        radius = 200 * depth / deepest
         for i, name in enumerate(sorted(names)):
             angle = 2 * math.pi * i / len(names) - math.pi / 2 + depth * 0.3
             where[name] = (centre + radius * math.cos(angle), centre + radius * math.sin(angle))
