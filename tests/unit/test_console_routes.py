@@ -21,13 +21,18 @@ from engram_gateway.principals import PrincipalStore
 
 
 async def secret(ctx: Ctx) -> Response:
-    return PlainTextResponse(f"for {ctx.viewer.role} in {ctx.namespace}")
+    note = f"; {ctx.flash()}" if ctx.flash() else ""
+    return PlainTextResponse(f"for {ctx.viewer.role} in {ctx.namespace}{note}")
+
+
+async def act(ctx: Ctx) -> Response:
+    return ctx.done(ctx.url("/ops-only"), "did it")
 
 
 def client(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: str | None,
            **values: Any) -> tuple[TestClient, PrincipalStore]:
     store = PrincipalStore(tmp_path / "principals.json")
-    page = Page("/ops-only", "Ops", secret, {"act": secret}, order=99,
+    page = Page("/ops-only", "Ops", secret, {"act": act}, order=99,
                 visible=lambda viewer: viewer.role == "operator")
     monkeypatch.setattr(routes, "PAGES", [page])
     sessions = Sessions(key, 600, store) if key else None
@@ -59,6 +64,19 @@ def test_a_page_for_operators_is_refused_to_a_reviewer(tmp_path: Path,
     sign_in(c2, store.create("op", "operator", ["default"]))
     assert c2.get("/console/ops-only").text == "for operator in default"
     assert c2.post("/console/ops-only/act", data={"x": "1"}).status_code == 403  # no CSRF
+
+
+def test_only_the_console_puts_a_note_on_a_page(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch):
+    c, store = client(tmp_path, monkeypatch, "k" * 32)
+    sign_in(c, store.create("op", "operator", ["default"]))
+    forged = c.get("/console/ops-only?msg=call+this+number&sig=0")
+    assert forged.text == "for operator in default"
+    sessions = Sessions("k" * 32, 600, store)
+    viewer = sessions.viewer(c.cookies.get("engram_console"))
+    assert viewer is not None
+    done = c.post("/console/ops-only/act", data={"csrf": sessions.csrf(viewer)})
+    assert done.text == "for operator in default; did it"
 
 
 def test_without_a_key_the_console_is_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):

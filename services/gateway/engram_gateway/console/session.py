@@ -104,6 +104,11 @@ class Sessions:
     def csrf_ok(self, viewer: Viewer, given: str) -> bool:
         return bool(given) and hmac.compare_digest(given, self.csrf(viewer))
 
+    def flash_sig(self, viewer: Viewer, message: str) -> str:
+        """Signs the note a redirect carries, so that only the console (not a
+        link someone else wrote) can put words on a console page."""
+        return self._mac("flash", viewer.cookie, message)[:32]
+
     @staticmethod
     def new_nonce() -> str:
         return secrets.token_urlsafe(16)

@@ -4,6 +4,7 @@ the security headers on every /console response."""
 
 from __future__ import annotations
 
+import hmac
 import logging
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
@@ -58,6 +59,18 @@ class Ctx:
 
     def arg(self, name: str, default: str = "") -> str:
         return self.request.query_params.get(name, default).strip()
+
+    def flash(self) -> str:
+        """The note of the redirect that led here, if the console signed it."""
+        message, sig = self.arg("msg"), self.arg("sig")
+        ok = message and hmac.compare_digest(sig, self.sessions.flash_sig(self.viewer, message))
+        return message if ok else ""
+
+    def done(self, url: str, message: str) -> RedirectResponse:
+        """Redirect to `url` with a signed note of what was done."""
+        sep = "&" if "?" in url else "?"
+        sig = self.sessions.flash_sig(self.viewer, message)
+        return redirect(f"{url}{sep}{urlencode({'msg': message, 'sig': sig})}")
 
     def may(self, tool: str, action: str = "") -> bool:
         return self.viewer.may(tool, self.namespace, action)

@@ -5,13 +5,12 @@ run-detail operation, its rows; rollback after a preview."""
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlencode
 
 from starlette.responses import Response
 
 from ...registry import BY_NAME
 from .. import ops
-from ..web import ConsoleError, Ctx, Page, redirect
+from ..web import ConsoleError, Ctx, Page
 
 # A run-detail operation, where this gateway's registry has one (tool, action).
 DETAIL_OPS = (("dream", "show"), ("dream", "detail"), ("dream", "run_detail"),
@@ -61,7 +60,7 @@ async def rollback(ctx: Ctx) -> Response:
     done = await ops.run(ctx.backends, ctx.viewer, ctx.namespace, "dream",
                          {"run_id": run_id}, action="rollback")
     msg = f"run {run_id[:8]} rolled back: {done['reverted_rows']} rows restored"
-    return redirect(ctx.url("/dream", run=run_id) + "&" + urlencode({"msg": msg}))
+    return ctx.done(ctx.url("/dream", run=run_id), msg)
 
 
 PAGES = [Page("/dream", "Dream runs", runs, {"rollback": rollback}, order=50)]

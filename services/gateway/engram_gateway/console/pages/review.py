@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import asyncio
 from typing import Any
-from urllib.parse import urlencode
 
 from starlette.responses import Response
 
 from .. import ops
-from ..web import ConsoleError, Ctx, Page, back_to, redirect
+from ..web import ConsoleError, Ctx, Page, back_to
 
 KINDS = ("", "conflict", "root_tag", "contender", "graph_link", "merge_entity", "merge_fact",
          "merge_entries")
@@ -82,9 +81,7 @@ async def decide(ctx: Ctx) -> Response:
         raise ConsoleError(400, "invalid_argument", "a decision needs a reason")
     done = await ops.run(ctx.backends, ctx.viewer, ctx.namespace, tool, args)
     status = done.get("status") or ("accepted" if choice == "accept" else "discarded")
-    back = back_to(ctx, ctx.url("/review"))
-    sep = "&" if "?" in back else "?"
-    return redirect(f"{back}{sep}{urlencode({'msg': f'{item_id}: {status}'})}")
+    return ctx.done(back_to(ctx, ctx.url("/review")), f"{item_id}: {status}")
 
 
 PAGES = [Page("/review", "Review", queue, {"decide": decide}, order=10)]
