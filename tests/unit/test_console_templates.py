@@ -32,7 +32,7 @@ DRY = {"run_id": RUN["id"], "dry_run": True, "allowed": False,
 def render(template: str, **values: Any) -> str:
     viewer = Viewer(Principal("rev", "reviewer", ["default"], "0" * 64), "cookie")
     ctx = SimpleNamespace(url=lambda path, **q: f"/console{path}",
-                          arg=lambda name, default="": default)
+                          arg=lambda name, default="": default, flash=lambda: "")
     return ENV.get_template(template).render(
         nav=[], path="/console", viewer=viewer, ns="default", csrf="c", ctx=ctx, **values)
 
