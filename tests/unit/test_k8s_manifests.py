@@ -22,7 +22,7 @@ _spec.loader.exec_module(k8s_check)
 
 SERVICES = sorted(n for n, s in COMPOSE.items()
                   if s.get("command", [None, None, ""])[2:3] == [f"engram_{n}"])
-SECRETS = {"engram-internal": {"internal-token", "audit-hmac-key"},
+SECRETS = {"engram-internal": {"internal-token", "audit-hmac-key", "console-session-key"},
            "engram-db": {f"{s}-password" for s in ("memory", "cortex", "dreamer", "coordination")},
            "engram-nats": {f"{u}-password"
                            for u in ("admin", "memory", "cortex", "dreamer", "coordination")},

@@ -1,4 +1,5 @@
-"""The gateway's ASGI app: MCP at /mcp plus /healthz, /readyz, /metrics."""
+"""The gateway's ASGI app: MCP at /mcp, REST under /v1, the browser console at
+/console/, plus /healthz, /readyz, /metrics."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from engram_kit.health import engram_version
 from . import limits
 from .auth import PrincipalTokenVerifier
 from .clients import Backends
+from .console import ConsoleHeaders, build_console_router
 from .http_guard import HttpGuard
 from .mcp_guard import guard_mcp
 from .mcp_tools import GatewayMCP, register_briefing_prompt, register_tools
@@ -105,6 +107,7 @@ def build_app(settings: GatewaySettings) -> FastAPI:
     async def metrics() -> Response:
         return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
 
+    app.add_middleware(ConsoleHeaders)
     # Inside CORS, so that its refusals still carry the CORS headers.
     app.add_middleware(HttpGuard, security=security, max_body_bytes=settings.max_body_bytes)
     if settings.cors_origins:
@@ -117,5 +120,6 @@ def build_app(settings: GatewaySettings) -> FastAPI:
     app.state.principals = store
     for router in build_rest_routers(backends):
         app.include_router(router)
+    app.include_router(build_console_router(settings, store, backends))
     app.mount("/", guard_mcp(mcp_app, mcp, store, settings.max_sessions_per_principal))
     return app

@@ -71,6 +71,11 @@ class PrincipalStore:
                 return principal
         return None
 
+    def named(self, name: str) -> Principal | None:
+        """The principal called `name` as the file says now (re-read on change)."""
+        self._refresh()
+        return next((p for p in self._by_hash.values() if p.name == name), None)
+
     def count(self) -> int:
         self._refresh()
         return len(self._by_hash)

@@ -49,6 +49,11 @@ class GatewaySettings(BaseSettings):
     mcp_stateless: bool = False
     # minimal | core | full: the tools a principal sees until it calls toolset.
     default_toolset: str = "full"
+    # Keys the browser console's session cookies and CSRF tokens (16+ chars; every
+    # replica the same). Unset: the console at /console/ says it is off.
+    console_session_key: SecretStr | None = Field(default=None, min_length=16)
+    # How long a console sign-in lasts; a rotated or revoked token ends it sooner.
+    console_session_ttl_s: int = Field(default=8 * 3600, gt=0)
 
     @property
     def base_url(self) -> str:

@@ -1,0 +1,24 @@
+"""The browser console at /console/: server-rendered pages over the same
+registry operations the MCP tools and REST routes run (docs/console.md)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from ..clients import Backends
+from ..principals import PrincipalStore
+from ..settings import GatewaySettings
+from .routes import Console
+from .session import Sessions
+from .web import ConsoleHeaders
+
+
+def build_console_router(settings: GatewaySettings, store: PrincipalStore,
+                         backends: Backends) -> APIRouter:
+    key = settings.console_session_key
+    sessions = (Sessions(key.get_secret_value(), settings.console_session_ttl_s, store)
+                if key is not None else None)
+    return Console(sessions, backends).router()
+
+
+__all__ = ["ConsoleHeaders", "build_console_router"]

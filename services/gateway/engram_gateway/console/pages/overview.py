@@ -1,0 +1,36 @@
+"""Overview: the services' health (what /readyz reports), each granted
+namespace's counts (memory_stats) and the dreamer's backlog and last runs."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from starlette.responses import Response
+
+from .. import ops
+from ..web import ConsoleError, Ctx, Page
+
+
+async def _stats(ctx: Ctx, ns: str) -> dict[str, Any]:
+    try:
+        return await ops.run(ctx.backends, ctx.viewer, ns, "memory_stats")
+    except ConsoleError as exc:
+        return {"error": exc.message}
+
+
+async def overview(ctx: Ctx) -> Response:
+    health = await ctx.backends.ready()
+    stats = await asyncio.gather(*(_stats(ctx, n) for n in ctx.viewer.namespaces))
+    try:
+        status = await ops.run(ctx.backends, ctx.viewer, ctx.namespace, "dream", action="status")
+        runs = (await ops.run(ctx.backends, ctx.viewer, ctx.namespace, "dream",
+                              {"limit": 5}, action="runs"))["runs"]
+    except ConsoleError as exc:
+        status, runs = {"error": exc.message}, []
+    return ctx.render("overview.html", health=health,
+                      stats=list(zip(ctx.viewer.namespaces, stats, strict=True)),
+                      dream=status, runs=runs)
+
+
+PAGES = [Page("/", "Overview", overview, order=0)]
