@@ -23,7 +23,7 @@ from engram_cli.settings import CliSettings
 from engram_cli.stack import Stack
 
 from ..conftest import PORT_SHIFT
-from ..helpers import call, eventually, result_text
+from ..helpers import call, eventually, mcp_client, result_text
 from ..replica_tools import alternating_client, counter_sum, metrics_text, rpc_calls
 
 OFFSET = 450 + PORT_SHIFT
@@ -199,6 +199,23 @@ async def test_leases_exclusive_with_rising_tokens_across_coordination_replicas(
         claims = counter_sum(metrics_text(rstack, name), "engram_rpc_requests_total",
                              method="ClaimLease")
         assert claims > before[name], f"{name} served no claim"
+
+
+async def test_toolset_tier_is_seen_by_every_gateway_replica(rstack: Stack):
+    """A principal's toolset tier set through one gateway holds on the other
+    (it lives in coordination, not in a gateway process)."""
+    token = rstack.principals.create(f"tiers-{uuid.uuid4().hex[:6]}", "agent", ["default"])
+    first, second = rstack.gateway_urls
+    async with mcp_client(first, token) as client:
+        assert (await call(client, "toolset", {"tier": "minimal"}))["tier"] == "minimal"
+    async with mcp_client(second, token) as client:
+        listed = {t.name for t in (await client.list_tools()).tools}
+        assert listed == {"memory_store", "memory_search", "briefing", "toolset"}
+        refused = await client.call_tool("fact_get", {"entity": "x", "attribute": "y"})
+        assert refused.is_error and "not in your toolset 'minimal'" in result_text(refused)
+        assert (await call(client, "toolset", {"action": "expand"}))["tier"] == "core"
+    async with mcp_client(first, token) as client:
+        assert (await call(client, "toolset", {}))["tier"] == "core"
 
 
 async def _entry_events(dsn: str, ids: list[str]) -> dict[str, int]:
