@@ -193,7 +193,7 @@ class CoordinationServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetToolset(self, request, context):
-        """The caller principal's toolset tier in its namespace, kept here so that
+        """The caller principal's toolset tier (in every namespace), kept here so that
         every gateway replica sees the same one.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
