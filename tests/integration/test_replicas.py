@@ -10,6 +10,9 @@ import asyncio
 import json
 import os
 import signal
+import subprocess
+import sys
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +24,7 @@ import pytest
 
 from engram_cli.settings import CliSettings
 from engram_cli.stack import Stack
+from engram_cli.supervisor import Supervisor
 
 from ..conftest import PORT_SHIFT
 from ..helpers import call, eventually, mcp_client, result_text
@@ -264,3 +268,35 @@ async def test_killing_one_replica_of_each_loses_no_acknowledged_write(rstack: S
     await eventually(all_applied, 90, "every stored entry's event applied by the dreamer")
     counts = await _entry_events(rstack.postgres.admin_dsn, ids)
     assert set(counts.values()) == {1}, "an event applied twice"
+
+
+def test_supervisor_restarts_a_replica_on_its_ports_and_status_lists_replicas(rstack: Stack):
+    """`engram up`'s supervisor restarts a killed replica alone, on the ports
+    its callers were given; `engram status` shows every replica."""
+    for name in ("memory-2", "gateway-2"):
+        if rstack.procs[name].poll() is None:
+            os.kill(rstack.procs[name].pid, signal.SIGKILL)
+            rstack.procs[name].wait()
+    ports = {n: dict(spec.ports) for n, spec in rstack.instances.items()}
+    supervisor = Supervisor(rstack, rstack.settings, lambda _line: None)
+    try:
+        deadline = time.monotonic() + 60
+        while rstack.dead_services() or any(
+                w.restart_at is not None for w in supervisor.watched.values()):
+            assert time.monotonic() < deadline, rstack.dead_services()
+            supervisor.tick()
+            time.sleep(0.2)
+        rstack.wait_ready(list(rstack.instances), 120)
+        assert {n: dict(spec.ports) for n, spec in rstack.instances.items()} == ports
+        out = subprocess.run([sys.executable, "-m", "engram_cli", "status", "--json",
+                              "--data-dir", str(rstack.data_dir)],
+                             capture_output=True, text=True, timeout=60)
+        rows = {r["name"]: r for r in json.loads(out.stdout)["processes"]}
+        for service in REPLICATED:
+            for index, name in enumerate(rstack.replica_names(service), start=1):
+                assert rows[name]["service"] == service and rows[name]["replica"] == index
+                assert rows[name]["ready"], rows[name]
+        assert rows["memory-2"]["restarts"] >= 1 and rows["embedder"]["replica"] == 0
+        assert out.returncode == 0, out.stderr
+    finally:
+        supervisor.close()
