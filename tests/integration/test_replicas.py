@@ -300,3 +300,27 @@ def test_supervisor_restarts_a_replica_on_its_ports_and_status_lists_replicas(rs
         assert out.returncode == 0, out.stderr
     finally:
         supervisor.close()
+
+
+async def test_coordination_down_costs_tool_calls_no_wait(rstack: Stack, token: str):
+    """Every tool call asks coordination for the caller's toolset tier; with
+    every coordination replica down, calls still answer promptly (the
+    default tier applies) and the tools the tier allows still work."""
+    names = rstack.replica_names("coordination")
+    for name in names:
+        rstack.stop_service(name)
+    try:
+        async with mcp_client(rstack.mcp_url, token) as client:
+            stored = await call(client, "memory_store",
+                                {"text": f"coordination outage probe {uuid.uuid4().hex}"})
+            started = time.monotonic()
+            for _ in range(3):
+                listed = await client.list_tools()
+            took = time.monotonic() - started
+        # Each lookup through the full retry budget would take 1.5 s or more.
+        assert stored["id"] and took < 3.0, took
+        assert len(listed.tools) > 20  # the default tier (full)
+    finally:
+        for name in names:
+            rstack.start_service(name)
+        rstack.wait_ready(names, 120)

@@ -26,6 +26,7 @@ from .toolspec import Access
 
 log = logging.getLogger(__name__)
 TIERS = ("minimal", "core", "full")
+LOOKUP_TIMEOUT_S = 2.0
 _WIRE = {"minimal": pb.TOOLSET_TIER_MINIMAL, "core": pb.TOOLSET_TIER_CORE,
          "full": pb.TOOLSET_TIER_FULL}
 _NAMES = {v: k for k, v in _WIRE.items()}
@@ -42,8 +43,12 @@ class Toolsets:
         self._backends = backends
 
     async def tier(self, caller: CallerContext) -> str:
+        # Asked before every tools/list and tools/call: with coordination down
+        # the answer is the default within LOOKUP_TIMEOUT_S, not after the
+        # full retry budget of a tool's own call.
         reply = await self._backends.call(Service.COORDINATION, "GetToolset", caller,
-                                          pb.GetToolsetRequest(), resend=True)
+                                          pb.GetToolsetRequest(), resend=True, attempts=2,
+                                          timeout_s=LOOKUP_TIMEOUT_S)
         return _NAMES.get(reply.tier, self.default)
 
     async def set(self, caller: CallerContext, tier: str) -> None:
