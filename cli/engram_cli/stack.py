@@ -135,8 +135,8 @@ class Stack:
         ports the others bound and give their callers every address."""
         names = self.replica_names(service)
         for name in names:
-            Path(self.instances[name].env.get("ENGRAM_PORTS_FILE", "/nonexistent")).unlink(
-                missing_ok=True)
+            if ports_file := self.instances[name].env.get("ENGRAM_PORTS_FILE"):
+                Path(ports_file).unlink(missing_ok=True)  # a last run's ports
             self.start_service(name)
         if len(names) == 1:
             return

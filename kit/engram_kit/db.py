@@ -24,6 +24,8 @@ from .settings import DatabaseSettings
 log = logging.getLogger(__name__)
 
 NAMESPACE_SETTING = "engram.namespace"
+# Rows that belong to a principal rather than a namespace (its toolset tier).
+PRINCIPAL_SETTING = "engram.principal"
 # Cross-namespace duties of a service's own background jobs. Each one is
 # granted by an RLS policy on its queue table only, except: the episode sweep
 # may only SELECT episodes (their ids and times), and board_sweep may read
@@ -127,6 +129,14 @@ async def tenant_tx(pool: asyncpg.Pool, namespace: str) -> AsyncIterator[asyncpg
     """A transaction whose rows are limited to `namespace` by RLS."""
     async with pooled(pool) as conn, conn.transaction():
         await conn.execute("SELECT set_config($1, $2, true)", NAMESPACE_SETTING, namespace)
+        yield conn
+
+
+@asynccontextmanager
+async def principal_tx(pool: asyncpg.Pool, principal: str) -> AsyncIterator[asyncpg.Connection]:
+    """A transaction whose rows are limited to `principal`'s own by RLS."""
+    async with pooled(pool) as conn, conn.transaction():
+        await conn.execute("SELECT set_config($1, $2, true)", PRINCIPAL_SETTING, principal)
         yield conn
 
 

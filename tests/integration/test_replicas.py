@@ -10,6 +10,9 @@ import asyncio
 import json
 import os
 import signal
+import subprocess
+import sys
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,9 +24,10 @@ import pytest
 
 from engram_cli.settings import CliSettings
 from engram_cli.stack import Stack
+from engram_cli.supervisor import Supervisor
 
 from ..conftest import PORT_SHIFT
-from ..helpers import call, eventually, result_text
+from ..helpers import call, eventually, mcp_client, result_text
 from ..replica_tools import alternating_client, counter_sum, metrics_text, rpc_calls
 
 OFFSET = 450 + PORT_SHIFT
@@ -201,6 +205,23 @@ async def test_leases_exclusive_with_rising_tokens_across_coordination_replicas(
         assert claims > before[name], f"{name} served no claim"
 
 
+async def test_toolset_tier_is_seen_by_every_gateway_replica(rstack: Stack):
+    """A principal's toolset tier set through one gateway holds on the other
+    (it lives in coordination, not in a gateway process)."""
+    token = rstack.principals.create(f"tiers-{uuid.uuid4().hex[:6]}", "agent", ["default"])
+    first, second = rstack.gateway_urls
+    async with mcp_client(first, token) as client:
+        assert (await call(client, "toolset", {"tier": "minimal"}))["tier"] == "minimal"
+    async with mcp_client(second, token) as client:
+        listed = {t.name for t in (await client.list_tools()).tools}
+        assert listed == {"memory_store", "memory_search", "briefing", "toolset"}
+        refused = await client.call_tool("fact_get", {"entity": "x", "attribute": "y"})
+        assert refused.is_error and "not in your toolset 'minimal'" in result_text(refused)
+        assert (await call(client, "toolset", {"action": "expand"}))["tier"] == "core"
+    async with mcp_client(first, token) as client:
+        assert (await call(client, "toolset", {}))["tier"] == "core"
+
+
 async def _entry_events(dsn: str, ids: list[str]) -> dict[str, int]:
     conn = await asyncpg.connect(dsn)
     try:
@@ -247,3 +268,59 @@ async def test_killing_one_replica_of_each_loses_no_acknowledged_write(rstack: S
     await eventually(all_applied, 90, "every stored entry's event applied by the dreamer")
     counts = await _entry_events(rstack.postgres.admin_dsn, ids)
     assert set(counts.values()) == {1}, "an event applied twice"
+
+
+def test_supervisor_restarts_a_replica_on_its_ports_and_status_lists_replicas(rstack: Stack):
+    """`engram up`'s supervisor restarts a killed replica alone, on the ports
+    its callers were given; `engram status` shows every replica."""
+    for name in ("memory-2", "gateway-2"):
+        if rstack.procs[name].poll() is None:
+            os.kill(rstack.procs[name].pid, signal.SIGKILL)
+            rstack.procs[name].wait()
+    ports = {n: dict(spec.ports) for n, spec in rstack.instances.items()}
+    supervisor = Supervisor(rstack, rstack.settings, lambda _line: None)
+    try:
+        deadline = time.monotonic() + 60
+        while rstack.dead_services() or any(
+                w.restart_at is not None for w in supervisor.watched.values()):
+            assert time.monotonic() < deadline, rstack.dead_services()
+            supervisor.tick()
+            time.sleep(0.2)
+        rstack.wait_ready(list(rstack.instances), 120)
+        assert {n: dict(spec.ports) for n, spec in rstack.instances.items()} == ports
+        out = subprocess.run([sys.executable, "-m", "engram_cli", "status", "--json",
+                              "--data-dir", str(rstack.data_dir)],
+                             capture_output=True, text=True, timeout=60)
+        rows = {r["name"]: r for r in json.loads(out.stdout)["processes"]}
+        for service in REPLICATED:
+            for index, name in enumerate(rstack.replica_names(service), start=1):
+                assert rows[name]["service"] == service and rows[name]["replica"] == index
+                assert rows[name]["ready"], rows[name]
+        assert rows["memory-2"]["restarts"] >= 1 and rows["embedder"]["replica"] == 0
+        assert out.returncode == 0, out.stderr
+    finally:
+        supervisor.close()
+
+
+async def test_coordination_down_costs_tool_calls_no_wait(rstack: Stack, token: str):
+    """Every tool call asks coordination for the caller's toolset tier; with
+    every coordination replica down, calls still answer promptly (the
+    default tier applies) and the tools the tier allows still work."""
+    names = rstack.replica_names("coordination")
+    for name in names:
+        rstack.stop_service(name)
+    try:
+        async with mcp_client(rstack.mcp_url, token) as client:
+            stored = await call(client, "memory_store",
+                                {"text": f"coordination outage probe {uuid.uuid4().hex}"})
+            started = time.monotonic()
+            for _ in range(3):
+                listed = await client.list_tools()
+            took = time.monotonic() - started
+        # Each lookup through the full retry budget would take 1.5 s or more.
+        assert stored["id"] and took < 3.0, took
+        assert len(listed.tools) > 20  # the default tier (full)
+    finally:
+        for name in names:
+            rstack.start_service(name)
+        rstack.wait_ready(names, 120)

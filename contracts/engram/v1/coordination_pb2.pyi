@@ -2,12 +2,24 @@ import datetime
 
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from collections.abc import Iterable as _Iterable, Mapping as _Mapping
 from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class ToolsetTier(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    TOOLSET_TIER_UNSPECIFIED: _ClassVar[ToolsetTier]
+    TOOLSET_TIER_MINIMAL: _ClassVar[ToolsetTier]
+    TOOLSET_TIER_CORE: _ClassVar[ToolsetTier]
+    TOOLSET_TIER_FULL: _ClassVar[ToolsetTier]
+TOOLSET_TIER_UNSPECIFIED: ToolsetTier
+TOOLSET_TIER_MINIMAL: ToolsetTier
+TOOLSET_TIER_CORE: ToolsetTier
+TOOLSET_TIER_FULL: ToolsetTier
 
 class Child(_message.Message):
     __slots__ = ("label", "since")
@@ -282,6 +294,22 @@ class RedactMessagesResponse(_message.Message):
     REDACTED_FIELD_NUMBER: _ClassVar[int]
     redacted: int
     def __init__(self, redacted: _Optional[int] = ...) -> None: ...
+
+class GetToolsetRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class SetToolsetRequest(_message.Message):
+    __slots__ = ("tier",)
+    TIER_FIELD_NUMBER: _ClassVar[int]
+    tier: ToolsetTier
+    def __init__(self, tier: _Optional[_Union[ToolsetTier, str]] = ...) -> None: ...
+
+class ToolsetReply(_message.Message):
+    __slots__ = ("tier",)
+    TIER_FIELD_NUMBER: _ClassVar[int]
+    tier: ToolsetTier
+    def __init__(self, tier: _Optional[_Union[ToolsetTier, str]] = ...) -> None: ...
 
 class ForgetMessageRequest(_message.Message):
     __slots__ = ("id", "reason")

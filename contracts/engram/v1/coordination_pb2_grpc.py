@@ -99,6 +99,16 @@ class CoordinationServiceStub:
                 request_serializer=engram_dot_v1_dot_coordination__pb2.BoardStatsRequest.SerializeToString,
                 response_deserializer=engram_dot_v1_dot_coordination__pb2.BoardStatsResponse.FromString,
                 _registered_method=True)
+        self.GetToolset = channel.unary_unary(
+                '/engram.v1.CoordinationService/GetToolset',
+                request_serializer=engram_dot_v1_dot_coordination__pb2.GetToolsetRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_coordination__pb2.ToolsetReply.FromString,
+                _registered_method=True)
+        self.SetToolset = channel.unary_unary(
+                '/engram.v1.CoordinationService/SetToolset',
+                request_serializer=engram_dot_v1_dot_coordination__pb2.SetToolsetRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_coordination__pb2.ToolsetReply.FromString,
+                _registered_method=True)
 
 
 class CoordinationServiceServicer:
@@ -182,6 +192,21 @@ class CoordinationServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetToolset(self, request, context):
+        """The caller principal's toolset tier (in every namespace), kept here so that
+        every gateway replica sees the same one.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SetToolset(self, request, context):
+        """idempotent
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_CoordinationServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -249,6 +274,16 @@ def add_CoordinationServiceServicer_to_server(servicer, server):
                     servicer.BoardStats,
                     request_deserializer=engram_dot_v1_dot_coordination__pb2.BoardStatsRequest.FromString,
                     response_serializer=engram_dot_v1_dot_coordination__pb2.BoardStatsResponse.SerializeToString,
+            ),
+            'GetToolset': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetToolset,
+                    request_deserializer=engram_dot_v1_dot_coordination__pb2.GetToolsetRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_coordination__pb2.ToolsetReply.SerializeToString,
+            ),
+            'SetToolset': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetToolset,
+                    request_deserializer=engram_dot_v1_dot_coordination__pb2.SetToolsetRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_coordination__pb2.ToolsetReply.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -602,6 +637,60 @@ class CoordinationService:
             '/engram.v1.CoordinationService/BoardStats',
             engram_dot_v1_dot_coordination__pb2.BoardStatsRequest.SerializeToString,
             engram_dot_v1_dot_coordination__pb2.BoardStatsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetToolset(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CoordinationService/GetToolset',
+            engram_dot_v1_dot_coordination__pb2.GetToolsetRequest.SerializeToString,
+            engram_dot_v1_dot_coordination__pb2.ToolsetReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetToolset(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.CoordinationService/SetToolset',
+            engram_dot_v1_dot_coordination__pb2.SetToolsetRequest.SerializeToString,
+            engram_dot_v1_dot_coordination__pb2.ToolsetReply.FromString,
             options,
             channel_credentials,
             insecure,

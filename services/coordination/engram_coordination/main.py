@@ -21,6 +21,7 @@ from .presence import Presence
 from .servicer import CoordinationServicer
 from .settings import CoordinationSettings
 from .sweep import BoardSweep
+from .toolsets import Toolsets
 
 SCHEMA = "coordination"
 MIGRATIONS = Path(__file__).parent / "migrations"
@@ -36,7 +37,7 @@ async def amain(stop: asyncio.Event) -> None:
     def build(pool: asyncpg.Pool, readiness: Readiness) -> tuple[Register, Background]:
         leases = Leases(pool, settings, hints)
         servicer = CoordinationServicer(settings, Presence(pool, settings), leases,
-                                        Mail(pool, settings, hints), pool)
+                                        Mail(pool, settings, hints), pool, Toolsets(pool))
         tidy = BoardSweep(pool, settings)
         # NATS only carries live hints; the board works without it.
         readiness.info["nats_connected"] = lambda: link.connected

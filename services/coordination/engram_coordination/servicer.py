@@ -19,6 +19,7 @@ from .mail import Mail
 from .presence import AgentUpdate, AgentView, ParkRecord, Presence
 from .settings import CoordinationSettings
 from .stats import board_counts
+from .toolsets import Toolsets
 
 
 def agent_message(view: AgentView, settings: CoordinationSettings,
@@ -84,8 +85,9 @@ def _optional(request: Any, name: str) -> Any:
 
 class CoordinationServicer(rpc.CoordinationServiceServicer):
     def __init__(self, settings: CoordinationSettings, presence: Presence, leases: Leases,
-                 mail: Mail, pool: asyncpg.Pool) -> None:
+                 mail: Mail, pool: asyncpg.Pool, toolsets: Toolsets) -> None:
         self._s = settings
+        self._toolsets = toolsets
         self._pool = pool
         self._presence = presence
         self._leases = leases
@@ -172,3 +174,9 @@ class CoordinationServicer(rpc.CoordinationServiceServicer):
             agents=c["agents"], agents_active=c["active"], leases_held=c["held"],
             lease_waiters=c["waiters"], mail_pending=c["pending"],
             mail_acked_bodies=c["acked_bodies"])
+
+    async def GetToolset(self, request: pb.GetToolsetRequest, context: Any) -> pb.ToolsetReply:
+        return pb.ToolsetReply(tier=await self._toolsets.get(current_caller()))
+
+    async def SetToolset(self, request: pb.SetToolsetRequest, context: Any) -> pb.ToolsetReply:
+        return pb.ToolsetReply(tier=await self._toolsets.set(current_caller(), request.tier))

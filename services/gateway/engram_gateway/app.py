@@ -42,7 +42,7 @@ Replies are compact JSON; `tokens` estimates their size."""
 
 
 def build_mcp(settings: GatewaySettings, store: PrincipalStore, backends: Backends) -> MCPServer:
-    toolsets = Toolsets(settings.default_toolset, TIERS)
+    toolsets = Toolsets(settings.default_toolset, TIERS, backends)
     # Validated from strings: the model keeps a path-less URL without the
     # trailing slash that AnyHttpUrl(...) would add (issuers compare exactly).
     auth = AuthSettings.model_validate({"issuer_url": settings.base_url,

@@ -77,7 +77,7 @@ class Backends:
         return checks
 
     async def call(self, service: Service, method: str, ctx: CallerContext, request: Any,
-                   *, resend: bool) -> Any:
+                   *, resend: bool, attempts: int = 5, timeout_s: float | None = None) -> Any:
         """Call <service>.<method> (cortex: whichever of its services serves it).
         UNAVAILABLE is retried when gRPC never sent the call, and with `resend`
         (an operation that changes nothing) also after it was sent: a write
@@ -89,8 +89,9 @@ class Backends:
                     Service.DREAMER: self._dreamer}[service]
             rpc = getattr(stub, method)
         # A dream pass can take a while.
-        timeout = 120.0 if (service, method) == (Service.DREAMER, "Run") else None
-        return await self._caller.call(rpc, request, ctx, idempotent=resend, timeout_s=timeout)
+        timeout = 120.0 if (service, method) == (Service.DREAMER, "Run") else timeout_s
+        return await self._caller.call(rpc, request, ctx, idempotent=resend, timeout_s=timeout,
+                                       attempts=attempts)
 
     async def close(self) -> None:
         await self._dreamer_channel.close()

@@ -31,7 +31,8 @@ class GatewaySettings(BaseSettings):
     # closed; browsers get no Access-Control-Allow-Origin from engram.
     cors_origins: list[str] = []
     shutdown_grace_s: float = 10.0
-    # Per-principal request rate (token bucket); 0 disables.
+    # Per-principal request rate (token bucket) of this replica; 0 disables.
+    # Buckets are per replica: N replicas allow up to N times the rate.
     rate_per_s: float = 300.0
     rate_burst: int = 600
     # Open MCP sessions one principal may hold at a time; 0 disables.

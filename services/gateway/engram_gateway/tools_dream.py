@@ -61,10 +61,10 @@ def toolset(
 async def run_toolset(inv: Invocation) -> dict[str, Any]:
     """Move this principal's tier and tell the client its tool list changed."""
     toolsets, (action, tier) = inv.extras["toolsets"], (inv.args["action"], inv.args["tier"])
-    current = toolsets.tier(inv.caller.principal)
+    current = await toolsets.tier(inv.caller)
     wanted = toolsets.step(current, action, tier)
     if wanted != current:
-        toolsets.set(inv.caller.principal, wanted)
+        await toolsets.set(inv.caller, wanted)
         try:
             await inv.ctx.notify_tools_changed()
         except Exception as exc:  # no listener: the next tools/list shows it anyway

@@ -1,13 +1,14 @@
 """Toolset tiers: how many tools an agent sees. `minimal` is enough to
 remember and recall, `core` adds corrections, facts, recall and the board,
-`full` is everything. The tier is per principal (in this gateway process,
-default from settings); `tools/list` shows the tier's tools, a call to a tool
-outside it is refused with the call that expands it, and changing the tier
-publishes tools/list_changed."""
+`full` is everything. The tier is per principal and namespace, kept by the
+coordination service so that every gateway replica sees the same one (the
+default comes from settings); `tools/list` shows the tier's tools, a call to
+a tool outside it is refused with the call that expands it, and changing the
+tier publishes tools/list_changed."""
 
 from __future__ import annotations
 
-import threading
+import logging
 from collections.abc import Mapping
 from typing import Any
 
@@ -15,27 +16,64 @@ from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, ListToolsResult, TextContent
 
+from engram.v1 import coordination_pb2 as pb
+from engram_kit.context import CallerContext
+from engram_kit.errors import DomainError
+
+from .auth import BadSession, NamespaceRefused, caller_context
+from .clients import Backends, Service
+from .toolspec import Access
+
+log = logging.getLogger(__name__)
 TIERS = ("minimal", "core", "full")
+LOOKUP_TIMEOUT_S = 2.0
+_WIRE = {"minimal": pb.TOOLSET_TIER_MINIMAL, "core": pb.TOOLSET_TIER_CORE,
+         "full": pb.TOOLSET_TIER_FULL}
+_NAMES = {v: k for k, v in _WIRE.items()}
 
 
 class Toolsets:
     """`tiers` maps each tool to the smallest tier it is in (the registry)."""
 
-    def __init__(self, default: str, tiers: Mapping[str, int]) -> None:
+    def __init__(self, default: str, tiers: Mapping[str, int], backends: Backends) -> None:
         if default not in TIERS:
             raise ValueError(f"default toolset must be one of {', '.join(TIERS)}")
         self.default = default
         self._tiers = dict(tiers)
-        self._by_principal: dict[str, str] = {}
-        self._lock = threading.Lock()
+        self._backends = backends
 
-    def tier(self, principal: str) -> str:
-        with self._lock:
-            return self._by_principal.get(principal, self.default)
+    async def tier(self, caller: CallerContext) -> str:
+        # Asked before every tools/list and tools/call: with coordination down
+        # the answer is the default within LOOKUP_TIMEOUT_S, not after the
+        # full retry budget of a tool's own call.
+        reply = await self._backends.call(Service.COORDINATION, "GetToolset", caller,
+                                          pb.GetToolsetRequest(), resend=True, attempts=2,
+                                          timeout_s=LOOKUP_TIMEOUT_S)
+        return _NAMES.get(reply.tier, self.default)
 
-    def set(self, principal: str, tier: str) -> None:
-        with self._lock:
-            self._by_principal[principal] = tier
+    async def set(self, caller: CallerContext, tier: str) -> None:
+        """Idempotent: setting the tier again changes nothing, so it is resent."""
+        await self._backends.call(Service.COORDINATION, "SetToolset", caller,
+                                  pb.SetToolsetRequest(tier=_WIRE[tier]), resend=True)
+
+    async def _tier_of_token(self) -> str:
+        """The authenticated caller's tier in its first namespace. The
+        default when it cannot be read: a tier only trims what an agent
+        sees, so an outage of coordination must not fail tools/list."""
+        token = get_access_token()
+        if token is None:
+            return self.default
+        claims = token.claims or {}
+        try:
+            caller = caller_context(token.client_id, (token.scopes or [""])[0],
+                                    list(claims.get("namespaces", [])), None,
+                                    read_only=list(claims.get("read_namespaces", [])),
+                                    access=Access.READ, what="toolset")
+            return await self.tier(caller)
+        except (DomainError, NamespaceRefused, BadSession) as exc:
+            log.warning("toolset tier unavailable; the default applies", extra={
+                "fields": {"principal": token.client_id, "error": str(exc)}})
+            return self.default
 
     def allows(self, tier: str, tool: str) -> bool:
         return tier == "full" or self._tiers.get(tool, len(TIERS)) <= TIERS.index(tier)
@@ -61,8 +99,9 @@ class Toolsets:
 
     async def __call__(self, ctx: Any, call_next: Any) -> Any:
         """ServerMiddleware: filter tools/list, refuse calls outside the tier."""
-        token = get_access_token()
-        tier = self.tier(token.client_id) if token is not None else self.default
+        if ctx.method not in ("tools/call", "tools/list"):
+            return await call_next(ctx)
+        tier = await self._tier_of_token()
         if ctx.method == "tools/call" and tier != "full":
             name = (ctx.params or {}).get("name", "")
             if not self.allows(tier, name) and name:
