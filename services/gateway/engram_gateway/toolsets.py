@@ -75,6 +75,9 @@ class Toolsets:
                 "fields": {"principal": token.client_id, "error": str(exc)}})
             return self.default
 
+    def _in_every_tier(self, tool: str) -> bool:
+        return self._tiers.get(tool, len(TIERS)) == 0
+
     def allows(self, tier: str, tool: str) -> bool:
         return tier == "full" or self._tiers.get(tool, len(TIERS)) <= TIERS.index(tier)
 
@@ -100,6 +103,10 @@ class Toolsets:
     async def __call__(self, ctx: Any, call_next: Any) -> Any:
         """ServerMiddleware: filter tools/list, refuse calls outside the tier."""
         if ctx.method not in ("tools/call", "tools/list"):
+            return await call_next(ctx)
+        if ctx.method == "tools/call" and self._in_every_tier((ctx.params or {}).get("name", "")):
+            # Every tier allows it, so the tier is not looked up: the common
+            # calls (store, search) pay no extra round trip to coordination.
             return await call_next(ctx)
         tier = await self._tier_of_token()
         if ctx.method == "tools/call" and tier != "full":
