@@ -75,14 +75,16 @@ async def _principal(request: Request) -> Principal:
 
 async def run_op(backends: Backends, caller: CallerContext, tool_name: str,
                  args: dict[str, Any], action: str = "",
-                 shape: Callable[..., dict[str, Any]] | None = None) -> Any:
+                 shape: Callable[..., dict[str, Any]] | None = None,
+                 extras: dict[str, Any] | None = None) -> Any:
     """Run a registry operation for a REST route: the tool's defaults fill
     what the route does not take, so MCP and REST build the same request."""
     spec = tool(tool_name)
     full = spec.defaults() | args | ({spec.action_arg: action} if spec.action_arg else {})
     o = spec.op_for(full)
     calls = Calls(backends, resend=o.effect is Effect.NONE)
-    return await answer(o.invoke(Invocation(calls, caller, full), shape), lambda r: r)
+    return await answer(o.invoke(Invocation(calls, caller, full, extras=extras or {}), shape),
+                        lambda r: r)
 
 
 async def answer(reply: Awaitable[Any], shape: Callable[[Any], Any]) -> Any:

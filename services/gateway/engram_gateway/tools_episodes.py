@@ -11,9 +11,10 @@ from pydantic import Field
 
 from engram.v1 import memory_pb2 as pb
 
+from .argtypes import uuid_arg
 from .briefing import build_briefing
 from .clients import Service
-from .shaping import approx_tokens, document_items
+from .shaping import approx_tokens, document_items, iso_time
 from .toolspec import (
     Access,
     Args,
@@ -96,6 +97,30 @@ def document_search(
     document_id, chunk (ordinal), text, source, title, score, date."""
 
 
+def document_get(
+    document_id: Annotated[str, uuid_arg("The document's id (from document_ingest or "
+                                         "document_search).")],
+    chunk_offset: Annotated[int, Field(ge=0, le=1_000_000, description="The first chunk "
+                                       "(ordinal) to return.")] = 0,
+    chunk_limit: Annotated[int, Field(ge=1, le=50, description="How many chunks "
+                                      "(1-50).")] = 20,
+    namespace: Namespace = None,
+) -> None:
+    """One stored document: {id, source, title, format, chars, total_chunks, created_by,
+    created_at, chunks: [{ordinal, start_char, text, embedded}], next_offset} with a
+    page of its chunks in order (next_offset: the chunk_offset of the next page, null
+    at the end)."""
+
+
+def document_reply(r: pb.DocumentGetResponse) -> dict[str, Any]:
+    return {"id": r.id, "source": r.source, "title": r.title, "format": r.format,
+            "chars": r.chars, "total_chunks": r.total_chunks, "created_by": r.created_by,
+            "created_at": iso_time(r, "created_at"),
+            "chunks": [{"ordinal": c.ordinal, "start_char": c.start_char, "text": c.text,
+                        "embedded": c.embedded} for c in r.chunks],
+            "next_offset": r.next_offset or None}
+
+
 def documents_reply(reply: pb.DocumentSearchResponse) -> dict[str, Any]:
     result: dict[str, Any] = {"documents": document_items(reply.documents), "mode": reply.mode}
     result["tokens"] = approx_tokens(result)
@@ -139,4 +164,12 @@ TOOLS = [
         Service.MEMORY, "DocumentSearch", shape=documents_reply, rest="GET /v1/documents/search",
         build=lambda a: pb.DocumentSearchRequest(query=a["query"], top_k=a["top_k"]))},
         example={"query": "x"}),
+    # After document_search: GET /v1/documents/search is matched before {document_id}.
+    ToolSpec(document_get, Tier.FULL, {"": read(
+        Service.MEMORY, "DocumentGet", shape=document_reply,
+        rest="GET /v1/documents/{document_id}",
+        build=lambda a: pb.DocumentGetRequest(document_id=a["document_id"],
+                                              chunk_offset=a["chunk_offset"],
+                                              chunk_limit=a["chunk_limit"]))},
+        example={"document_id": "00000000-0000-0000-0000-000000000000"}),
 ]

@@ -108,6 +108,9 @@ class Op:
     rest: str = ""  # the REST route that runs the same operation
     # The arguments (besides path parameters) a generated route takes; None: all the tool's.
     rest_args: tuple[str, ...] | None = None
+    # Arguments the generated route requires although the tool defaults them
+    # (another action of the tool does without).
+    rest_required: tuple[str, ...] = ()
     keyed: bool = False  # the `request_id` argument keys the write (a retry takes effect once)
 
     async def invoke(self, inv: Invocation,
