@@ -28,6 +28,15 @@ HTTP_STATUS = {"invalid_argument": 400, "unauthenticated": 401, "permission_deni
                "unavailable": 503, "deadline_exceeded": 504, "unimplemented": 501}
 
 
+# The headers' rules (auth.caller_context checks them) in the OpenAPI document.
+NamespaceHeader = Annotated[str | None, Header(
+    max_length=63, pattern=r"^[a-z0-9][a-z0-9_.-]*$",
+    description="The namespace to act in; default: the principal's first.")]
+SessionHeader = Annotated[str | None, Header(
+    max_length=128, pattern=r"^[A-Za-z0-9._:@/+=-]+$",
+    description="The client's session (shared with its MCP calls).")]
+
+
 def grant(tool_name: str, action: str = "") -> Callable[..., Awaitable[CallerContext]]:
     """The caller dependency of a route that runs `tool_name` (`action`): the
     bearer token as for /mcp, the rate limit, and the grant and role the
@@ -37,9 +46,8 @@ def grant(tool_name: str, action: str = "") -> Callable[..., Awaitable[CallerCon
     what = tool(tool_name).label(action)
 
     async def rest_caller(request: Request,
-                          x_engram_namespace: Annotated[str | None, Header()] = None,
-                          x_engram_session: Annotated[str | None, Header()] = None,
-                          ) -> CallerContext:
+                          x_engram_namespace: NamespaceHeader = None,
+                          x_engram_session: SessionHeader = None) -> CallerContext:
         principal = await _principal(request)
         try:
             return caller_context(principal.name, principal.role, list(principal.namespaces),

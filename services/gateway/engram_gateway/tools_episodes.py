@@ -11,7 +11,8 @@ from pydantic import Field
 
 from engram.v1 import memory_pb2 as pb
 
-from .argtypes import uuid_arg
+from .argtypes import DocumentFormat, QueryText, text_arg, uuid_arg
+from .argtypes import Title as TitleText
 from .briefing import build_briefing
 from .clients import Service
 from .shaping import approx_tokens, document_items, iso_time
@@ -29,7 +30,9 @@ from .toolspec import (
     read,
 )
 
-Title = Annotated[str, Field(description="A short title (max 200 chars).")]
+# A PDF travels base64-encoded: 16 MB of file is about 21.4 M characters.
+DOCUMENT_MAX_CHARS = 16_000_000 * 4 // 3 + 4
+Title = Annotated[TitleText, Field(description="A short title (max 200 chars).")]
 
 
 def episode_start(title: Title, namespace: Namespace = None,
@@ -59,11 +62,12 @@ def briefing(
 
 
 def document_ingest(
-    content: Annotated[str, Field(description="The document's full text (max 2 MB), or "
-                                  "with format pdf the file base64-encoded (max 16 MB).")],
-    source: Annotated[str, Field(description="Where it is from (path, URL, name).")],
-    title: Annotated[str, Field(description="A title.")] = "",
-    format: Annotated[str, Field(description="text | markdown | html | pdf")] = "text",
+    content: Annotated[str, text_arg(DOCUMENT_MAX_CHARS, "The document's full text (max 2 MB), "
+                                     "or with format pdf the file base64-encoded (max 16 MB).")],
+    source: Annotated[str, text_arg(200, "Where it is from (path, URL, name).")],
+    title: Annotated[TitleText, Field(description="A title.")] = "",
+    format: Annotated[DocumentFormat, Field(
+        description="text | markdown | html | pdf")] = "text",
     namespace: Namespace = None,
 ) -> None:
     """Keep a document verbatim (notes, specs, transcripts) and index it in chunks for
@@ -89,7 +93,7 @@ def ingest_request(a: Args) -> pb.DocumentIngestRequest:
 
 
 def document_search(
-    query: Annotated[str, Field(description="What to find in stored documents.")],
+    query: Annotated[QueryText, Field(description="What to find in stored documents.")],
     top_k: Annotated[int, Field(ge=1, le=50, description="How many chunks (1-50).")] = 5,
     namespace: Namespace = None,
 ) -> None:

@@ -17,21 +17,36 @@ from pydantic import Field
 
 from engram_kit.errors import Conflict, InvalidArgument, NotFound, PermissionDenied
 
-from .principals import MAX_GRANTS, Principal, PrincipalStore
+from .argtypes import Check, Rule
+from .principals import MAX_GRANTS, NAME_RE, Principal, PrincipalStore
 from .toolspec import Access, Effect, Invocation, Namespace, Retry, Tier, ToolSpec, op
 
-# The JSON-schema form of principals.NAME_RE and the namespace rule.
+# principals.NAME_RE (and the namespace rule, the same shape) as a Rule.
 NAME_PATTERN = r"^[a-z0-9][a-z0-9_.-]*$"
-PrincipalName = Annotated[str, Field(min_length=1, max_length=63, pattern=NAME_PATTERN)]
-Grants = Annotated[list[PrincipalName], Field(max_length=MAX_GRANTS)]
+
+
+def _name_check(what: str) -> Check:
+    def check(value: str, field: str) -> str | None:
+        if NAME_RE.match(value):
+            return None
+        return f"{what} {value[:70]!r} is invalid: 1-63 chars of a-z, 0-9, '_', '.', '-'"
+    return check
+
+
+PrincipalName = Annotated[str, Rule({"minLength": 1, "maxLength": 63, "pattern": NAME_PATTERN},
+                                    _name_check("principal name"))]
+GrantName = Annotated[str, Rule({"minLength": 1, "maxLength": 63, "pattern": NAME_PATTERN},
+                                _name_check("namespace"))]
+Grants = Annotated[list[GrantName], Rule({"maxItems": MAX_GRANTS}, lambda v, f: None if len(
+    v) <= MAX_GRANTS else f"at most {MAX_GRANTS} namespaces per principal")]
 SHA_PREFIX = 12
 
 
 def tokens(
     action: Annotated[Literal["list", "create", "rotate", "revoke"], Field(
         description="list | create a principal | rotate its token | revoke it")] = "list",
-    name: Annotated[str, Field(max_length=63, pattern=NAME_PATTERN,
-                               description="The principal (create, rotate, revoke).")] = "",
+    name: Annotated[PrincipalName, Field(description="The principal (create, rotate, "
+                                         "revoke).")] = "",
     role: Annotated[Literal["agent", "reviewer", "operator"], Field(
         description="create: its role.")] = "agent",
     namespaces: Annotated[Grants, Field(description="create: read-write grants.")] = [],  # noqa: B006

@@ -24,6 +24,7 @@ from pydantic import Field
 
 from engram_kit.context import CallerContext
 
+from .argtypes import RequestIdText
 from .clients import Calls, Service
 from .retry_keys import with_request_id
 
@@ -189,6 +190,6 @@ class ToolSpec:
 
 
 Namespace = Annotated[str | None, Field(description="Namespace to act in; default: your first.")]
-RequestId = Annotated[str, Field(
+RequestId = Annotated[RequestIdText, Field(
     description="Retry key (1-128 printable ASCII): a retry with the same request_id "
     "takes effect once (kept 7 days).")]
