@@ -104,14 +104,16 @@ def one_of(*values: str) -> Rule:
     return Rule({"enum": list(values)}, check)
 
 
-def _uuid_check(empty_ok: bool) -> Check:
+def _uuid_check(empty_ok: bool, noun: str = "") -> Check:
     def check(value: str, field: str) -> str | None:
         if (empty_ok and not value) or re.fullmatch(UUID_PATTERN[1:-1], value):
             return None
-        noun = field.removesuffix("_ids").removesuffix("_id").replace("_", " ")
+        if noun:  # an item of a list of ids
+            return f"{_shown(value)} is not a {noun} id (a UUID)"
+        noun_ = field.removesuffix("_ids").removesuffix("_id").replace("_", " ")
         what = f"{_shown(value)} is not" if field.endswith("_ids") else f"{field} must be"
-        kind = f"an {noun}" if noun[:1] in "aeiou" else f"a {noun}"
-        return f"{what} {kind} id (a UUID)" if noun != field else f"{what} an id (a UUID)"
+        kind = f"an {noun_}" if noun_[:1] in "aeiou" else f"a {noun_}"
+        return f"{what} {kind} id (a UUID)" if noun_ != field else f"{what} an id (a UUID)"
     return check
 
 
@@ -190,7 +192,11 @@ RELATION_PATTERN = r"^\s*[A-Za-z0-9_ -]*[A-Za-z0-9][A-Za-z0-9_ -]*\s*$"
 EntityName = Annotated[str, name_arg("What it is about, e.g. 'billing-api' (max 200).")]
 AttributeName = Annotated[str, name_arg("Which property, e.g. 'database' (max 200).")]
 FACT_TAG_PATTERN = r"^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$"
-FactTag = Annotated[str, Field(max_length=100, pattern=FACT_TAG_PATTERN)]
+FactTag = Annotated[str, Rule(
+    {"maxLength": 100, "pattern": FACT_TAG_PATTERN},
+    lambda v, f: None if len(v) <= 100 and re.fullmatch(FACT_TAG_PATTERN[1:-1], v) else
+    f"malformed tag {v[:60]!r}: dotted segments of a-z, 0-9, '_', '-' (at most 100 "
+    "characters)")]
 FactTags = Annotated[list[FactTag], Rule({"maxItems": 20}, _list_check(20, "tags per fact"))]
 SourceType = Annotated[str, one_of("", "utterance", "capture", "file", "commit", "url",
                                    "memory_entry")]
@@ -213,8 +219,20 @@ PARK_MAX_S = 7 * 86400  # a park record expires within 7 days (the default setti
 ParkExpiry = Annotated[int, Rule({"minimum": 0, "maximum": PARK_MAX_S}, lambda v, f: None if
                                  0 <= v <= PARK_MAX_S else
                                  f"a park expires within {PARK_MAX_S} s; 0: 12 h")]
-MailText = Annotated[str, text_arg(8192, "The message (max 8192 bytes; no secrets).")]
-MailIds = Annotated[list[Uuid], Rule({"minItems": 1, "maxItems": 50},
+def _mail_check(value: str, field: str) -> str | None:
+    size = len(value.encode())
+    if size > MAIL_BYTES:  # the board's limit is in bytes
+        return f"{field} is {size} bytes; the limit is {MAIL_BYTES}"
+    return _text_check(MAIL_BYTES, blank_ok=False)(value, field)
+
+
+MAIL_BYTES = 8192
+MailText = Annotated[str, Rule({"minLength": 1, "maxLength": MAIL_BYTES, "pattern": NON_BLANK,
+                                "description": "The message (max 8192 bytes; no secrets)."},
+                               _mail_check)]
+MessageId = Annotated[str, Rule({"pattern": UUID_PATTERN, "maxLength": 36},
+                                _uuid_check(empty_ok=False, noun="message"))]
+MailIds = Annotated[list[MessageId], Rule({"minItems": 1, "maxItems": 50},
                                      _list_check(50, "ids per call", least=1))]
 # session_changes' cursor: an ISO time with its offset, as a reply gave it (empty: start).
 OFFSET_TIME_PATTERN = r"^([0-9].*([Zz]|[+-][0-9]{2}:?[0-9]{2}))?$"
