@@ -63,8 +63,9 @@ def _text_check(max_chars: int, blank_ok: bool) -> Check:
             return f"{field} contains a NUL character"
         if not blank_ok and not value.strip():
             return f"{field} must not be empty ({field} is 1-{max_chars} characters)"
-        if len(value) > max_chars:
-            return f"{field} is {len(value)} characters; the limit is {max_chars}"
+        size = len(value.strip())  # the services trim before they count
+        if size > max_chars:
+            return f"{field} is {size} characters; the limit is {max_chars}"
         return None
     return check
 
