@@ -70,4 +70,4 @@ async def test_nul_characters_are_refused_with_the_field_name(stack: Stack, agen
         assert "query contains a NUL character" in err
         err = await call_error(client, "fact_set", {"entity": "e", "attribute": "a",
                                                     "value": "v", "evidence_quote": "q\x00"})
-        assert "evidence.quote contains a NUL character" in err
+        assert "evidence_quote contains a NUL character" in err

@@ -198,7 +198,7 @@ async def test_reopen_trigger_and_earned_by_belong_to_their_kinds(stack: Stack,
         too_long = await call_error(client, "fact_set", {
             "entity": e, "attribute": "load", "value": "high", "kind": "DECISION",
             "reopen_trigger": "x" * 1001, "namespace": ns})
-        assert "reopen_trigger is at most 1000 characters" in too_long
+        assert "reopen_trigger is 1001 characters; the limit is 1000" in too_long
     written = await admin_fetchval(
         admin_dsn, "SELECT count(*) FROM cortex.facts WHERE namespace = $1 "
         "AND attribute = 'load'", ns)

@@ -207,7 +207,7 @@ async def test_fact_bad_input_writes_nothing(stack: Stack, agent_token: str, adm
             ({"entity": e, "attribute": "a", "value": "v", "kind": "OPINION"}, "kind"),
             ({"entity": "  ", "attribute": "a", "value": "v"}, "entity is empty"),
             ({"entity": e, "attribute": "a", "value": "v" * 2001}, "the limit is 2000"),
-            ({"entity": e, "attribute": "a", "value": " "}, "value is empty"),
+            ({"entity": e, "attribute": "a", "value": " "}, "value must not be empty"),
             ({"entity": e, "attribute": "a", "value": "v", "details": {"risk_weight": 0.5}},
              "risk_weight belongs to RESIDUAL"),
             ({"entity": e, "attribute": "a", "value": "v", "details": {"colour": "red"}},
@@ -215,7 +215,7 @@ async def test_fact_bad_input_writes_nothing(stack: Stack, agent_token: str, adm
             ({"entity": e, "attribute": "a", "value": "v", "source_type": "rumour"},
              "source_type must be one of"),
             ({"entity": e, "attribute": "a", "value": "v", "supersedes": "nope"},
-             "must be a fact id"),
+             "supersedes must be an id"),
             ({"entity": e, "attribute": "a", "value": "v", "valid_from": "yesterday"},
              "ISO-8601"),
         ]

@@ -135,7 +135,7 @@ async def test_lesson_retire_restore_and_erase(stack: Stack, admin_dsn: str):
         assert "is live" in await call_error(client, "lesson_restore", args | {"reason": "x"})
         assert "no lesson" in await call_error(client, "lesson_retire", {
             "lesson_id": NO_ID, "reason": "x", "namespace": ns})
-        assert "must be an id" in await call_error(client, "lesson_retire", {
+        assert "must be a lesson id" in await call_error(client, "lesson_retire", {
             "lesson_id": "nope", "reason": "x", "namespace": ns})
         gone = await call(client, "lesson_retire", args | {"reason": "secret", "erase": True})
         assert gone == {"lesson": None, "erased": True}
@@ -312,7 +312,7 @@ async def test_mail_forget(stack: Stack, agent_token: str, admin_dsn: str):
             "mail_id": mid, "reason": "x"})
         assert "no message" in await call_error(b, "mail_forget", {"mail_id": NO_ID,
                                                                    "reason": "x"})
-        assert "not a message id" in await call_error(b, "mail_forget", {"mail_id": "nope",
+        assert "must be a mail id" in await call_error(b, "mail_forget", {"mail_id": "nope",
                                                                          "reason": "x"})
         assert "reason is 1-500" in await call_error(b, "mail_forget", {"mail_id": mid,
                                                                         "reason": ""})

@@ -81,9 +81,13 @@ WRITE_ACTIONS = {"board_agents": {"update", "park"},
                  "board_lease": {"claim", "renew", "release"},
                  "board_message": {"send", "ack", "redact"},
                  "dream": {"run", "rollback"},
+                 # operator-only: they need a read-write grant, even the reads
+                 "audit": {"show", "verify"},
+                 "tokens": {"list", "create", "rotate", "revoke"},
                  "toolset": set()}
 READ_ACTIONS = {"board_agents": {"list"}, "board_lease": {"list"},
-                "board_message": {"receive"}, "dream": {"status", "runs"},
+                "board_message": {"receive"}, "dream": {"status", "runs", "detail"},
+                "audit": set(), "tokens": set(),
                 "toolset": {"status", "expand", "collapse"}}
 
 
@@ -92,6 +96,8 @@ def _value(name: str, schema: dict[str, Any], known: dict[str, Any]) -> Any:
         return known[name]
     if "enum" in schema:
         return schema["enum"][0]
+    if "{8}-" in schema.get("pattern", ""):  # an id argument: a well-formed UUID
+        return "00000000-0000-0000-0000-000000000000"
     for option in schema.get("anyOf", []):
         if option.get("type") != "null":
             return _value(name, option, known)
@@ -103,7 +109,7 @@ def _value(name: str, schema: dict[str, Any], known: dict[str, Any]) -> Any:
     if kind == "boolean":
         return False
     if kind == "array":
-        return [_value(name, schema.get("items", {}), known)]
+        return [_value(name, schema.get("items", {}), known)] * max(1, schema.get("minItems", 1))
     return "x"
 
 
@@ -175,9 +181,13 @@ async def seed(client: Client, ns: str) -> dict[str, Any]:
     me = (await call(client, "board_agents", {"action": "list", "namespace": ns}))["self"]
     await call(client, "board_message", {"action": "send", "to": me["id"], "text": "hello",
                                          "namespace": ns})
+    document = await call(client, "document_ingest", {"content": "seeded runbook",
+                                                      "source": "seed", "namespace": ns})
+    run = await call(client, "dream", {"action": "run", "namespace": ns})
     return {"id": stored["id"], "entry_id": stored["id"], "entity": "billing-api",
             "attribute": "database", "query": "billing-api database", "namespace": ns,
-            "ids": [str(uuid.uuid4())], "run_id": str(uuid.uuid4()), "to": me["id"],
+            "ids": [str(uuid.uuid4())], "run_id": run["run_id"], "to": me["id"],
+            "document_id": document["id"],
             "text": "hello", "name": "deploy",
             "episode_summary()": {"id": episode["id"]}}
 

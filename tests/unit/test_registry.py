@@ -47,13 +47,14 @@ def test_every_tool_has_its_registry_annotations(served: dict):
 
 def test_access_and_effect_agree():
     """A read changes nothing stored (toolset only changes what its caller
-    sees); everything else needs a write grant and says what it does, and
-    an operation that is not plainly safe to repeat says when it is."""
+    sees); everything else needs a write grant and says what it does, except
+    the operator-only reads (the audit, the token list), and an operation
+    that is not plainly safe to repeat says when it is."""
     for spec, action, op in operations():
         where = f"{spec.name} {action}"
         if op.access is Access.READ:
             assert op.effect in (Effect.NONE, Effect.SESSION), where
-        else:
+        elif op.access is not Access.OPERATOR or op.effect is not Effect.NONE:
             assert op.effect in (Effect.ADDITIVE, Effect.DESTRUCTIVE), where
         if op.effect is not Effect.NONE:
             assert op.note, f"{where}: say when a repeat is safe"

@@ -116,6 +116,78 @@ class DreamRollbackResponse(_message.Message):
     run: DreamRun
     def __init__(self, run_id: _Optional[str] = ..., reverted: _Optional[int] = ..., run: _Optional[_Union[DreamRun, _Mapping]] = ...) -> None: ...
 
+class DreamRunDetailRequest(_message.Message):
+    __slots__ = ("run_id", "offset", "limit")
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    OFFSET_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    offset: int
+    limit: int
+    def __init__(self, run_id: _Optional[str] = ..., offset: _Optional[int] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class RunFact(_message.Message):
+    __slots__ = ("fact_id", "entry_id", "action", "kind")
+    FACT_ID_FIELD_NUMBER: _ClassVar[int]
+    ENTRY_ID_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    fact_id: str
+    entry_id: str
+    action: str
+    kind: str
+    def __init__(self, fact_id: _Optional[str] = ..., entry_id: _Optional[str] = ..., action: _Optional[str] = ..., kind: _Optional[str] = ...) -> None: ...
+
+class RunQuarantine(_message.Message):
+    __slots__ = ("entry_id", "reason")
+    ENTRY_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    entry_id: str
+    reason: str
+    def __init__(self, entry_id: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class DreamRunDetailResponse(_message.Message):
+    __slots__ = ("run", "entries_read", "facts_written", "quarantined", "total_entries_read", "total_facts_written", "total_quarantined")
+    RUN_FIELD_NUMBER: _ClassVar[int]
+    ENTRIES_READ_FIELD_NUMBER: _ClassVar[int]
+    FACTS_WRITTEN_FIELD_NUMBER: _ClassVar[int]
+    QUARANTINED_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_ENTRIES_READ_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_FACTS_WRITTEN_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_QUARANTINED_FIELD_NUMBER: _ClassVar[int]
+    run: DreamRun
+    entries_read: _containers.RepeatedScalarFieldContainer[str]
+    facts_written: _containers.RepeatedCompositeFieldContainer[RunFact]
+    quarantined: _containers.RepeatedCompositeFieldContainer[RunQuarantine]
+    total_entries_read: int
+    total_facts_written: int
+    total_quarantined: int
+    def __init__(self, run: _Optional[_Union[DreamRun, _Mapping]] = ..., entries_read: _Optional[_Iterable[str]] = ..., facts_written: _Optional[_Iterable[_Union[RunFact, _Mapping]]] = ..., quarantined: _Optional[_Iterable[_Union[RunQuarantine, _Mapping]]] = ..., total_entries_read: _Optional[int] = ..., total_facts_written: _Optional[int] = ..., total_quarantined: _Optional[int] = ...) -> None: ...
+
+class DreamRollbackPreviewResponse(_message.Message):
+    __slots__ = ("run_id", "allowed", "blockers", "facts_reverted", "entries_reopened", "quarantine_cleared", "proposals_withdrawn", "marks_reopened", "archived_restored", "truncated")
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    ALLOWED_FIELD_NUMBER: _ClassVar[int]
+    BLOCKERS_FIELD_NUMBER: _ClassVar[int]
+    FACTS_REVERTED_FIELD_NUMBER: _ClassVar[int]
+    ENTRIES_REOPENED_FIELD_NUMBER: _ClassVar[int]
+    QUARANTINE_CLEARED_FIELD_NUMBER: _ClassVar[int]
+    PROPOSALS_WITHDRAWN_FIELD_NUMBER: _ClassVar[int]
+    MARKS_REOPENED_FIELD_NUMBER: _ClassVar[int]
+    ARCHIVED_RESTORED_FIELD_NUMBER: _ClassVar[int]
+    TRUNCATED_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    allowed: bool
+    blockers: _containers.RepeatedScalarFieldContainer[str]
+    facts_reverted: _containers.RepeatedCompositeFieldContainer[RunFact]
+    entries_reopened: _containers.RepeatedScalarFieldContainer[str]
+    quarantine_cleared: _containers.RepeatedScalarFieldContainer[str]
+    proposals_withdrawn: int
+    marks_reopened: int
+    archived_restored: int
+    truncated: bool
+    def __init__(self, run_id: _Optional[str] = ..., allowed: _Optional[bool] = ..., blockers: _Optional[_Iterable[str]] = ..., facts_reverted: _Optional[_Iterable[_Union[RunFact, _Mapping]]] = ..., entries_reopened: _Optional[_Iterable[str]] = ..., quarantine_cleared: _Optional[_Iterable[str]] = ..., proposals_withdrawn: _Optional[int] = ..., marks_reopened: _Optional[int] = ..., archived_restored: _Optional[int] = ..., truncated: _Optional[bool] = ...) -> None: ...
+
 class Proposal(_message.Message):
     __slots__ = ("id", "kind", "status", "summary", "src", "relation", "dst", "evidence_quote", "run_id", "created_at", "expires_at", "decided_by", "reasoning")
     ID_FIELD_NUMBER: _ClassVar[int]

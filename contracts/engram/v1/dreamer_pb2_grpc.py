@@ -64,6 +64,16 @@ class DreamerServiceStub:
                 request_serializer=engram_dot_v1_dot_dreamer__pb2.DreamRollbackRequest.SerializeToString,
                 response_deserializer=engram_dot_v1_dot_dreamer__pb2.DreamRollbackResponse.FromString,
                 _registered_method=True)
+        self.RunDetail = channel.unary_unary(
+                '/engram.v1.DreamerService/RunDetail',
+                request_serializer=engram_dot_v1_dot_dreamer__pb2.DreamRunDetailRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_dreamer__pb2.DreamRunDetailResponse.FromString,
+                _registered_method=True)
+        self.RollbackPreview = channel.unary_unary(
+                '/engram.v1.DreamerService/RollbackPreview',
+                request_serializer=engram_dot_v1_dot_dreamer__pb2.DreamRollbackRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_dreamer__pb2.DreamRollbackPreviewResponse.FromString,
+                _registered_method=True)
         self.Stats = channel.unary_unary(
                 '/engram.v1.DreamerService/Stats',
                 request_serializer=engram_dot_v1_dot_dreamer__pb2.DreamStatsRequest.SerializeToString,
@@ -110,6 +120,18 @@ class DreamerServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RunDetail(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RollbackPreview(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def Stats(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -148,6 +170,16 @@ def add_DreamerServiceServicer_to_server(servicer, server):
                     servicer.Rollback,
                     request_deserializer=engram_dot_v1_dot_dreamer__pb2.DreamRollbackRequest.FromString,
                     response_serializer=engram_dot_v1_dot_dreamer__pb2.DreamRollbackResponse.SerializeToString,
+            ),
+            'RunDetail': grpc.unary_unary_rpc_method_handler(
+                    servicer.RunDetail,
+                    request_deserializer=engram_dot_v1_dot_dreamer__pb2.DreamRunDetailRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_dreamer__pb2.DreamRunDetailResponse.SerializeToString,
+            ),
+            'RollbackPreview': grpc.unary_unary_rpc_method_handler(
+                    servicer.RollbackPreview,
+                    request_deserializer=engram_dot_v1_dot_dreamer__pb2.DreamRollbackRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_dreamer__pb2.DreamRollbackPreviewResponse.SerializeToString,
             ),
             'Stats': grpc.unary_unary_rpc_method_handler(
                     servicer.Stats,
@@ -317,6 +349,60 @@ class DreamerService:
             '/engram.v1.DreamerService/Rollback',
             engram_dot_v1_dot_dreamer__pb2.DreamRollbackRequest.SerializeToString,
             engram_dot_v1_dot_dreamer__pb2.DreamRollbackResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RunDetail(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.DreamerService/RunDetail',
+            engram_dot_v1_dot_dreamer__pb2.DreamRunDetailRequest.SerializeToString,
+            engram_dot_v1_dot_dreamer__pb2.DreamRunDetailResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RollbackPreview(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.DreamerService/RollbackPreview',
+            engram_dot_v1_dot_dreamer__pb2.DreamRollbackRequest.SerializeToString,
+            engram_dot_v1_dot_dreamer__pb2.DreamRollbackPreviewResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -504,6 +504,52 @@ class DocumentSearchResponse(_message.Message):
     mode: str
     def __init__(self, documents: _Optional[_Iterable[_Union[DocumentHit, _Mapping]]] = ..., mode: _Optional[str] = ...) -> None: ...
 
+class DocumentGetRequest(_message.Message):
+    __slots__ = ("document_id", "chunk_offset", "chunk_limit")
+    DOCUMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    CHUNK_OFFSET_FIELD_NUMBER: _ClassVar[int]
+    CHUNK_LIMIT_FIELD_NUMBER: _ClassVar[int]
+    document_id: str
+    chunk_offset: int
+    chunk_limit: int
+    def __init__(self, document_id: _Optional[str] = ..., chunk_offset: _Optional[int] = ..., chunk_limit: _Optional[int] = ...) -> None: ...
+
+class DocumentChunk(_message.Message):
+    __slots__ = ("ordinal", "start_char", "text", "embedded")
+    ORDINAL_FIELD_NUMBER: _ClassVar[int]
+    START_CHAR_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    EMBEDDED_FIELD_NUMBER: _ClassVar[int]
+    ordinal: int
+    start_char: int
+    text: str
+    embedded: bool
+    def __init__(self, ordinal: _Optional[int] = ..., start_char: _Optional[int] = ..., text: _Optional[str] = ..., embedded: _Optional[bool] = ...) -> None: ...
+
+class DocumentGetResponse(_message.Message):
+    __slots__ = ("id", "source", "title", "format", "chars", "total_chunks", "created_by", "created_at", "chunks", "next_offset")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    FORMAT_FIELD_NUMBER: _ClassVar[int]
+    CHARS_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_CHUNKS_FIELD_NUMBER: _ClassVar[int]
+    CREATED_BY_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    CHUNKS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_OFFSET_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    source: str
+    title: str
+    format: str
+    chars: int
+    total_chunks: int
+    created_by: str
+    created_at: _timestamp_pb2.Timestamp
+    chunks: _containers.RepeatedCompositeFieldContainer[DocumentChunk]
+    next_offset: int
+    def __init__(self, id: _Optional[str] = ..., source: _Optional[str] = ..., title: _Optional[str] = ..., format: _Optional[str] = ..., chars: _Optional[int] = ..., total_chunks: _Optional[int] = ..., created_by: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., chunks: _Optional[_Iterable[_Union[DocumentChunk, _Mapping]]] = ..., next_offset: _Optional[int] = ...) -> None: ...
+
 class DocumentForgetRequest(_message.Message):
     __slots__ = ("document_id", "reason")
     DOCUMENT_ID_FIELD_NUMBER: _ClassVar[int]

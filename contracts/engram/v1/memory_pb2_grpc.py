@@ -130,6 +130,11 @@ class MemoryServiceStub:
                 request_serializer=engram_dot_v1_dot_memory__pb2.DocumentForgetRequest.SerializeToString,
                 response_deserializer=engram_dot_v1_dot_memory__pb2.DocumentForgetResponse.FromString,
                 _registered_method=True)
+        self.DocumentGet = channel.unary_unary(
+                '/engram.v1.MemoryService/DocumentGet',
+                request_serializer=engram_dot_v1_dot_memory__pb2.DocumentGetRequest.SerializeToString,
+                response_deserializer=engram_dot_v1_dot_memory__pb2.DocumentGetResponse.FromString,
+                _registered_method=True)
         self.ForgetByWriter = channel.unary_unary(
                 '/engram.v1.MemoryService/ForgetByWriter',
                 request_serializer=engram_dot_v1_dot_common__pb2.ForgetByWriterRequest.SerializeToString,
@@ -269,6 +274,12 @@ class MemoryServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def DocumentGet(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ForgetByWriter(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -390,6 +401,11 @@ def add_MemoryServiceServicer_to_server(servicer, server):
                     servicer.DocumentForget,
                     request_deserializer=engram_dot_v1_dot_memory__pb2.DocumentForgetRequest.FromString,
                     response_serializer=engram_dot_v1_dot_memory__pb2.DocumentForgetResponse.SerializeToString,
+            ),
+            'DocumentGet': grpc.unary_unary_rpc_method_handler(
+                    servicer.DocumentGet,
+                    request_deserializer=engram_dot_v1_dot_memory__pb2.DocumentGetRequest.FromString,
+                    response_serializer=engram_dot_v1_dot_memory__pb2.DocumentGetResponse.SerializeToString,
             ),
             'ForgetByWriter': grpc.unary_unary_rpc_method_handler(
                     servicer.ForgetByWriter,
@@ -925,6 +941,33 @@ class MemoryService:
             '/engram.v1.MemoryService/DocumentForget',
             engram_dot_v1_dot_memory__pb2.DocumentForgetRequest.SerializeToString,
             engram_dot_v1_dot_memory__pb2.DocumentForgetResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DocumentGet(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/engram.v1.MemoryService/DocumentGet',
+            engram_dot_v1_dot_memory__pb2.DocumentGetRequest.SerializeToString,
+            engram_dot_v1_dot_memory__pb2.DocumentGetResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -6,9 +6,11 @@ import asyncio
 from pathlib import Path
 
 import asyncpg
+import grpc
 
 from engram.v1 import coordination_pb2_grpc as rpc
 from engram_kit import audit
+from engram_kit.audit_service import add_audit_service
 from engram_kit.events import NatsLink
 from engram_kit.health import Readiness
 from engram_kit.runtime import periodically, run_until_signal
@@ -46,8 +48,12 @@ async def amain(stop: asyncio.Event) -> None:
             link.run,
             periodically("lease sweep", leases.sweep_once, settings.lease_sweep_interval_s),
             periodically("board sweep", tidy.sweep_once, settings.board_sweep_interval_s)]
-        return (lambda server: rpc.add_CoordinationServiceServicer_to_server(
-            servicer, server)), jobs
+        def register(server: grpc.aio.Server) -> None:
+            rpc.add_CoordinationServiceServicer_to_server(servicer, server)
+            # agent_id is hashed into this service's chain
+            add_audit_service(server, pool, SCHEMA, ("agent_id",))
+
+        return register, jobs
 
     await run_database_service(settings, stop, SCHEMA, MIGRATIONS, build)
 

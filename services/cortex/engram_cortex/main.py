@@ -10,6 +10,7 @@ import grpc
 
 from engram.v1 import cortex_pb2_grpc as rpc
 from engram_kit import audit
+from engram_kit.audit_service import add_audit_service
 from engram_kit.embedder_client import EmbedderClient, EmbeddingSpaceMismatch
 from engram_kit.events import NatsLink
 from engram_kit.grpc_client import Caller
@@ -49,14 +50,15 @@ MIGRATIONS = Path(__file__).parent / "migrations"
 
 def register(servicers: tuple[FactsServicer, GraphServicer, KnowledgeServicer,
                               ReviewServicer, LifecycleServicer],
-             server: grpc.aio.Server) -> None:
-    """The five cortex services share one server (one port, one pool)."""
+             pool: asyncpg.Pool, server: grpc.aio.Server) -> None:
+    """The five cortex services and the audit share one server (one port, one pool)."""
     facts, graph, knowledge, review, lifecycle = servicers
     rpc.add_CortexFactsServicer_to_server(facts, server)
     rpc.add_CortexGraphServicer_to_server(graph, server)
     rpc.add_CortexKnowledgeServicer_to_server(knowledge, server)
     rpc.add_CortexReviewServicer_to_server(review, server)
     rpc.add_CortexLifecycleServicer_to_server(lifecycle, server)
+    add_audit_service(server, pool, SCHEMA)
 
 
 async def amain(stop: asyncio.Event) -> None:
@@ -100,7 +102,7 @@ async def amain(stop: asyncio.Event) -> None:
                                             erasure=Erasure(pool, s))))
         readiness.info["embedding_space"] = lambda: embedder.state
         jobs: Background = [embedder.keep_connected, link.run, relay.run]
-        return (lambda server: register(servicers, server)), jobs
+        return (lambda server: register(servicers, pool, server)), jobs
 
     try:
         await run_database_service(s, stop, SCHEMA, MIGRATIONS, build)

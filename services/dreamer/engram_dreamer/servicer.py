@@ -14,7 +14,7 @@ from engram_kit.db import tenant_tx
 from engram_kit.errors import InvalidArgument
 from engram_kit.timestamps import to_timestamp
 
-from . import repo, repo_passes, repo_proposals
+from . import repo, repo_passes, repo_proposals, run_detail
 from .intake import EventIntake
 from .passes import DreamPasses
 from .proposals import ProposalRow, summary
@@ -109,3 +109,11 @@ class DreamerServicer(dreamer_pb2_grpc.DreamerServiceServicer):
         reverted, row = await self.passes.rollback(current_caller().require_namespace(), run_id)
         return dreamer_pb2.DreamRollbackResponse(run_id=str(run_id), reverted=reverted,
                                                  run=run_message(row))
+
+    async def RunDetail(self, request: Any, context: Any) -> Any:  # noqa: N802
+        return await run_detail.detail(self.pool, current_caller().require_namespace(),
+                                       request, run_message)
+
+    async def RollbackPreview(self, request: Any, context: Any) -> Any:  # noqa: N802
+        return await run_detail.rollback_preview(
+            self.pool, current_caller().require_namespace(), request.run_id)

@@ -52,7 +52,7 @@ def build_mcp(settings: GatewaySettings, store: PrincipalStore, backends: Backen
         name="engram", instructions=INSTRUCTIONS, version="0.1.0", middleware=[toolsets],
         token_verifier=PrincipalTokenVerifier(store), auth=auth,
     )
-    register_tools(mcp, TOOLS, backends, {"toolsets": toolsets})
+    register_tools(mcp, TOOLS, backends, {"toolsets": toolsets, "principals": store})
     register_briefing_prompt(mcp, backends)
     forbid_unknown_arguments(mcp)
     return mcp

@@ -9,6 +9,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from engram.v1 import (
+    audit_pb2_grpc,
     coordination_pb2_grpc,
     cortex_pb2,
     cortex_pb2_grpc,
@@ -19,6 +20,8 @@ from engram_kit.context import CallerContext
 from engram_kit.grpc_client import Caller, open_channel
 
 from .settings import GatewaySettings
+
+AUDIT_METHODS = ("AuditShow", "AuditVerify")
 
 
 class Service(StrEnum):
@@ -57,6 +60,11 @@ class Backends:
         self._cortex = cortex_stubs(self._cortex_channel)
         self._dreamer_channel = open_channel(self._settings.dreamer_addr)
         self._dreamer = dreamer_pb2_grpc.DreamerServiceStub(self._dreamer_channel)
+        # The audit RPCs each auditing service serves beside its own.
+        self._audit = {
+            Service.MEMORY: audit_pb2_grpc.AuditServiceStub(self._memory_channel),
+            Service.CORTEX: audit_pb2_grpc.AuditServiceStub(self._cortex_channel),
+            Service.COORDINATION: audit_pb2_grpc.AuditServiceStub(self._coordination_channel)}
         self._health = {
             "cortex": health_pb2_grpc.HealthStub(self._cortex_channel),
             "memory": health_pb2_grpc.HealthStub(self._memory_channel),
@@ -82,7 +90,9 @@ class Backends:
         UNAVAILABLE is retried when gRPC never sent the call, and with `resend`
         (an operation that changes nothing) also after it was sent: a write
         retried after sending could apply twice."""
-        if service is Service.CORTEX:
+        if method in AUDIT_METHODS:
+            rpc = getattr(self._audit[service], method)
+        elif service is Service.CORTEX:
             rpc = self._cortex[method]
         else:
             stub = {Service.MEMORY: self._memory, Service.COORDINATION: self._coordination,

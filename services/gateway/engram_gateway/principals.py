@@ -7,6 +7,7 @@ at-rest hash (no password stretching needed)."""
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import hmac
 import json
@@ -14,15 +15,22 @@ import os
 import re
 import secrets
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from engram_kit.context import NAMESPACE_RE
 from engram_kit.vocab import Role
 
 ROLES = tuple(Role)
 TOKEN_PREFIX = "eg_"
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,62}\Z")
+# The store is one JSON file read on every change: bounded, so a runaway
+# script cannot make each request's token check read megabytes.
+MAX_PRINCIPALS = 1000
+MAX_GRANTS = 50  # namespaces per principal, read-write and read together
 
 
 @dataclass(frozen=True)
@@ -87,16 +95,28 @@ class PrincipalStore:
             raise ValueError("a principal name is 1-63 chars of a-z, 0-9, '_', '.', '-'")
         if role not in ROLES:
             raise ValueError(f"role must be one of {', '.join(ROLES)}")
-        read_namespaces = [n for n in read_namespaces or [] if n not in namespaces]
+        namespaces = list(dict.fromkeys(namespaces))
+        read_namespaces = [n for n in dict.fromkeys(read_namespaces or [])
+                           if n not in namespaces]
         if not namespaces and not read_namespaces:
             raise ValueError("at least one namespace is required")
-        principals = self._load()
-        if any(p.name == name for p in principals):
-            raise ValueError(f"principal {name!r} exists; use `engram token rotate`")
-        token = TOKEN_PREFIX + secrets.token_urlsafe(32)
-        principals.append(Principal(name, role, list(namespaces), hash_token(token),
-                                    read_namespaces=read_namespaces))
-        self._write(principals)
+        bad = [n for n in [*namespaces, *read_namespaces] if not NAMESPACE_RE.match(n)]
+        if bad:
+            raise ValueError(f"namespace {bad[0][:70]!r} is invalid: 1-63 chars of a-z, 0-9, "
+                             "'_', '.', '-'")
+        if len(namespaces) + len(read_namespaces) > MAX_GRANTS:
+            raise ValueError(f"at most {MAX_GRANTS} namespaces per principal")
+        with self._locked():
+            principals = self._load()
+            if any(p.name == name for p in principals):
+                raise ValueError(f"principal {name!r} exists; use `engram token rotate`")
+            if len(principals) >= MAX_PRINCIPALS:
+                raise ValueError(f"the store holds {MAX_PRINCIPALS} principals, its limit; "
+                                 "revoke unused ones first")
+            token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+            principals.append(Principal(name, role, namespaces, hash_token(token),
+                                        read_namespaces=read_namespaces))
+            self._write(principals)
         return token
 
     def list(self) -> list[Principal]:
@@ -104,22 +124,36 @@ class PrincipalStore:
 
     def rotate(self, name: str) -> str:
         """A new token for the principal; the old one stops working at once."""
-        principals = self._load()
-        for i, p in enumerate(principals):
-            if p.name == name:
-                token = TOKEN_PREFIX + secrets.token_urlsafe(32)
-                principals[i] = replace(p, token_sha256=hash_token(token),
-                                        rotated_at=datetime.now(UTC).isoformat())
-                self._write(principals)
-                return token
+        with self._locked():
+            principals = self._load()
+            for i, p in enumerate(principals):
+                if p.name == name:
+                    token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+                    principals[i] = replace(p, token_sha256=hash_token(token),
+                                            rotated_at=datetime.now(UTC).isoformat())
+                    self._write(principals)
+                    return token
         raise ValueError(f"no principal {name!r}")
 
     def revoke(self, name: str) -> None:
-        principals = self._load()
-        kept = [p for p in principals if p.name != name]
-        if len(kept) == len(principals):
-            raise ValueError(f"no principal {name!r}")
-        self._write(kept)
+        with self._locked():
+            principals = self._load()
+            kept = [p for p in principals if p.name != name]
+            if len(kept) == len(principals):
+                raise ValueError(f"no principal {name!r}")
+            self._write(kept)
+
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        """One writer at a time (the CLI and the gateway's token routes): each
+        change reads, edits and replaces the whole file."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.path.parent / ".principals.lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
 
     def _write(self, principals: list[Principal]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)

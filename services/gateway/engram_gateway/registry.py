@@ -19,6 +19,7 @@ from . import (
     tools_knowledge,
     tools_lifecycle,
     tools_memory,
+    tools_operator,
     tools_sessions,
 )
 from .toolspec import Access, Effect, Op, Retry, Tier, ToolSpec
@@ -26,7 +27,7 @@ from .toolspec import Access, Effect, Op, Retry, Tier, ToolSpec
 TOOLS: list[ToolSpec] = [
     *tools_memory.TOOLS, *tools_episodes.TOOLS, *tools_board.TOOLS, *tools_facts.TOOLS,
     *tools_graph.TOOLS, *tools_knowledge.TOOLS, *tools_dream.TOOLS, *tools_sessions.TOOLS,
-    *tools_lifecycle.TOOLS, *tools_hygiene.TOOLS,
+    *tools_lifecycle.TOOLS, *tools_hygiene.TOOLS, *tools_operator.TOOLS,
 ]
 BY_NAME: dict[str, ToolSpec] = {t.name: t for t in TOOLS}
 TIERS: dict[str, int] = {t.name: int(t.tier) for t in TOOLS}

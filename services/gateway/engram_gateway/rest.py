@@ -28,6 +28,15 @@ HTTP_STATUS = {"invalid_argument": 400, "unauthenticated": 401, "permission_deni
                "unavailable": 503, "deadline_exceeded": 504, "unimplemented": 501}
 
 
+# The headers' rules (auth.caller_context checks them) in the OpenAPI document.
+NamespaceHeader = Annotated[str | None, Header(
+    max_length=63, pattern=r"^[a-z0-9][a-z0-9_.-]*$",
+    description="The namespace to act in; default: the principal's first.")]
+SessionHeader = Annotated[str | None, Header(
+    max_length=128, pattern=r"^[A-Za-z0-9._:@/+=-]+$",
+    description="The client's session (shared with its MCP calls).")]
+
+
 def grant(tool_name: str, action: str = "") -> Callable[..., Awaitable[CallerContext]]:
     """The caller dependency of a route that runs `tool_name` (`action`): the
     bearer token as for /mcp, the rate limit, and the grant and role the
@@ -37,9 +46,8 @@ def grant(tool_name: str, action: str = "") -> Callable[..., Awaitable[CallerCon
     what = tool(tool_name).label(action)
 
     async def rest_caller(request: Request,
-                          x_engram_namespace: Annotated[str | None, Header()] = None,
-                          x_engram_session: Annotated[str | None, Header()] = None,
-                          ) -> CallerContext:
+                          x_engram_namespace: NamespaceHeader = None,
+                          x_engram_session: SessionHeader = None) -> CallerContext:
         principal = await _principal(request)
         try:
             return caller_context(principal.name, principal.role, list(principal.namespaces),
@@ -75,14 +83,16 @@ async def _principal(request: Request) -> Principal:
 
 async def run_op(backends: Backends, caller: CallerContext, tool_name: str,
                  args: dict[str, Any], action: str = "",
-                 shape: Callable[..., dict[str, Any]] | None = None) -> Any:
+                 shape: Callable[..., dict[str, Any]] | None = None,
+                 extras: dict[str, Any] | None = None) -> Any:
     """Run a registry operation for a REST route: the tool's defaults fill
     what the route does not take, so MCP and REST build the same request."""
     spec = tool(tool_name)
     full = spec.defaults() | args | ({spec.action_arg: action} if spec.action_arg else {})
     o = spec.op_for(full)
     calls = Calls(backends, resend=o.effect is Effect.NONE)
-    return await answer(o.invoke(Invocation(calls, caller, full), shape), lambda r: r)
+    return await answer(o.invoke(Invocation(calls, caller, full, extras=extras or {}), shape),
+                        lambda r: r)
 
 
 async def answer(reply: Awaitable[Any], shape: Callable[[Any], Any]) -> Any:

@@ -13,6 +13,18 @@ from pydantic import Field
 
 from engram_kit.context import CallerContext
 
+from .argtypes import (
+    BoardText,
+    Children,
+    MailIds,
+    MailText,
+    ParkExpiry,
+    ParkNote,
+    ParkReason,
+    ParkResume,
+    RequestIdText,
+    text_arg,
+)
 from .clients import Backends
 from .rest import grant, run_op
 from .strict_args import StrictBody, known_query_only
@@ -31,19 +43,19 @@ RedactCaller = Annotated[CallerContext, Depends(grant("board_message", "redact")
 
 
 class AgentUpdateBody(StrictBody):
-    project: str | None = None
-    task: str | None = None
-    status: str | None = None
+    project: BoardText | None = None
+    task: BoardText | None = None
+    status: BoardText | None = None
     expect_seconds: int | None = Field(None, ge=0, le=2**31)
-    children: list[str] | None = None
+    children: Children | None = None
 
 
 class ParkBody(StrictBody):
-    reason: str
-    needs: str = ""
-    clear_by: str = ""
-    resume: str = ""
-    expires_in_seconds: int = Field(0, ge=0, le=2**31)
+    reason: ParkReason
+    needs: ParkNote = ""
+    clear_by: ParkNote = ""
+    resume: ParkResume = ""
+    expires_in_seconds: ParkExpiry = 0
 
 
 class ClaimBody(StrictBody):
@@ -52,13 +64,14 @@ class ClaimBody(StrictBody):
 
 
 class SendBody(StrictBody):
-    to: str
-    text: str
-    request_id: str = ""
+    to: Annotated[str, text_arg(200, "An agent id or unique prefix, 'project:<name>' or "
+                                "'all'.")]
+    text: MailText
+    request_id: RequestIdText = ""
 
 
 class IdsBody(StrictBody):
-    ids: list[str]
+    ids: MailIds
 
 
 def build_board_router(backends: Backends) -> APIRouter:

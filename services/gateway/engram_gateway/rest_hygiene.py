@@ -11,9 +11,11 @@ from fastapi import APIRouter, Depends, Query
 
 from engram_kit.context import CallerContext
 
+from .argtypes import ClusterLimit, EntryIds, MemoryText, Reason, Similarity
 from .clients import Backends
 from .rest import grant, run_op
 from .strict_args import StrictBody, known_query_only
+from .toolspec import RequestId
 
 CandidatesCaller = Annotated[CallerContext, Depends(grant("memory_consolidation_candidates"))]
 ConsolidateCaller = Annotated[CallerContext, Depends(grant("memory_consolidate"))]
@@ -21,10 +23,10 @@ StatsCaller = Annotated[CallerContext, Depends(grant("memory_stats"))]
 
 
 class ConsolidateBody(StrictBody):
-    entry_ids: list[str]
-    new_text: str
-    reason: str
-    request_id: str = ""  # retry key: a retry with it takes effect once
+    entry_ids: EntryIds
+    new_text: MemoryText
+    reason: Reason
+    request_id: RequestId = ""  # retry key: a retry with it takes effect once
 
 
 def build_hygiene_router(backends: Backends) -> APIRouter:
@@ -32,8 +34,8 @@ def build_hygiene_router(backends: Backends) -> APIRouter:
 
     @router.get("/memories/consolidation-candidates")
     async def candidates(caller: CandidatesCaller,
-                         min_similarity: Annotated[float, Query(ge=0, le=1)] = 0,
-                         limit: Annotated[int, Query(ge=0)] = 0) -> Any:
+                         min_similarity: Annotated[Similarity, Query()] = 0,
+                         limit: Annotated[ClusterLimit, Query()] = 0) -> Any:
         return await run_op(backends, caller, "memory_consolidation_candidates",
                             {"min_similarity": min_similarity, "limit": limit})
 

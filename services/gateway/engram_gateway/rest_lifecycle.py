@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Path
 
 from engram_kit.context import CallerContext
 
+from .argtypes import OptionalTime, PrincipalName, Reason, Reasoning, Uuid
 from .clients import Backends
 from .rest import grant, run_op
 from .strict_args import StrictBody, known_query_only
@@ -21,19 +22,19 @@ MailCaller = Annotated[CallerContext, Depends(grant("mail_forget"))]
 
 
 class ReasonBody(StrictBody):
-    reason: str
+    reason: Reason
 
 
 class DecideBody(StrictBody):
     decision: Literal["accept", "discard"]
-    reasoning: str
+    reasoning: Reasoning
 
 
 class WriterBody(StrictBody):
-    principal: str
-    reason: str
-    since: str | None = None
-    until: str | None = None
+    principal: PrincipalName
+    reason: Reason
+    since: OptionalTime = None
+    until: OptionalTime = None
     dry_run: bool = False
 
 
@@ -41,12 +42,14 @@ def build_lifecycle_router(backends: Backends) -> APIRouter:
     router = APIRouter(prefix="/v1", tags=["lifecycle"], dependencies=[Depends(known_query_only)])
 
     @router.post("/documents/{document_id}/forget")
-    async def forget_document(document_id: str, body: ReasonBody, caller: DocumentCaller) -> Any:
+    async def forget_document(document_id: Annotated[Uuid, Path()], body: ReasonBody,
+                              caller: DocumentCaller) -> Any:
         return await run_op(backends, caller, "document_forget",
                             {"document_id": document_id, "reason": body.reason})
 
     @router.post("/review/contenders/{fact_id}/decide")
-    async def decide_contender(fact_id: str, body: DecideBody, caller: ContenderCaller) -> Any:
+    async def decide_contender(fact_id: Annotated[Uuid, Path()], body: DecideBody,
+                               caller: ContenderCaller) -> Any:
         return await run_op(backends, caller, "contender_decide",
                             {"fact_id": fact_id, **body.model_dump()})
 
@@ -55,7 +58,8 @@ def build_lifecycle_router(backends: Backends) -> APIRouter:
         return await run_op(backends, caller, "forget_by_writer", body.model_dump())
 
     @router.post("/board/messages/{mail_id}/forget")
-    async def forget_message(mail_id: str, body: ReasonBody, caller: MailCaller) -> Any:
+    async def forget_message(mail_id: Annotated[Uuid, Path()], body: ReasonBody,
+                             caller: MailCaller) -> Any:
         return await run_op(backends, caller, "mail_forget",
                             {"mail_id": mail_id, "reason": body.reason})
 

@@ -8,15 +8,30 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Depends, Path, Query
 from pydantic import Field
 
 from engram_kit.context import CallerContext
 
+from .argtypes import (
+    EntryId,
+    MemoryText,
+    NoNul,
+    Note,
+    OptionalTags,
+    OptionalTime,
+    OptionalUuid,
+    Origin,
+    QueryText,
+    Reason,
+    Source,
+    Tags,
+)
 from .clients import Backends
 from .rest import grant, run_op
 from .shaping import search_reply
 from .strict_args import StrictBody, known_query_only
+from .toolspec import RequestId
 
 StoreCaller = Annotated[CallerContext, Depends(grant("memory_store"))]
 SearchCaller = Annotated[CallerContext, Depends(grant("memory_search"))]
@@ -27,28 +42,30 @@ ForgetCaller = Annotated[CallerContext, Depends(grant("memory_forget"))]
 RescueCaller = Annotated[CallerContext, Depends(grant("memory_rescue"))]
 
 
+# The fields have the memory tools' argument types (argtypes.py): the same
+# constraints in the OpenAPI document, the REST validation and the MCP schema.
 class StoreBody(StrictBody):
-    text: str
-    source: str = ""
-    tags: list[str] = Field(default_factory=list)
-    origin: str = "agent"
-    episode: str = ""
-    valid_from: str | None = None
-    supersedes: str = ""
-    request_id: str = ""  # retry key: a retry with it stores once
+    text: MemoryText
+    source: Source = ""
+    tags: Tags = Field(default_factory=list)
+    origin: Origin = "agent"
+    episode: NoNul = ""
+    valid_from: OptionalTime = None
+    supersedes: OptionalUuid = ""
+    request_id: RequestId = ""  # retry key: a retry with it stores once
 
 
 class SupersedeBody(StrictBody):
-    new_text: str
-    reason: str = ""
+    new_text: MemoryText
+    reason: Note = ""
 
 
 class ForgetBody(StrictBody):
-    reason: str
+    reason: Reason
 
 
 class RescueBody(StrictBody):
-    reason: str = ""
+    reason: Note = ""
 
 
 def build_memory_router(backends: Backends) -> APIRouter:
@@ -60,12 +77,15 @@ def build_memory_router(backends: Backends) -> APIRouter:
         return await run_op(backends, caller, "memory_store", body.model_dump())
 
     @router.get("/search")
-    async def search(caller: SearchCaller, query: str,
+    async def search(caller: SearchCaller, query: Annotated[QueryText, Query()],
                      top_k: Annotated[int, Query(ge=1, le=50)] = 5,
-                     tags: Annotated[list[str] | None, Query()] = None, source: str = "",
-                     since: str | None = None, until: str | None = None, episode: str = "",
-                     as_of: str | None = None, include_history: bool = False,
-                     explain: bool = False) -> Any:
+                     tags: Annotated[OptionalTags, Query()] = None,
+                     source: Annotated[Source, Query()] = "",
+                     since: Annotated[OptionalTime, Query()] = None,
+                     until: Annotated[OptionalTime, Query()] = None,
+                     episode: Annotated[NoNul, Query()] = "",
+                     as_of: Annotated[OptionalTime, Query()] = None,
+                     include_history: bool = False, explain: bool = False) -> Any:
         args = {"query": query, "top_k": top_k, "tags": tags, "source": source,
                 "since": since, "until": until, "episode": episode, "as_of": as_of,
                 "include_history": include_history, "explain": explain}
@@ -75,27 +95,30 @@ def build_memory_router(backends: Backends) -> APIRouter:
 
     @router.get("/recent")
     async def recent(caller: RecentCaller, n: Annotated[int, Query(ge=1, le=50)] = 10,
-                     tags: Annotated[list[str] | None, Query()] = None,
-                     source: str = "") -> Any:
+                     tags: Annotated[OptionalTags, Query()] = None,
+                     source: Annotated[Source, Query()] = "") -> Any:
         return await run_op(backends, caller, "memory_recent",
                             {"n": n, "tags": tags, "source": source})
 
     @router.get("/{entry_id}")
-    async def get(entry_id: str, caller: GetCaller) -> Any:
+    async def get(entry_id: Annotated[EntryId, Path()], caller: GetCaller) -> Any:
         return await run_op(backends, caller, "memory_get", {"id": entry_id})
 
     @router.post("/{entry_id}/supersede")
-    async def supersede(entry_id: str, body: SupersedeBody, caller: SupersedeCaller) -> Any:
+    async def supersede(entry_id: Annotated[EntryId, Path()], body: SupersedeBody,
+                        caller: SupersedeCaller) -> Any:
         return await run_op(backends, caller, "memory_supersede",
                             {"entry_id": entry_id, **body.model_dump()})
 
     @router.post("/{entry_id}/forget")
-    async def forget(entry_id: str, body: ForgetBody, caller: ForgetCaller) -> Any:
+    async def forget(entry_id: Annotated[EntryId, Path()], body: ForgetBody,
+                     caller: ForgetCaller) -> Any:
         return await run_op(backends, caller, "memory_forget",
                             {"entry_id": entry_id, **body.model_dump()})
 
     @router.post("/{entry_id}/rescue")
-    async def rescue(entry_id: str, body: RescueBody, caller: RescueCaller) -> Any:
+    async def rescue(entry_id: Annotated[EntryId, Path()], body: RescueBody,
+                     caller: RescueCaller) -> Any:
         return await run_op(backends, caller, "memory_rescue",
                             {"entry_id": entry_id, **body.model_dump()})
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Annotated, Any, cast
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.routing import APIRoute
 from pydantic import BaseModel, create_model
 
@@ -95,8 +95,8 @@ def arguments_model(route: Route) -> type[BaseModel] | None:
     (a body that takes nothing is still checked: `{}` or none at all)."""
     params = route.spec.signature.parameters
     fields: dict[str, Any] = {
-        n: (params[n].annotation,
-            ... if params[n].default is inspect.Parameter.empty else params[n].default)
+        n: (params[n].annotation, ... if params[n].default is inspect.Parameter.empty
+            or n in route.op.rest_required else params[n].default)
         for n in route.arg_names}
     if not fields and route.in_query:
         return None
@@ -112,11 +112,14 @@ def _endpoint(backends: Backends, route: Route) -> Any:
     async def endpoint(**kwargs: Any) -> Any:
         given: BaseModel | None = kwargs.get("arguments")
         args = {n: kwargs[n] for n in path_args} | (given.model_dump() if given else {})
-        return await run_op(backends, kwargs["caller"], route.spec.name, args, route.action)
+        extras = {"principals": kwargs["request"].app.state.principals}
+        return await run_op(backends, kwargs["caller"], route.spec.name, args, route.action,
+                            extras=extras)
 
     kw = inspect.Parameter.KEYWORD_ONLY
-    params = [inspect.Parameter("caller", kw, annotation=Annotated[
-        CallerContext, Depends(grant(route.spec.name, route.action))])]
+    params = [inspect.Parameter("request", kw, annotation=Request),
+              inspect.Parameter("caller", kw, annotation=Annotated[
+                  CallerContext, Depends(grant(route.spec.name, route.action))])]
     params += [inspect.Parameter(n, kw, annotation=route.spec.signature.parameters[n].annotation)
                for n in path_args]
     if model is not None:
@@ -183,8 +186,8 @@ def _arguments_doc(route: Route) -> str:
     """How a generated route takes the tool's arguments: path, then query or body
     (required ones marked with *)."""
     params = route.spec.signature.parameters
-    names = [f"{n}*" if params[n].default is inspect.Parameter.empty else n
-             for n in route.arg_names]
+    names = [f"{n}*" if params[n].default is inspect.Parameter.empty
+             or n in route.op.rest_required else n for n in route.arg_names]
     where = "query" if route.in_query else "body"
     parts = [f"path: {', '.join(route.path_args)}"] if route.path_args else []
     return "; ".join(parts + ([f"{where}: {', '.join(names)}"] if names else []))

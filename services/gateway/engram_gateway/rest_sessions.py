@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Depends, Path, Query
 
 from engram_kit.context import CallerContext
 
+from .argtypes import ChangesCursor, Title, Uuid
 from .clients import Backends
 from .rest import grant, run_op
 from .strict_args import StrictBody, known_query_only
@@ -23,7 +24,7 @@ SummaryCaller = Annotated[CallerContext, Depends(grant("episode_summary"))]
 
 
 class CloseBody(StrictBody):
-    title: str = ""
+    title: Title = ""
 
 
 def build_sessions_router(backends: Backends) -> APIRouter:
@@ -35,7 +36,8 @@ def build_sessions_router(backends: Backends) -> APIRouter:
         return await run_op(backends, caller, "briefing", {"token_budget": token_budget})
 
     @router.get("/session/changes")
-    async def changes(caller: ChangesCaller, since: str = "") -> Any:
+    async def changes(caller: ChangesCaller,
+                      since: Annotated[ChangesCursor, Query()] = "") -> Any:
         return await run_op(backends, caller, "session_changes", {"since": since})
 
     @router.post("/session/close")
@@ -43,7 +45,7 @@ def build_sessions_router(backends: Backends) -> APIRouter:
         return await run_op(backends, caller, "session_close", body.model_dump())
 
     @router.get("/episodes/{episode_id}/summary")
-    async def summary(episode_id: str, caller: SummaryCaller) -> Any:
+    async def summary(episode_id: Annotated[Uuid, Path()], caller: SummaryCaller) -> Any:
         return await run_op(backends, caller, "episode_summary", {"id": episode_id})
 
     return router

@@ -10,6 +10,17 @@ from pydantic import Field
 
 from engram.v1 import coordination_pb2 as pb
 
+from .argtypes import (
+    BoardText,
+    Children,
+    MailIds,
+    MailText,
+    OptionalParkReason,
+    ParkExpiry,
+    ParkNote,
+    ParkResume,
+    RequestIdText,
+)
 from .clients import Service
 from .shaping_board import (
     agent_item,
@@ -21,27 +32,30 @@ from .shaping_board import (
 )
 from .toolspec import Access, Args, Effect, Namespace, Retry, Tier, ToolSpec, op, read
 
-Text = Annotated[str | None, Field(description="Up to 200 chars; omit to leave unchanged.")]
+Text = Annotated[BoardText | None, Field(description="Up to 200 chars; omit to leave "
+                                          "unchanged.")]
 
 
 def board_agents(
     action: Annotated[Literal["list", "update", "park"], Field(
         description="list peers | update your status | park (say why you stopped)")] = "list",
     project: Text = None, task: Text = None,
-    status: Annotated[str | None, Field(description="What you are doing now (clears a "
-                                        "park record).")] = None,
+    status: Annotated[BoardText | None, Field(description="What you are doing now (clears a "
+                                              "park record).")] = None,
     expect_seconds: Annotated[int | None, Field(
         ge=0, le=2**31, description="Seconds until your status is overdue; 0 clears.")] = None,
-    children: Annotated[list[str] | None, Field(description="Subagent labels (max 8); "
-                                                "[] clears.")] = None,
-    park_reason: Annotated[str, Field(description="done | blocked | needs_approval | "
-                           "needs_info | needs_resource | waiting_peer")] = "",
-    park_needs: Annotated[str, Field(description="What would clear it (120).")] = "",
-    park_clear_by: Annotated[str, Field(description="Agent id, lease name, maintainer "
-                                        "or anyone (120).")] = "",
-    park_resume: Annotated[str, Field(description="What you will do then (240).")] = "",
-    park_expires_seconds: Annotated[int, Field(ge=0, le=2**31,
-                                               description="0: 12 h.")] = 0,
+    children: Annotated[Children | None, Field(description="Subagent labels (max 8); "
+                                               "[] clears.")] = None,
+    park_reason: Annotated[OptionalParkReason, Field(
+        description="done | blocked | needs_approval | needs_info | needs_resource | "
+        "waiting_peer")] = "",
+    park_needs: Annotated[ParkNote, Field(description="What would clear it (120).")] = "",
+    park_clear_by: Annotated[ParkNote, Field(description="Agent id, lease name, "
+                                             "maintainer or anyone (120).")] = "",
+    park_resume: Annotated[ParkResume, Field(description="What you will do then "
+                                             "(240).")] = "",
+    park_expires_seconds: Annotated[ParkExpiry, Field(description="0: 12 h; at most 7 "
+                                                      "days.")] = 0,
     limit: Annotated[int, Field(ge=0, le=50, description="Peers to list (0: 20).")] = 0,
     namespace: Namespace = None,
 ) -> None:
@@ -88,12 +102,12 @@ def board_message(
                     "redact (operators)")] = "receive",
     to: Annotated[str, Field(description="Agent id or unique prefix, 'project:<name>' "
                              "or 'all' active peers.")] = "",
-    text: Annotated[str, Field(description="The message (max 8192 bytes; no "
-                               "secrets).")] = "",
-    request_id: Annotated[str, Field(description="Retry key: resending with it "
-                                     "delivers once.")] = "",
-    ids: Annotated[list[str] | None, Field(description="Message ids to ack/redact "
-                                           "(max 50).")] = None,
+    text: Annotated[MailText, Field(description="The message (max 8192 bytes; no "
+                                    "secrets).")] = "",
+    request_id: Annotated[RequestIdText, Field(description="Retry key: resending with it "
+                                               "delivers once.")] = "",
+    ids: Annotated[MailIds | None, Field(description="Message ids to ack/redact "
+                                         "(max 50).")] = None,
     limit: Annotated[int, Field(ge=0, le=50, description="Page size (0: 50).")] = 0,
     cursor: Annotated[str, Field(description="next_cursor of the previous page.")] = "",
     namespace: Namespace = None,

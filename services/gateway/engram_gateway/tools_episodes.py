@@ -11,9 +11,11 @@ from pydantic import Field
 
 from engram.v1 import memory_pb2 as pb
 
+from .argtypes import DocumentFormat, QueryText, text_arg, uuid_arg
+from .argtypes import Title as TitleText
 from .briefing import build_briefing
 from .clients import Service
-from .shaping import approx_tokens, document_items
+from .shaping import approx_tokens, document_items, iso_time
 from .toolspec import (
     Access,
     Args,
@@ -28,7 +30,9 @@ from .toolspec import (
     read,
 )
 
-Title = Annotated[str, Field(description="A short title (max 200 chars).")]
+# A PDF travels base64-encoded: 16 MB of file is about 21.4 M characters.
+DOCUMENT_MAX_CHARS = 16_000_000 * 4 // 3 + 4
+Title = Annotated[TitleText, Field(description="A short title (max 200 chars).")]
 
 
 def episode_start(title: Title, namespace: Namespace = None,
@@ -58,11 +62,12 @@ def briefing(
 
 
 def document_ingest(
-    content: Annotated[str, Field(description="The document's full text (max 2 MB), or "
-                                  "with format pdf the file base64-encoded (max 16 MB).")],
-    source: Annotated[str, Field(description="Where it is from (path, URL, name).")],
-    title: Annotated[str, Field(description="A title.")] = "",
-    format: Annotated[str, Field(description="text | markdown | html | pdf")] = "text",
+    content: Annotated[str, text_arg(DOCUMENT_MAX_CHARS, "The document's full text (max 2 MB), "
+                                     "or with format pdf the file base64-encoded (max 16 MB).")],
+    source: Annotated[str, text_arg(200, "Where it is from (path, URL, name).")],
+    title: Annotated[TitleText, Field(description="A title.")] = "",
+    format: Annotated[DocumentFormat, Field(
+        description="text | markdown | html | pdf")] = "text",
     namespace: Namespace = None,
 ) -> None:
     """Keep a document verbatim (notes, specs, transcripts) and index it in chunks for
@@ -88,12 +93,36 @@ def ingest_request(a: Args) -> pb.DocumentIngestRequest:
 
 
 def document_search(
-    query: Annotated[str, Field(description="What to find in stored documents.")],
+    query: Annotated[QueryText, Field(description="What to find in stored documents.")],
     top_k: Annotated[int, Field(ge=1, le=50, description="How many chunks (1-50).")] = 5,
     namespace: Namespace = None,
 ) -> None:
     """Hybrid search over document chunks: {documents, mode, tokens}, each chunk with
     document_id, chunk (ordinal), text, source, title, score, date."""
+
+
+def document_get(
+    document_id: Annotated[str, uuid_arg("The document's id (from document_ingest or "
+                                         "document_search).")],
+    chunk_offset: Annotated[int, Field(ge=0, le=1_000_000, description="The first chunk "
+                                       "(ordinal) to return.")] = 0,
+    chunk_limit: Annotated[int, Field(ge=1, le=50, description="How many chunks "
+                                      "(1-50).")] = 20,
+    namespace: Namespace = None,
+) -> None:
+    """One stored document: {id, source, title, format, chars, total_chunks, created_by,
+    created_at, chunks: [{ordinal, start_char, text, embedded}], next_offset} with a
+    page of its chunks in order (next_offset: the chunk_offset of the next page, null
+    at the end)."""
+
+
+def document_reply(r: pb.DocumentGetResponse) -> dict[str, Any]:
+    return {"id": r.id, "source": r.source, "title": r.title, "format": r.format,
+            "chars": r.chars, "total_chunks": r.total_chunks, "created_by": r.created_by,
+            "created_at": iso_time(r, "created_at"),
+            "chunks": [{"ordinal": c.ordinal, "start_char": c.start_char, "text": c.text,
+                        "embedded": c.embedded} for c in r.chunks],
+            "next_offset": r.next_offset or None}
 
 
 def documents_reply(reply: pb.DocumentSearchResponse) -> dict[str, Any]:
@@ -139,4 +168,12 @@ TOOLS = [
         Service.MEMORY, "DocumentSearch", shape=documents_reply, rest="GET /v1/documents/search",
         build=lambda a: pb.DocumentSearchRequest(query=a["query"], top_k=a["top_k"]))},
         example={"query": "x"}),
+    # After document_search: GET /v1/documents/search is matched before {document_id}.
+    ToolSpec(document_get, Tier.FULL, {"": read(
+        Service.MEMORY, "DocumentGet", shape=document_reply,
+        rest="GET /v1/documents/{document_id}",
+        build=lambda a: pb.DocumentGetRequest(document_id=a["document_id"],
+                                              chunk_offset=a["chunk_offset"],
+                                              chunk_limit=a["chunk_limit"]))},
+        example={"document_id": "00000000-0000-0000-0000-000000000000"}),
 ]

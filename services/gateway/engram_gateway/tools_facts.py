@@ -12,6 +12,16 @@ from engram.v1 import cortex_pb2 as pb
 from engram.v1 import memory_pb2
 from engram_kit.timestamps import to_timestamp
 
+from .argtypes import (
+    AttributeName,
+    EntityName,
+    FactTags,
+    IsoTime,
+    OptionalUuid,
+    SourceType,
+    plain_arg,
+    text_arg,
+)
 from .clients import Service
 from .shaping import parse_time, search_reply
 from .shaping_facts import KIND_VALUES, conflict_item, fact_item, get_reply, member_reply, set_reply
@@ -31,35 +41,36 @@ from .toolspec import (
 
 Kind = Literal["DECISION", "RULE", "STATE", "PREFERENCE", "REFERENCE", "RESIDUAL", "EVENT"]
 Origin = Literal["user", "action", "agent", "assistant"]
-Entity = Annotated[str, Field(description="What the fact is about, e.g. 'billing-api'.")]
-Attribute = Annotated[str, Field(description="Which property, e.g. 'database'.")]
+Entity = Annotated[EntityName, Field(description="What the fact is about, e.g. "
+                                    "'billing-api'.")]
+Attribute = Annotated[AttributeName, Field(description="Which property, e.g. 'database'.")]
 
 
 def fact_set(
     entity: Entity, attribute: Attribute,
-    value: Annotated[str, Field(description="The value (max 2000 chars).")],
+    value: Annotated[str, text_arg(2000, "The value (max 2000 chars).")],
     kind: Annotated[Kind, Field(description="DECISION, RULE, STATE (default), PREFERENCE, "
                                 "REFERENCE, RESIDUAL (a known risk) or EVENT.")] = "STATE",
-    evidence_quote: Annotated[str, Field(description="Verbatim words it comes from.")] = "",
-    source_type: Annotated[str, Field(description="utterance, capture, file, commit, url "
-                                      "or memory_entry.")] = "",
-    source_ref: Annotated[str, Field(description="Where: path, URL, entry id.")] = "",
+    evidence_quote: Annotated[str, plain_arg(4000, "Verbatim words it comes from.")] = "",
+    source_type: Annotated[SourceType, Field(description="utterance, capture, file, commit, "
+                                             "url or memory_entry.")] = "",
+    source_ref: Annotated[str, plain_arg(500, "Where: path, URL, entry id.")] = "",
     origin: Annotated[Origin, Field(description="Who said it: user > action > agent > "
                                     "assistant.")] = "agent",
-    valid_from: Annotated[str | None, Field(description="ISO time it became true.")] = None,
+    valid_from: Annotated[IsoTime | None, Field(description="ISO time it became true.")] = None,
     confidence: Annotated[float, Field(gt=0, le=1)] = 1.0,
     replaces: Annotated[bool, Field(description="This replaces the current value.")] = False,
-    supersedes: Annotated[str, Field(description="Id of the fact this replaces.")] = "",
-    tags: Annotated[list[str] | None, Field(description="Dotted tags; unknown ones are "
-                                            "reported, not created.")] = None,
+    supersedes: Annotated[OptionalUuid, Field(description="Id of the fact this replaces.")] = "",
+    tags: Annotated[FactTags | None, Field(description="Dotted tags; unknown ones are "
+                                           "reported, not created.")] = None,
     details: Annotated[dict[str, Any] | None, Field(description=(
         "Kind columns: scope (DECISION/RULE), trigger_predicate (RULE), status_detail and "
         "expected_lifetime_seconds (STATE), earned_by (RULE/PREFERENCE), risk_weight "
         "(RESIDUAL, 0-1), subject (EVENT/REFERENCE), reopen_trigger (DECISION)."))] = None,
-    reopen_trigger: Annotated[str, Field(description=(
+    reopen_trigger: Annotated[str, plain_arg(1000, (
         "DECISION only: when to revisit it, e.g. 'if p95 latency passes 200 ms' "
         "(max 1000 chars)."))] = "",
-    earned_by: Annotated[str, Field(description=(
+    earned_by: Annotated[str, plain_arg(1000, (
         "RULE (or PREFERENCE) only: the incident or evidence that earned it "
         "(max 1000 chars)."))] = "",
     namespace: Namespace = None,
@@ -91,7 +102,7 @@ def set_request(a: Args) -> pb.SetFactRequest:
 
 def fact_get(
     entity: Entity, attribute: Attribute,
-    as_of: Annotated[str | None, Field(description="ISO time: the value then.")] = None,
+    as_of: Annotated[IsoTime | None, Field(description="ISO time: the value then.")] = None,
     verbose: Annotated[bool, Field(description="Provenance and time axes.")] = False,
     namespace: Namespace = None,
 ) -> None:
@@ -122,7 +133,7 @@ async def run_get(inv: Invocation) -> dict[str, Any]:
 
 def fact_history(
     entity: Entity,
-    attribute: Annotated[str, Field(description="One slot; empty: all of the entity.")] = "",
+    attribute: Annotated[str, plain_arg(200, "One slot; empty: all of the entity.")] = "",
     namespace: Namespace = None,
 ) -> None:
     """Every value a slot (or entity) has had, oldest first, with verdicts, world time
@@ -131,8 +142,8 @@ def fact_history(
 
 def fact_retract(
     entity: Entity, attribute: Attribute,
-    reason: Annotated[str, Field(description="Why it is wrong (1-500 chars).")],
-    value: Annotated[str, Field(description="Only this value; empty: the slot.")] = "",
+    reason: Annotated[str, text_arg(500, "Why it is wrong (1-500 chars).")],
+    value: Annotated[str, plain_arg(2000, "Only this value; empty: the slot.")] = "",
     namespace: Namespace = None,
 ) -> None:
     """Withdraw a fact that was wrong. The row stays as history and its value is

@@ -11,35 +11,38 @@ from engram.v1 import cortex_pb2 as pb
 from engram.v1 import memory_pb2
 from engram_kit.timestamps import to_timestamp
 
+from .argtypes import RELATION_PATTERN, EntityName, IsoTime, QueryText, plain_arg
 from .clients import Service
 from .shaping import parse_time, search_reply
 from .shaping_facts import fact_item
 from .shaping_knowledge import edge_item, neighbors_reply
 from .toolspec import Access, Effect, Invocation, Namespace, Retry, Tier, ToolSpec, op, read
 
-Relation = Annotated[str, Field(description="From the vocabulary, e.g. depends_on, owned_by, "
+Relation = Annotated[str, Field(max_length=40, pattern=RELATION_PATTERN,
+                                description="From the vocabulary, e.g. depends_on, owned_by, "
                                 "part_of, uses (or an inverse such as owns); relation_list "
                                 "shows all.")]
 
 
 def graph_relate(
-    src: str, relation: Relation, dst: str,
+    src: EntityName, relation: Relation, dst: EntityName,
     provenance: Literal["asserted", "extracted", "inferred"] = "asserted",
-    evidence_quote: str = "", valid_from: str | None = None, namespace: Namespace = None,
+    evidence_quote: Annotated[str, plain_arg(4000, "Verbatim words it comes from.")] = "",
+    valid_from: IsoTime | None = None, namespace: Namespace = None,
 ) -> None:
     """Record a typed edge between two entities (e.g. billing-api depends_on
     postgres). Returns {action: insert|confirm, edge}."""
 
 
-def graph_unrelate(src: str, relation: Relation, dst: str,
+def graph_unrelate(src: EntityName, relation: Relation, dst: EntityName,
                    namespace: Namespace = None) -> None:
     """Retire an edge; it stays as history. Returns {action: retire, edge}."""
 
 
 def graph_neighbors(
-    entity: str,
+    entity: EntityName,
     depth: Annotated[int, Field(ge=1, le=3)] = 1,
-    to: Annotated[str, Field(description="Also find the shortest path to this.")] = "",
+    to: Annotated[str, plain_arg(200, "Also find the shortest path to this.")] = "",
     namespace: Namespace = None,
 ) -> None:
     """Entities within `depth` hops, each with its current facts, and the edges
@@ -57,7 +60,7 @@ def relation_add(name: str, inverse: str, transitive: bool = False,
 
 
 def memory_recall(
-    query: str,
+    query: QueryText,
     hops: Annotated[int, Field(ge=0, le=3, description="Graph hops from the seeds.")] = 1,
     top_k: Annotated[int, Field(ge=1, le=20)] = 5,
     namespace: Namespace = None,

@@ -11,6 +11,7 @@ from pydantic import Field
 from engram.v1 import coordination_pb2, cortex_pb2, dreamer_pb2
 from engram.v1 import memory_pb2 as pb
 
+from .argtypes import ClusterLimit, EntryIds, MemoryText, Reason, Similarity
 from .clients import Service
 from .shaping import store_reply
 from .shaping_hygiene import candidates_reply, stats_reply
@@ -29,11 +30,11 @@ from .toolspec import (
 
 
 def memory_consolidation_candidates(
-    min_similarity: Annotated[float, Field(
-        ge=0, le=1, description="Cosine similarity to group at (0.5-1); 0: the default "
-        "(0.85).")] = 0,
-    limit: Annotated[int, Field(ge=0, description="How many clusters; 0: the maximum "
-                                "(20).")] = 0,
+    min_similarity: Annotated[Similarity, Field(
+        description="Cosine similarity to group at (0.5-1); 0: the default (0.85).")] = 0,
+    limit: Annotated[ClusterLimit, Field(description="How many clusters (at most 20, "
+                                "the default ENGRAM_CONSOLIDATION_MAX_CLUSTERS); 0: the "
+                                "maximum.")] = 0,
     namespace: Namespace = None,
 ) -> None:
     """Clusters of live entries that say (nearly) the same thing: near-duplicates and
@@ -44,10 +45,10 @@ def memory_consolidation_candidates(
 
 
 def memory_consolidate(
-    entry_ids: Annotated[list[str], Field(description="The live entries to replace "
-                                          "(2-20 ids).")],
-    new_text: Annotated[str, Field(description="The one memory that replaces them.")],
-    reason: Annotated[str, Field(description="Why they are merged (kept in history).")],
+    entry_ids: Annotated[EntryIds, Field(description="The live entries to replace "
+                                         "(2-20 ids).")],
+    new_text: Annotated[MemoryText, Field(description="The one memory that replaces them.")],
+    reason: Annotated[Reason, Field(description="Why they are merged (kept in history).")],
     namespace: Namespace = None,
     request_id: RequestId = "",
 ) -> None:

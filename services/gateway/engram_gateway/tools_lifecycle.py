@@ -14,20 +14,20 @@ from engram.v1 import coordination_pb2 as board_pb
 from engram.v1 import cortex_pb2 as pb
 from engram_kit.timestamps import to_timestamp
 
+from .argtypes import AttributeName, EntityName, IsoTime, PrincipalName, Reason, Reasoning, Uuid
 from .clients import Service
 from .shaping import parse_time
 from .shaping_facts import fact_item
 from .shaping_knowledge import lesson_item, world_item
 from .toolspec import Access, Args, Effect, Invocation, Namespace, Retry, Tier, ToolSpec, op
 
-Reason = Annotated[str, Field(description="Why (1-500 chars; kept in the audit).")]
-Entity = Annotated[str, Field(description="What it is about, e.g. 'billing-api'.")]
-Attribute = Annotated[str, Field(description="Which property, e.g. 'database'.")]
+Entity = Annotated[EntityName, Field(description="What it is about, e.g. 'billing-api'.")]
+Attribute = Annotated[AttributeName, Field(description="Which property, e.g. 'database'.")]
 NO_ID = "00000000-0000-0000-0000-000000000000"  # examples: well-formed, matches nothing
 
 
 def document_forget(
-    document_id: Annotated[str, Field(description="The document's id (from document_ingest "
+    document_id: Annotated[Uuid, Field(description="The document's id (from document_ingest "
                                       "or a search hit).")],
     reason: Reason, namespace: Namespace = None,
 ) -> None:
@@ -54,7 +54,7 @@ def world_restore(entity: Entity, attribute: Attribute, reason: Reason,
 
 
 def lesson_retire(
-    lesson_id: Annotated[str, Field(description="The lesson's id.")], reason: Reason,
+    lesson_id: Annotated[Uuid, Field(description="The lesson's id.")], reason: Reason,
     erase: Annotated[bool, Field(description="Delete it and the outcomes it was drawn "
                                  "from (words that hold a secret); not restorable.")] = False,
     namespace: Namespace = None,
@@ -64,7 +64,7 @@ def lesson_retire(
     with its outcomes. Returns {lesson, erased}."""
 
 
-def lesson_restore(lesson_id: Annotated[str, Field(description="The lesson's id.")],
+def lesson_restore(lesson_id: Annotated[Uuid, Field(description="The lesson's id.")],
                    reason: Reason, namespace: Namespace = None) -> None:
     """Bring back a lesson retired by hand (refused while a live lesson says the same).
     Returns {lesson}."""
@@ -82,10 +82,10 @@ def fact_forget(
 
 
 def contender_decide(
-    fact_id: Annotated[str, Field(description="The parked contender's id (review_list).")],
+    fact_id: Annotated[Uuid, Field(description="The parked contender's id (review_list).")],
     decision: Annotated[Literal["accept", "discard"], Field(
         description="accept: it replaces the current value | discard: it is tombstoned")],
-    reasoning: Annotated[str, Field(description="Why (1-2000 chars).")],
+    reasoning: Reasoning,
     namespace: Namespace = None,
 ) -> None:
     """Reviewer only: decide a parked contender (a value kept aside because a weaker
@@ -95,11 +95,10 @@ def contender_decide(
 
 
 def forget_by_writer(
-    principal: Annotated[str, Field(description="The writer (principal name) whose "
-                                    "writes go.")],
+    principal: PrincipalName,
     reason: Reason,
-    since: Annotated[str | None, Field(description="ISO time: written at or after.")] = None,
-    until: Annotated[str | None, Field(description="ISO time: written before.")] = None,
+    since: Annotated[IsoTime | None, Field(description="ISO time: written at or after.")] = None,
+    until: Annotated[IsoTime | None, Field(description="ISO time: written before.")] = None,
     dry_run: Annotated[bool, Field(description="List what would change; write "
                                    "nothing.")] = False,
     namespace: Namespace = None,
@@ -111,7 +110,7 @@ def forget_by_writer(
 
 
 def mail_forget(
-    mail_id: Annotated[str, Field(description="The message id (from a receipt or the "
+    mail_id: Annotated[Uuid, Field(description="The message id (from a receipt or the "
                                   "inbox).")],
     reason: Reason, namespace: Namespace = None,
 ) -> None:

@@ -10,6 +10,18 @@ from pydantic import Field
 from engram.v1 import memory_pb2 as pb
 from engram_kit.timestamps import to_timestamp
 
+from .argtypes import (
+    EntryId,
+    IsoTime,
+    MemoryText,
+    NoNul,
+    OptionalUuid,
+    Origin,
+    Source,
+    Tags,
+    plain_arg,
+    text_arg,
+)
 from .clients import Service
 from .fact_block import served_facts
 from .shaping import get_reply, parse_time, recent_reply, rescue_reply, search_reply, store_reply
@@ -27,17 +39,18 @@ from .toolspec import (
     read,
 )
 
-EntryId = Annotated[str, Field(description="The entry's id (from store/search replies).")]
+Since = Annotated[IsoTime | None, Field(description="ISO date: valid from on/after.")]
+Until = Annotated[IsoTime | None, Field(description="ISO date: valid from before.")]
 
 
 def memory_store(
-    text: Annotated[str, Field(description="The memory, in plain words (max 16000 chars).")],
-    source: Annotated[str, Field(description="Where it came from (file, url, chat).")] = "",
-    tags: Annotated[list[str] | None, Field(description="Lowercase dotted tags.")] = None,
-    origin: Annotated[str, Field(description="user | agent | assistant | action")] = "agent",
-    episode: Annotated[str, Field(description="Episode/session label.")] = "",
-    valid_from: Annotated[str | None, Field(description="ISO date it became true.")] = None,
-    supersedes: Annotated[str, Field(description="Id of the entry this replaces.")] = "",
+    text: MemoryText,
+    source: Source = "",
+    tags: Annotated[Tags | None, Field(description="Lowercase dotted tags.")] = None,
+    origin: Annotated[Origin, Field(description="user | agent | assistant | action")] = "agent",
+    episode: Annotated[NoNul, Field(description="Episode/session label.")] = "",
+    valid_from: Annotated[IsoTime | None, Field(description="ISO date it became true.")] = None,
+    supersedes: Annotated[OptionalUuid, Field(description="Id of the entry this replaces.")] = "",
     namespace: Namespace = None,
     request_id: RequestId = "",
 ) -> None:
@@ -59,16 +72,16 @@ def store_request(a: Args) -> pb.StoreRequest:
 
 
 def memory_search(
-    query: Annotated[str, Field(description="What you want to know, in natural words.")],
+    query: Annotated[str, text_arg(2000, "What you want to know, in natural words.")],
     top_k: Annotated[int, Field(ge=1, le=50, description="How many results (1-50).")] = 5,
-    tags: Annotated[list[str] | None, Field(description="Only entries with all tags.")] = None,
-    source: Annotated[str, Field(description="Only entries from this source.")] = "",
-    since: Annotated[str | None, Field(description="ISO date: valid from on/after.")] = None,
-    until: Annotated[str | None, Field(description="ISO date: valid from before.")] = None,
+    tags: Annotated[Tags | None, Field(description="Only entries with all tags.")] = None,
+    source: Annotated[str, plain_arg(200, "Only entries from this source.")] = "",
+    since: Since = None,
+    until: Until = None,
     explain: Annotated[bool, Field(description="Include the ranking trace.")] = False,
     verbose: Annotated[bool, Field(description="Include provenance fields.")] = False,
-    episode: Annotated[str, Field(description="Only entries of this episode.")] = "",
-    as_of: Annotated[str | None, Field(description="ISO time: what was current then.")] = None,
+    episode: Annotated[NoNul, Field(description="Only entries of this episode.")] = "",
+    as_of: Annotated[IsoTime | None, Field(description="ISO time: what was current then.")] = None,
     include_history: Annotated[bool, Field(
         description="Also superseded entries, labelled as such.")] = False,
     namespace: Namespace = None,
@@ -107,8 +120,8 @@ def memory_get(id: EntryId, namespace: Namespace = None) -> None:
 
 def memory_recent(
     n: Annotated[int, Field(ge=1, le=50, description="How many (1-50).")] = 10,
-    tags: Annotated[list[str] | None, Field(description="Only entries with all tags.")] = None,
-    source: Annotated[str, Field(description="Only entries from this source.")] = "",
+    tags: Annotated[Tags | None, Field(description="Only entries with all tags.")] = None,
+    source: Annotated[str, plain_arg(200, "Only entries from this source.")] = "",
     verbose: Annotated[bool, Field(description="Include provenance fields.")] = False,
     namespace: Namespace = None,
 ) -> None:
@@ -116,8 +129,8 @@ def memory_recent(
 
 
 def memory_supersede(
-    entry_id: EntryId, new_text: Annotated[str, Field(description="The corrected memory.")],
-    reason: Annotated[str, Field(description="Why the old one is wrong or outdated.")] = "",
+    entry_id: EntryId, new_text: Annotated[str, text_arg(16000, "The corrected memory.")],
+    reason: Annotated[str, plain_arg(500, "Why the old one is wrong or outdated.")] = "",
     namespace: Namespace = None,
 ) -> None:
     """Correct a memory: stores `new_text` and retires the entry it replaces (kept as
@@ -126,11 +139,11 @@ def memory_supersede(
 
 
 def memory_forget(
-    reason: Annotated[str, Field(description="Why it must be forgotten (kept).")],
-    entry_id: Annotated[str, Field(description="One entry to forget.")] = "",
-    tags: Annotated[list[str] | None, Field(description="Or: entries with all tags.")] = None,
-    source: Annotated[str, Field(description="Or: entries from this source.")] = "",
-    before: Annotated[str | None, Field(description="Or: entries valid before.")] = None,
+    reason: Annotated[str, text_arg(500, "Why it must be forgotten (kept).")],
+    entry_id: Annotated[OptionalUuid, Field(description="One entry to forget.")] = "",
+    tags: Annotated[Tags | None, Field(description="Or: entries with all tags.")] = None,
+    source: Annotated[str, plain_arg(200, "Or: entries from this source.")] = "",
+    before: Annotated[IsoTime | None, Field(description="Or: entries valid before.")] = None,
     namespace: Namespace = None,
 ) -> None:
     """Delete memories for good (rows, vectors, full-text data) by id or by filter (at
@@ -152,7 +165,7 @@ def memory_reinforce(entry_id: EntryId, namespace: Namespace = None,
 
 def memory_rescue(
     entry_id: EntryId,
-    reason: Annotated[str, Field(description="Why it matters (kept with the rescue).")] = "",
+    reason: Annotated[str, plain_arg(500, "Why it matters (kept with the rescue).")] = "",
     namespace: Namespace = None,
 ) -> None:
     """Bring an archived memory back into search, or protect a live one: a rescued

@@ -12,6 +12,7 @@ from engram.v1 import coordination_pb2, cortex_pb2
 from engram.v1 import memory_pb2 as pb
 from engram_kit.errors import DomainError
 
+from .argtypes import ChangesCursor, Title, Uuid
 from .clients import Service
 from .shaping import iso_time
 from .shaping_board import inbox_reply
@@ -32,7 +33,7 @@ MAIL = 5
 
 
 def session_close(
-    title: Annotated[str, Field(description="A title for the session (max 200 chars); "
+    title: Annotated[Title, Field(description="A title for the session (max 200 chars); "
                                 "empty: taken from its own memories.")] = "",
     namespace: Namespace = None,
 ) -> None:
@@ -43,7 +44,7 @@ def session_close(
 
 
 def episode_summary(
-    id: Annotated[str, Field(description="The episode id.")],
+    id: Annotated[Uuid, Field(description="The episode id.")],
     namespace: Namespace = None,
 ) -> None:
     """An episode's title and extractive summary (sentences of its own memories, with
@@ -52,7 +53,7 @@ def episode_summary(
 
 
 def session_changes(
-    since: Annotated[str, Field(description="The cursor of the previous reply; empty: "
+    since: Annotated[ChangesCursor, Field(description="The cursor of the previous reply; empty: "
                                 "no changes, just a cursor.")] = "",
     namespace: Namespace = None,
 ) -> None:

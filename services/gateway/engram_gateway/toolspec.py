@@ -24,6 +24,7 @@ from pydantic import Field
 
 from engram_kit.context import CallerContext
 
+from .argtypes import RequestIdText
 from .clients import Calls, Service
 from .retry_keys import with_request_id
 
@@ -108,6 +109,9 @@ class Op:
     rest: str = ""  # the REST route that runs the same operation
     # The arguments (besides path parameters) a generated route takes; None: all the tool's.
     rest_args: tuple[str, ...] | None = None
+    # Arguments the generated route requires although the tool defaults them
+    # (another action of the tool does without).
+    rest_required: tuple[str, ...] = ()
     keyed: bool = False  # the `request_id` argument keys the write (a retry takes effect once)
 
     async def invoke(self, inv: Invocation,
@@ -186,6 +190,6 @@ class ToolSpec:
 
 
 Namespace = Annotated[str | None, Field(description="Namespace to act in; default: your first.")]
-RequestId = Annotated[str, Field(
+RequestId = Annotated[RequestIdText, Field(
     description="Retry key (1-128 printable ASCII): a retry with the same request_id "
     "takes effect once (kept 7 days).")]

@@ -13,7 +13,7 @@ from engram_kit import audit
 from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.embedder_client import EmbedderClient
-from engram_kit.errors import InvalidArgument
+from engram_kit.errors import InvalidArgument, NotFound
 
 from . import repo_documents as repo
 from . import repo_vector_queue as vector_queue
@@ -26,6 +26,9 @@ from .validation import clean_source, clean_text, clean_top_k
 
 FORMATS = ("text", "markdown", "html", "pdf")
 EMBED_GROUP = 256
+# document_get pages a document's chunks: its default and largest page.
+CHUNK_PAGE = 20
+MAX_CHUNK_PAGE = 50
 
 
 @dataclass
@@ -134,3 +137,22 @@ class Documents:
                                            self.s.rrf_k)[:top_k]
             rows = await repo.chunks_by_ids(conn, [f.key for f in fused])
         return [ChunkHit(rows[f.key], f.score) for f in fused if f.key in rows]
+
+    async def get(self, ctx: CallerContext, document_id: str, offset: int,
+                  limit: int) -> tuple[asyncpg.Record, list[asyncpg.Record]]:
+        """One document's metadata and the page of its chunks from ordinal `offset`."""
+        try:
+            doc_id = uuid.UUID(document_id)
+        except ValueError:
+            raise InvalidArgument(f"document_id must be a document id (a UUID), got "
+                                  f"{document_id[:40]!r}", field="document_id") from None
+        limit = limit or CHUNK_PAGE
+        if not 1 <= limit <= MAX_CHUNK_PAGE:
+            raise InvalidArgument(f"chunk_limit is 1-{MAX_CHUNK_PAGE}", field="chunk_limit")
+        if offset < 0:
+            raise InvalidArgument("chunk_offset must not be negative", field="chunk_offset")
+        async with tenant_tx(self.pool, ctx.require_namespace()) as conn:
+            meta = await repo.document_meta(conn, doc_id)
+            if meta is None:
+                raise NotFound(f"no document {doc_id}")
+            return meta, await repo.chunk_page(conn, doc_id, offset, limit)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from engram.v1 import memory_pb2_grpc
 from engram_kit import audit
+from engram_kit.audit_service import add_audit_service
 from engram_kit.db import add_database_checks, open_service_database
 from engram_kit.embedder_client import EmbedderClient, EmbeddingSpaceMismatch
 from engram_kit.events import NatsLink
@@ -82,6 +83,7 @@ async def amain(stop: asyncio.Event) -> None:
                 decay=Decay(pool), sessions=sessions, erasure=Erasure(pool, s),
                 consolidation=Consolidation(service),
                 stats=MemoryStats(pool, RecentCounts()))), server)
+        add_audit_service(server, pool, SCHEMA)
 
     try:
         jobs: Background = [link.run, relay.run, sweep.run, uses.run, sessions.run,

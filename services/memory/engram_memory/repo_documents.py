@@ -99,3 +99,18 @@ async def tombstone_for_document(conn: asyncpg.Connection,
     return await conn.fetchrow(
         "SELECT id, reason, forgotten_at FROM document_tombstones WHERE document_id = $1",
         doc_id)
+
+
+async def document_meta(conn: asyncpg.Connection, doc_id: UUID) -> asyncpg.Record | None:
+    return await conn.fetchrow(
+        "SELECT d.id, d.source, d.title, d.format, length(d.content) AS chars, d.created_by,"
+        " d.created_at, (SELECT count(*) FROM document_chunks c WHERE c.document_id = d.id)"
+        " AS chunks FROM documents d WHERE d.id = $1", doc_id)
+
+
+async def chunk_page(conn: asyncpg.Connection, doc_id: UUID, offset: int,
+                     limit: int) -> list[asyncpg.Record]:
+    return await conn.fetch(
+        "SELECT ordinal, start_char, text, embedding IS NOT NULL AS embedded"
+        " FROM document_chunks WHERE document_id = $1 AND ordinal >= $2"
+        " ORDER BY ordinal LIMIT $3", doc_id, offset, limit)

@@ -185,6 +185,9 @@ class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
     async def DocumentSearch(self, request: Any, context: Any) -> Any:  # noqa: N802
         return await document_replies.search(self.documents, request)
 
+    async def DocumentGet(self, request: Any, context: Any) -> Any:  # noqa: N802
+        return await document_replies.get(self.documents, request)
+
     async def Rescue(self, request: Any, context: Any) -> Any:  # noqa: N802
         return await decay_replies.rescue(self.decay, request)
 

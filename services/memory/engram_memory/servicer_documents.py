@@ -31,3 +31,17 @@ async def search(documents: Documents, request: Any) -> memory_pb2.DocumentSearc
     hits, dense = await documents.search_query(current_caller(), request.query, request.top_k)
     return memory_pb2.DocumentSearchResponse(documents=document_hits(hits),
                                              mode="hybrid" if dense else "lexical")
+
+
+async def get(documents: Documents, request: Any) -> memory_pb2.DocumentGetResponse:
+    meta, chunks = await documents.get(current_caller(), request.document_id,
+                                       request.chunk_offset, request.chunk_limit)
+    last = chunks[-1]["ordinal"] + 1 if chunks else 0
+    return memory_pb2.DocumentGetResponse(
+        id=str(meta["id"]), source=meta["source"], title=meta["title"], format=meta["format"],
+        chars=meta["chars"], total_chunks=meta["chunks"], created_by=meta["created_by"],
+        created_at=to_timestamp(meta["created_at"]),
+        chunks=[memory_pb2.DocumentChunk(ordinal=c["ordinal"], start_char=c["start_char"],
+                                         text=c["text"], embedded=c["embedded"])
+                for c in chunks],
+        next_offset=last if chunks and last < meta["chunks"] else 0)
