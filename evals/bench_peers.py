@@ -242,7 +242,8 @@ def verdicts(rec: dict[str, Any], lat: dict[str, Any]) -> dict[str, Any]:
                                       rec["peer"]["recall"]["turn"]["r@10"])
 
     def within(key: str, limit: float) -> bool:
-        return ratios[key] is not None and ratios[key] <= limit
+        value = ratios[key]
+        return value is not None and value <= limit
 
     targets = {
         "sequential_store_p50_le_1.5x_peer": within("sequential_store_p50_ms", SEQ_P50_RATIO_MAX),

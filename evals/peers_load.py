@@ -234,7 +234,7 @@ def breakdown(op: str, before: dict, after: dict, n_ops: int,
     def ms(name: str) -> float:
         return spans[name]["ms_per_call"]
 
-    derived = {
+    derived: dict[str, float | None] = {
         "mcp_http_layer": ms("client_e2e") - ms("gateway_tool"),
         "gateway_to_memory_hop_and_gateway_work": ms("gateway_tool") - ms("memory_handler"),
         "memory_own_work": ms("memory_handler") - ms("memory_embed_call")
