@@ -1,10 +1,11 @@
-"""A/B of the embedder's small-batch thread choice, in one run: two embedder
-processes side by side (ENGRAM_SMALL_BATCH_TEXTS 0 and 2), lone Embed
-requests of LoCoMo turns alternating between them (each text unique), then
-32 concurrent one-text requests against each, twice, alternating (the
-throughput must not drop).
+"""A/B of the embedder's thread choices, in one run: embedder processes side
+by side (by default ENGRAM_SMALL_BATCH_TEXTS 0 and 2; `--arm
+name:setting=value,...` for others), lone Embed requests of LoCoMo turns
+alternating between them (each text unique), then --concurrency one-text
+requests against each, twice, alternating (the throughput must not drop).
 
-Usage: .venv/bin/python evals/probe_small_batch.py [--n 120] [--data locomo10.json]
+Usage: .venv/bin/python evals/probe_small_batch.py [--n 120] [--concurrency 32]
+       [--arm all_threads:small_batch_texts=0 --arm ...] [--data locomo10.json]
 Writes evals/results/embedder-threads-<UTC timestamp>.json."""
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import secrets
 import statistics
 import sys
 import time
+from contextlib import ExitStack
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -30,8 +32,8 @@ from engram.v1 import embedder_pb2 as pb
 from engram.v1 import embedder_pb2_grpc
 from engram_kit.context import CallerContext
 
-ARMS = {"all_threads": "0", "small_one_thread": "2"}  # ENGRAM_SMALL_BATCH_TEXTS
-LOAD_S, CONCURRENCY = 8.0, 32
+DEFAULT_ARMS = ["all_threads:small_batch_texts=0", "small_one_thread:small_batch_texts=2"]
+LOAD_S = 8.0
 
 
 def turns(path: Path) -> list[str]:
@@ -43,7 +45,12 @@ async def _embed(stub: Any, md: tuple, text: str) -> None:
     await stub.Embed(pb.EmbedRequest(texts=[text]), metadata=md, timeout=60)
 
 
-async def _throughput(stub: Any, md: tuple, corpus: list[str]) -> float:
+def parse_arm(spec: str) -> tuple[str, dict[str, str]]:
+    name, _, settings = spec.partition(":")
+    return name, dict(kv.split("=", 1) for kv in settings.split(",") if kv)
+
+
+async def _throughput(stub: Any, md: tuple, corpus: list[str], concurrency: int) -> float:
     done = 0
     until = time.monotonic() + LOAD_S
 
@@ -54,21 +61,23 @@ async def _throughput(stub: Any, md: tuple, corpus: list[str]) -> float:
             done += 1
 
     started = time.monotonic()
-    await asyncio.gather(*(worker(j) for j in range(CONCURRENCY)))
+    await asyncio.gather(*(worker(j) for j in range(concurrency)))
     return round(done / (time.monotonic() - started), 1)
 
 
-async def measure(ports: dict[str, int], md: tuple, corpus: list[str], n: int) -> dict:
+async def measure(ports: dict[str, int], md: tuple, corpus: list[str], n: int,
+                  concurrency: int) -> dict:
     chans = {arm: grpc.aio.insecure_channel(f"127.0.0.1:{p}") for arm, p in ports.items()}
     stubs = {arm: embedder_pb2_grpc.EmbedderServiceStub(c) for arm, c in chans.items()}
-    out: dict[str, dict[str, Any]] = {arm: {} for arm in ARMS}
+    arms = list(ports)
+    out: dict[str, dict[str, Any]] = {arm: {} for arm in arms}
     try:
         for stub in stubs.values():
             for i in range(5):
                 await _embed(stub, md, f"warm up {i}")
-        lone: dict[str, list[float]] = {arm: [] for arm in ARMS}
+        lone: dict[str, list[float]] = {arm: [] for arm in arms}
         for i in range(n):
-            for arm in list(ARMS) if i % 2 == 0 else list(ARMS)[::-1]:
+            for arm in arms if i % 2 == 0 else arms[::-1]:
                 t0 = time.perf_counter()
                 await _embed(stubs[arm], md, f"{corpus[i % len(corpus)]} (#{i})")
                 lone[arm].append((time.perf_counter() - t0) * 1000)
@@ -76,9 +85,9 @@ async def measure(ports: dict[str, int], md: tuple, corpus: list[str], n: int) -
             out[arm]["lone_p50_ms"] = round(statistics.median(ms), 2)
             out[arm]["lone_p95_ms"] = round(statistics.quantiles(ms, n=20)[18], 2)
         for rep in range(2):
-            for arm in list(ARMS) if rep == 0 else list(ARMS)[::-1]:
-                got = await _throughput(stubs[arm], md, corpus)
-                out[arm].setdefault("c32_texts_per_s", []).append(got)
+            for arm in arms if rep == 0 else arms[::-1]:
+                got = await _throughput(stubs[arm], md, corpus, concurrency)
+                out[arm].setdefault(f"c{concurrency}_texts_per_s", []).append(got)
     finally:
         for chan in chans.values():
             await chan.close()
@@ -88,22 +97,24 @@ async def measure(ports: dict[str, int], md: tuple, corpus: list[str], n: int) -
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--n", type=int, default=120, help="lone requests per arm")
+    parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--arm", action="append", help="name:setting=value,... (repeatable)")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     args = parser.parse_args()
+    arms = dict(parse_arm(a) for a in args.arm or DEFAULT_ARMS)
     token = secrets.token_hex(16)
     md = CallerContext(principal="bench", namespace="bench").to_metadata(token)
     started, load0 = datetime.now(UTC), os.getloadavg()[0]
-    with embedder(token, small_batch_texts=ARMS["all_threads"]) as a, \
-            embedder(token, small_batch_texts=ARMS["small_one_thread"]) as b:
-        arms = asyncio.run(measure({"all_threads": a, "small_one_thread": b}, md,
-                                   turns(args.data), args.n))
+    with ExitStack() as es:
+        ports = {name: es.enter_context(embedder(token, **env)) for name, env in arms.items()}
+        got = asyncio.run(measure(ports, md, turns(args.data), args.n, args.concurrency))
     result = {"timestamp": started.isoformat(timespec="seconds"), "command": command_line(),
               "machine": {"cpu_count": os.cpu_count(), "loadavg_1m_at_start": round(load0, 2),
                           "loadavg_1m_at_end": round(os.getloadavg()[0], 2)},
-              "n": args.n, **arms}
+              "n": args.n, "concurrency": args.concurrency, "arms": arms, **got}
     path = results_dir() / f"embedder-threads-{started.strftime('%Y%m%dT%H%M%SZ')}.json"
     path.write_text(json.dumps(result, indent=2) + "\n")
-    sys.stdout.write(json.dumps(arms) + f"\nwrote {shown(path)}\n")
+    sys.stdout.write(json.dumps(got) + f"\nwrote {shown(path)}\n")
     return 0
 
 
