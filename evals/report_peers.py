@@ -45,8 +45,8 @@ def peers(name: str, d: dict[str, Any], fmt: Any, table: Any) -> list[str]:
     out = ["## engram beside its peer", "",
            f"`make bench-peers`: engram and `{d['peer']['package']}` on one machine, driven "
            f"by the official MCP client, interleaved call by call (sequential) and round by "
-           f"round ({d['settings']['clients']} clients); {len(d['dataset']['conversations'])} "
-           f"LoCoMo conversations, {d['dataset']['turns']} turns, "
+           f"round ({d['settings']['clients']} clients); LoCoMo conversations: "
+           f"{len(d['dataset']['conversations'])}, {d['dataset']['turns']} turns, "
            f"{d['dataset']['questions']} questions; {_machine(d)}. Artefact "
            f"`evals/results/{name}`; command `{d.get('command', '')}`.", "",
            *table(["", "engram", "peer", "engram / peer"], _rows(d, fmt))]
