@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.engram-installed
 
-.PHONY: setup inspector lock migrations-lock up test test-unit test-llama lint k8s docs proto proto-check bench-e2e bench-embedder bench-locomo bench-scale bench-documents bench-store-cpu bench-board bench-conflicts bench-extraction bench-reliability bench-hooks bench-capacity bench-smoke clean
+.PHONY: setup inspector lock migrations-lock up test test-unit test-llama lint k8s docs proto proto-check bench-e2e bench-embedder bench-locomo bench-scale bench-documents bench-store-cpu bench-board bench-conflicts bench-extraction bench-reliability bench-hooks bench-capacity bench-peers bench-smoke clean
 
 # The custom resource models `make k8s` validates with (npm, pinned).
 K8S_MODELS := tools/k8s-models/node_modules/.package-lock.json
@@ -139,6 +139,12 @@ bench-capacity: setup
 # LoCoMo is read from shared/ beside the clone (never copied into the repo).
 SHARED ?= ../shared
 
+# engram beside its peer (installed into .cache/peer-venv on first use):
+# LoCoMo recall and latency, sequential and at 8 clients. About 15 minutes idle.
+bench-peers: setup
+	$(VENV)/bin/python evals/bench_peers.py --data $(SHARED)/bench/locomo10.json \
+	    --audit $(SHARED)/bench/locomo-audit/errors.json
+
 # Every benchmark at tiny sizes, so a published number's command keeps
 # running; artefacts go to a temporary directory, never evals/results/.
 bench-smoke: setup
@@ -149,6 +155,8 @@ bench-smoke: setup
 	for b in bench_locomo ablate_locomo; do \
 	  echo "== $$b --smoke"; $(VENV)/bin/python evals/$$b.py --smoke \
 	    --data $(SHARED)/bench/locomo10.json --audit $(SHARED)/bench/locomo-audit/errors.json; done; \
+	echo "== bench_peers --smoke"; $(VENV)/bin/python evals/bench_peers.py --smoke \
+	    --data $(SHARED)/bench/locomo10.json --audit $(SHARED)/bench/locomo-audit/errors.json; \
 	echo "== bench_reliability --smoke"; $(VENV)/bin/python evals/bench_reliability.py --smoke; \
 	echo "smoke artefacts in $$out"; rm -rf "$$out"
 

@@ -241,6 +241,7 @@ def main() -> None:
     if args.smoke:
         global SCALE, REPS
         SCALE, REPS = 1 / 32, 1
+    load_at_start = os.getloadavg()[0]  # the machine may be shared: read ratios first
     token = secrets.token_urlsafe(16)
     md = CallerContext(principal="bench", namespace="bench").to_metadata(token)
     encode, backend_model = raw_encoder(args)
@@ -272,7 +273,8 @@ def main() -> None:
     report = {
         "timestamp": datetime.now(UTC).isoformat(),
         "machine": {"platform": platform.platform(), "cpus": os.cpu_count(),
-                    "device": args.device},
+                    "device": args.device, "loadavg_1m_at_start": round(load_at_start, 2),
+                    "loadavg_1m_at_end": round(os.getloadavg()[0], 2)},
         "backend": {"name": args.backend, "model": backend_model,
                     "model_processes": args.model_processes},
         "command": "make bench-embedder (" + " ".join(["evals/bench_embedder.py", *sys.argv[1:]])

@@ -18,6 +18,7 @@ import asyncpg
 from pgvector.asyncpg import register_vector
 
 from .health import Readiness
+from .metrics import stage
 from .migrate import migrations_current
 from .settings import DatabaseSettings
 
@@ -127,9 +128,11 @@ async def pooled(pool: asyncpg.Pool) -> AsyncIterator[asyncpg.Connection]:
 @asynccontextmanager
 async def tenant_tx(pool: asyncpg.Pool, namespace: str) -> AsyncIterator[asyncpg.Connection]:
     """A transaction whose rows are limited to `namespace` by RLS."""
-    async with pooled(pool) as conn, conn.transaction():
-        await conn.execute("SELECT set_config($1, $2, true)", NAMESPACE_SETTING, namespace)
-        yield conn
+    with stage("transaction"):
+        async with pooled(pool) as conn, conn.transaction():
+            await conn.execute("SELECT set_config($1, $2, true)", NAMESPACE_SETTING,
+                               namespace)
+            yield conn
 
 
 @asynccontextmanager

@@ -22,6 +22,7 @@ from engram.v1 import embedder_pb2, embedder_pb2_grpc
 from .context import CallerContext
 from .errors import DomainError
 from .grpc_client import Caller, open_channel
+from .metrics import stage
 from .runtime import sleep_or_stop
 
 log = logging.getLogger(__name__)
@@ -112,10 +113,11 @@ class EmbedderClient:
             return None
         kind = embedder_pb2.ENCODE_KIND_QUERY if query else embedder_pb2.ENCODE_KIND_DOCUMENT
         try:
-            reply = await self._caller.call(
-                self._stub.Embed, embedder_pb2.EmbedRequest(texts=[text], kind=kind), ctx,
-                timeout_s=self._timeout_s, idempotent=True, attempts=2,
-            )
+            with stage("embed"):
+                reply = await self._caller.call(
+                    self._stub.Embed, embedder_pb2.EmbedRequest(texts=[text], kind=kind), ctx,
+                    timeout_s=self._timeout_s, idempotent=True, attempts=2,
+                )
         except DomainError as exc:
             EMBED_FAILURES.labels(self._service, "query" if query else "document").inc()
             log.warning("embedder unavailable", extra={"fields": {"error": exc.message}})

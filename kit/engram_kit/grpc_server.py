@@ -25,7 +25,7 @@ from .errors import DomainError, InvalidArgument, NotImplementedYet, Unavailable
 from .grpc_client import MAX_MESSAGE_BYTES
 from .health import Readiness
 from .logging import request_id_var
-from .metrics import READY, RPC_LATENCY, RPC_REQUESTS
+from .metrics import READY, RPC_LATENCY, RPC_REQUESTS, rpc_var
 from .ops_http import serve_ops_http
 from .ports import bind_tcp, bound_port, write_ports_file
 from .runtime import cancel_tasks, sleep_or_stop
@@ -110,6 +110,7 @@ class ServiceInterceptor(grpc.aio.ServerInterceptor):
         caller = CallerContext.from_metadata(metadata)
         caller_var.set(caller)
         request_id_var.set(caller.request_id)
+        rpc_var.set((self.service, method))
         remaining = context.time_remaining()
         deadline_var.set(None if remaining is None else time.monotonic() + remaining)
         try:

@@ -91,3 +91,38 @@ async def test_bulk_slices_shrink_while_searches_are_recent() -> None:
     clock.advance(1.5)  # past the interactive window, with no real time passing
     after = batcher._bulk_slice_chars(clock())
     assert searching * 10 == pytest.approx(after)  # 25 ms vs 250 ms of predicted encode
+
+
+class ThreadRecordingEncoder(GatedEncoder):
+    """Records the intra-op threads each batch was encoded with."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.threads: list[int] = []
+        self.runs: list[tuple[int, int]] = []
+
+    def intra_op_threads(self, n: int) -> None:
+        self.threads.append(n)
+
+    def encode(self, texts: list[str]) -> Encoded:
+        self.runs.append((len(texts), self.threads[-1] if self.threads else -1))
+        return super().encode(texts)
+
+
+async def test_a_lone_text_encodes_on_one_thread_and_a_full_batch_on_all() -> None:
+    encoder = ThreadRecordingEncoder()
+    batcher = Batcher(encoder, max_batch_size=8, max_wait_ms=0, max_queue_texts=20,
+                      small_batch_texts=2)
+    stop = asyncio.Event()
+    runner = asyncio.create_task(batcher.run(stop))
+    lone = asyncio.create_task(batcher.encode(["a lone search"]))
+    while not batcher._busy_lanes():
+        await asyncio.sleep(0)
+    queued = asyncio.create_task(batcher.encode([f"text {i}" for i in range(5)]))
+    await asyncio.sleep(0)
+    encoder.gate.set()
+    await lone
+    await queued
+    stop.set()
+    await runner
+    assert encoder.runs == [(1, 1), (5, 0)]  # 0: the thread's own (every) count

@@ -94,12 +94,15 @@ class Batcher:
                  interactive_window_s: float = 1.0,
                  model_thread: Executor | None = None,
                  side_lanes: Sequence[Executor] = (), side_batch_min: int = 16,
+                 small_batch_texts: int = 0,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.backend = backend
         # Deadlines, waits and windows are read from `clock` (seconds,
         # monotonic): tests move it instead of sleeping.
         self.clock = clock
         self.side_batch_min = side_batch_min
+        # Batches of at most this many texts run on one intra-op thread (0: off).
+        self.small_batch_texts = small_batch_texts
         # Every encode runs on a lane's one thread: torch's OpenMP pool belongs
         # to the thread that calls it, and encodes hopping between pool threads
         # grow competing pools (measured: +3.5 ms per single-sentence encode on
@@ -180,14 +183,23 @@ class Batcher:
         on the first lane takes all of them. Side lanes, which only run
         beside another batch, stay at one thread from their warm-up on: an
         extra OpenMP pool would make OpenMP stop spinning between a lone
-        search's operations (measured: +2.5 ms per single-text encode)."""
+        search's operations (measured: +2.5 ms per single-text encode).
+
+        A small batch (a lone store or search) runs on one thread too: a
+        short text gains little from a second thread, and when the cores are
+        busy with other work an OpenMP barrier waits for a descheduled
+        thread at every operation (measured on 2 shared cores, a lone LoCoMo
+        turn: p50 33-86 ms on one thread, 400-560 ms on two)."""
         lane = next(lane for lane in self.lanes if not lane.busy())
         priority = batch[0].priority
         threads: int | None = None
+        small = len(batch) <= self.small_batch_texts
         if len(self.lanes) > 1:
             beside = lane is not self.lanes[0] or bool(self._busy_lanes())
             bulk_yields = priority is Priority.BULK and self._searching(self.clock())
-            threads = 1 if beside or bulk_yields else 0
+            threads = 1 if beside or bulk_yields or small else 0
+        elif self.small_batch_texts:
+            threads = 1 if small else 0
         lane.priority = priority
         lane.task = asyncio.create_task(self._encode(batch, lane.executor, threads))
 

@@ -48,7 +48,8 @@ async def amain(stop: asyncio.Event) -> None:
                       settings.max_queue_texts, settings.bulk_slice_ms,
                       settings.bulk_batch_ms,
                       model_thread=model_thread, side_lanes=side_lanes,
-                      side_batch_min=settings.side_batch_min)
+                      side_batch_min=settings.side_batch_min,
+                      small_batch_texts=settings.small_batch_texts)
     readiness = Readiness(settings.service_name)
 
     async def model_loaded() -> bool:
