@@ -12,11 +12,20 @@ import uuid
 from typing import Any
 
 import httpx
+import pytest_asyncio
 from mcp import ClientSession
+from playwright.async_api import BrowserContext
 
 from engram_cli.stack import Stack
 
 from ..helpers import call, call_error, mcp_client
+from .console_browser import (
+    browser,  # noqa: F401 (fixture)
+    console_url,
+    context,  # noqa: F401 (fixture)
+    needs_chromium,
+    sign_in,
+)
 
 CONFLICTS = 150
 WORKERS = 6
@@ -53,7 +62,10 @@ async def _walk(client: ClientSession, args: dict[str, Any]) -> tuple[list[dict]
     raise AssertionError("the cursor never ended")
 
 
-async def test_the_review_queue_pages_past_the_old_cap(stack: Stack) -> None:
+@pytest_asyncio.fixture(scope="module")
+async def queue(stack: Stack) -> tuple[str, str]:
+    """(namespace, reviewer token): CONFLICTS open conflicts, two proposed root
+    tags and one parked contender with its evidence."""
     ns = f"rq-{uuid.uuid4().hex[:6]}"
     agent = stack.principals.create(f"rq-a-{ns}", "agent", [ns])
     reviewer = stack.principals.create(f"rq-v-{ns}", "reviewer", [ns])
@@ -63,7 +75,20 @@ async def test_the_review_queue_pages_past_the_old_cap(stack: Stack) -> None:
             await call(client, "tag_propose_root", {"tag": f"{root}{ns[3:]}",
                                                     "reason": "paging test",
                                                     "namespace": ns})
-    expected = CONFLICTS + 2
+        slot = {"entity": "billing", "attribute": "owner", "namespace": ns}
+        await call(client, "fact_set", slot | {"value": "alice", "origin": "user"})
+        bob = await call(client, "fact_set", slot | {
+            "value": "bob", "origin": "assistant", "replaces": True,
+            "evidence_quote": "bob owns billing now", "source_type": "file",
+            "source_ref": "OWNERS.md"})
+        assert bob["action"] == "park", bob
+    return ns, reviewer
+
+
+async def test_the_review_queue_pages_past_the_old_cap(stack: Stack,
+                                                       queue: tuple[str, str]) -> None:
+    ns, reviewer = queue
+    expected = CONFLICTS + 3
     async with mcp_client(stack.mcp_url, reviewer) as rev:
         items, totals = await _walk(rev, {"namespace": ns, "limit": 100})
         ids = [i["id"] for i in items]
@@ -77,6 +102,10 @@ async def test_the_review_queue_pages_past_the_old_cap(stack: Stack) -> None:
         first = await call(rev, "review_list", {"namespace": ns})
         assert len(first["items"]) == 100 and first["next_cursor"], "default page: 100"
 
+        [parked] = (await call(rev, "review_list", {"namespace": ns,
+                                                    "kind": "contender"}))["items"]
+        assert parked["contender"]["evidence_quote"] == "bob owns billing now"
+        assert parked["contender"]["evidence"]["source_ref"] == "OWNERS.md"
         tags, totals = await _walk(rev, {"namespace": ns, "kind": "root_tag"})
         assert [i["kind"] for i in tags] == ["root_tag", "root_tag"] and totals == {2}
 
@@ -108,3 +137,35 @@ async def test_the_review_queue_pages_past_the_old_cap(stack: Stack) -> None:
         for bad in ({"cursor": "zzz"}, {"limit": 500}, {"kind": "nope"}):
             refused = await http.get("/v1/review", params=bad)
             assert 400 <= refused.status_code < 500, (bad, refused.status_code, refused.text)
+
+
+@needs_chromium
+async def test_the_console_pages_and_filters_on_the_server(
+        stack: Stack, queue: tuple[str, str], context: BrowserContext) -> None:  # noqa: F811
+    ns, reviewer = queue
+    page = await context.new_page()
+    await sign_in(page, stack, reviewer)
+    await page.goto(console_url(stack, f"/review?ns={ns}&size=100"))
+    hint = await page.inner_text("p.hint")
+    assert f"{CONFLICTS + 3} open items" in hint and "page 1 of 2" in hint, hint
+    first = await page.locator("article.item").all()
+    assert len(first) == 100 and await page.locator("a[rel=prev]").count() == 0
+    top = await first[0].get_attribute("data-item")
+    async with page.expect_navigation():
+        await page.click("a[rel=next]")
+    assert await page.locator("article.item").count() == CONFLICTS + 3 - 100
+    assert "page 2 of 2" in await page.inner_text("p.hint")
+    assert await page.locator("a[rel=next]").count() == 0
+    async with page.expect_navigation():
+        await page.click("a[rel=prev]")
+    assert await page.locator("article.item").first.get_attribute("data-item") == top
+
+    await page.goto(console_url(stack, f"/review?ns={ns}&q=svc-042"))
+    assert await page.locator("article.item").count() == 1
+    await page.goto(console_url(stack, f"/review?ns={ns}&kind=contender"))
+    contender = await page.inner_text("article.item")
+    for shown in ("bob owns billing now", "OWNERS.md", "assistant"):
+        assert shown in contender, shown
+    refused = await page.goto(console_url(stack, f"/review?ns={ns}&cursor=zzz"))
+    assert refused is not None and refused.status == 400
+    assert "cursor" in await page.inner_text("body")

@@ -621,20 +621,22 @@ class TagResponse(_message.Message):
     def __init__(self, tag: _Optional[str] = ..., status: _Optional[str] = ..., note: _Optional[str] = ...) -> None: ...
 
 class ReviewItem(_message.Message):
-    __slots__ = ("id", "kind", "summary", "created_at", "conflict", "decide_call")
+    __slots__ = ("id", "kind", "summary", "created_at", "conflict", "decide_call", "contender")
     ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     SUMMARY_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     CONFLICT_FIELD_NUMBER: _ClassVar[int]
     DECIDE_CALL_FIELD_NUMBER: _ClassVar[int]
+    CONTENDER_FIELD_NUMBER: _ClassVar[int]
     id: str
     kind: str
     summary: str
     created_at: _timestamp_pb2.Timestamp
     conflict: Conflict
     decide_call: str
-    def __init__(self, id: _Optional[str] = ..., kind: _Optional[str] = ..., summary: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., conflict: _Optional[_Union[Conflict, _Mapping]] = ..., decide_call: _Optional[str] = ...) -> None: ...
+    contender: Fact
+    def __init__(self, id: _Optional[str] = ..., kind: _Optional[str] = ..., summary: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., conflict: _Optional[_Union[Conflict, _Mapping]] = ..., decide_call: _Optional[str] = ..., contender: _Optional[_Union[Fact, _Mapping]] = ...) -> None: ...
 
 class ReviewListRequest(_message.Message):
     __slots__ = ("kind", "cursor", "limit", "q")

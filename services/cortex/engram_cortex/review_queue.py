@@ -33,6 +33,7 @@ class Item:
     created_at: datetime
     conflict: ConflictView | None
     decide_call: str
+    contender: asyncpg.Record | None = None
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,7 @@ def _contender_item(r: asyncpg.Record) -> Item:
                 f"{r['entity']}.{r['attribute']}: contender {r['value']!r} (origin "
                 f"{r['origin']}) vs current {r['current_value']!r}", r["recorded_at"],
                 None, f"contender_decide(fact_id='{r['id']}', decision='accept' or "
-                "'discard', reasoning='...')")
+                "'discard', reasoning='...')", r)
 
 
 class ReviewQueue:

@@ -12,7 +12,7 @@ from engram.v1 import dreamer_pb2
 from engram_kit.errors import InvalidArgument
 
 from .clients import Service
-from .shaping_facts import conflict_item
+from .shaping_facts import conflict_item, fact_item
 from .shaping_knowledge import lesson_item, world_item
 from .toolspec import (
     Access,
@@ -150,6 +150,8 @@ def review_item(i: pb.ReviewItem) -> dict[str, Any]:
                             "decide_call": i.decide_call}
     if i.HasField("conflict"):
         item["conflict"] = conflict_item(i.conflict)
+    if i.HasField("contender"):
+        item["contender"] = fact_item(i.contender, verbose=True)
     return item
 
 
