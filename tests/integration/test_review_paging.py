@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 import pytest_asyncio
-from mcp import ClientSession
+from mcp import Client
 from playwright.async_api import BrowserContext
 
 from engram_cli.stack import Stack
@@ -46,7 +46,7 @@ async def _seed(stack: Stack, agent: str, ns: str) -> None:
     await asyncio.gather(*(worker(p) for p in range(WORKERS)))
 
 
-async def _walk(client: ClientSession, args: dict[str, Any]) -> tuple[list[dict], set[int]]:
+async def _walk(client: Client, args: dict[str, Any]) -> tuple[list[dict], set[int]]:
     """Every page of review_list from the first; (items in order, totals seen)."""
     items: list[dict] = []
     totals: set[int] = set()
