@@ -150,7 +150,7 @@ bench-peers: setup
 bench-smoke: setup
 	set -e; out=$$(mktemp -d); export ENGRAM_BENCH_RESULTS_DIR=$$out; \
 	for b in bench_mcp_latency bench_embedder bench_scale bench_documents bench_store_cpu \
-	         bench_board bench_conflicts bench_extraction bench_hooks bench_capacity; do \
+	         bench_board bench_conflicts bench_extraction bench_hooks bench_capacity bench_review_queue; do \
 	  echo "== $$b --smoke"; $(VENV)/bin/python evals/$$b.py --smoke; done; \
 	for b in bench_locomo ablate_locomo; do \
 	  echo "== $$b --smoke"; $(VENV)/bin/python evals/$$b.py --smoke \

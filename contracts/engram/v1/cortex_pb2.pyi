@@ -621,32 +621,44 @@ class TagResponse(_message.Message):
     def __init__(self, tag: _Optional[str] = ..., status: _Optional[str] = ..., note: _Optional[str] = ...) -> None: ...
 
 class ReviewItem(_message.Message):
-    __slots__ = ("id", "kind", "summary", "created_at", "conflict", "decide_call")
+    __slots__ = ("id", "kind", "summary", "created_at", "conflict", "decide_call", "contender")
     ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     SUMMARY_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     CONFLICT_FIELD_NUMBER: _ClassVar[int]
     DECIDE_CALL_FIELD_NUMBER: _ClassVar[int]
+    CONTENDER_FIELD_NUMBER: _ClassVar[int]
     id: str
     kind: str
     summary: str
     created_at: _timestamp_pb2.Timestamp
     conflict: Conflict
     decide_call: str
-    def __init__(self, id: _Optional[str] = ..., kind: _Optional[str] = ..., summary: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., conflict: _Optional[_Union[Conflict, _Mapping]] = ..., decide_call: _Optional[str] = ...) -> None: ...
+    contender: Fact
+    def __init__(self, id: _Optional[str] = ..., kind: _Optional[str] = ..., summary: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., conflict: _Optional[_Union[Conflict, _Mapping]] = ..., decide_call: _Optional[str] = ..., contender: _Optional[_Union[Fact, _Mapping]] = ...) -> None: ...
 
 class ReviewListRequest(_message.Message):
-    __slots__ = ("kind",)
+    __slots__ = ("kind", "cursor", "limit", "q")
     KIND_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    Q_FIELD_NUMBER: _ClassVar[int]
     kind: str
-    def __init__(self, kind: _Optional[str] = ...) -> None: ...
+    cursor: str
+    limit: int
+    q: str
+    def __init__(self, kind: _Optional[str] = ..., cursor: _Optional[str] = ..., limit: _Optional[int] = ..., q: _Optional[str] = ...) -> None: ...
 
 class ReviewListResponse(_message.Message):
-    __slots__ = ("items",)
+    __slots__ = ("items", "next_cursor", "total")
     ITEMS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
     items: _containers.RepeatedCompositeFieldContainer[ReviewItem]
-    def __init__(self, items: _Optional[_Iterable[_Union[ReviewItem, _Mapping]]] = ...) -> None: ...
+    next_cursor: str
+    total: int
+    def __init__(self, items: _Optional[_Iterable[_Union[ReviewItem, _Mapping]]] = ..., next_cursor: _Optional[str] = ..., total: _Optional[int] = ...) -> None: ...
 
 class ReviewDecideRequest(_message.Message):
     __slots__ = ("item_id", "decision", "winner_id", "reasoning")

@@ -123,4 +123,6 @@ def review_item_message(i: Item) -> pb.ReviewItem:
                          created_at=to_timestamp(i.created_at), decide_call=i.decide_call)
     if i.conflict is not None:
         item.conflict.CopyFrom(conflict_message(i.conflict))
+    if i.contender is not None:
+        item.contender.CopyFrom(fact_message(i.contender))
     return item

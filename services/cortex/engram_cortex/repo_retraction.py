@@ -108,16 +108,6 @@ async def by_writer(conn: asyncpg.Connection, principal: str, since: datetime | 
            ORDER BY recorded_at, id LIMIT $4""", principal, since, until, limit)
 
 
-async def parked_contenders(conn: asyncpg.Connection, limit: int) -> list[asyncpg.Record]:
-    """Parked contenders, oldest first, with the slot's current value."""
-    return await conn.fetch(
-        """SELECT p.*, (SELECT string_agg(c.value, ' | ') FROM live_facts c
-                        WHERE c.entity = p.entity AND c.attribute = p.attribute
-                          AND c.verdict IN ('active', 'contested')) AS current_value
-           FROM facts p WHERE p.verdict = 'parked' AND p.retired_at IS NULL
-           ORDER BY p.recorded_at LIMIT $1""", limit)
-
-
 async def values_of(conn: asyncpg.Connection, ids: list[uuid.UUID]) -> list[asyncpg.Record]:
     return await conn.fetch("SELECT value FROM facts WHERE id = ANY($1::uuid[])", ids)
 

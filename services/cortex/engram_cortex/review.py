@@ -31,7 +31,7 @@ class Review:
     def __init__(self, pool: asyncpg.Pool) -> None:
         self._pool = pool
 
-    async def _views(self, conn: asyncpg.Connection,
+    async def views(self, conn: asyncpg.Connection,
                      rows: list[asyncpg.Record]) -> list[ConflictView]:
         facts = await conflicts.facts_by_id(
             conn, [r["fact_a"] for r in rows] + [r["fact_b"] for r in rows])
@@ -45,7 +45,7 @@ class Review:
         if not 0 <= limit <= 200:
             raise InvalidArgument("limit is 1-200", field="limit")
         async with tenant_tx(self._pool, ns) as conn:
-            return await self._views(conn, await conflicts.listing(conn, status, limit or 50))
+            return await self.views(conn, await conflicts.listing(conn, status, limit or 50))
 
     async def resolve(self, ctx: CallerContext, conflict_id: str, winner_id: str,
                       both_stand: bool, reasoning: str) -> ConflictView:
@@ -77,7 +77,7 @@ class Review:
             await repo.audit(conn, ns, ctx.principal, "conflict.resolve", str(cid),
                              {"status": decided["status"], "winner": decided["winner"],
                               "reasoning": reasoning})
-            return (await self._views(conn, [decided]))[0]
+            return (await self.views(conn, [decided]))[0]
 
     async def _winner(self, conn: asyncpg.Connection, row: asyncpg.Record,
                       winner: uuid.UUID, reasoning: str, ctx: CallerContext) -> asyncpg.Record:

@@ -3,6 +3,8 @@ and decided in one place by reviewer principals (docs/architecture.md#reviewer-d
 
 from __future__ import annotations
 
+import base64
+import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -11,13 +13,14 @@ import asyncpg
 from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.errors import Conflict, InvalidArgument, NotFound, PermissionDenied
-from engram_kit.vocab import REVIEWER_ROLES, ConflictStatus, Role, TagStatus
+from engram_kit.vocab import REVIEWER_ROLES, Role, TagStatus
 
-from . import repo, repo_retraction, repo_tags
+from . import repo, repo_review, repo_tags
 from .labels import resolve_call
 from .review import ConflictView, Review
 
 KINDS = ("conflict", "root_tag", "contender")
+DEFAULT_PAGE, MAX_PAGE, MAX_QUERY = 100, 100, 200
 TAG_PREFIX = "tag:"
 CONTENDER_PREFIX = "contender:"
 
@@ -30,6 +33,58 @@ class Item:
     created_at: datetime
     conflict: ConflictView | None
     decide_call: str
+    contender: asyncpg.Record | None = None
+
+
+@dataclass(frozen=True)
+class Page:
+    items: list[Item]
+    next_cursor: str
+    total: int
+
+
+def encode_cursor(created_at: datetime, key: str) -> str:
+    raw = f"{created_at.isoformat()}|{key}".encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[datetime, str] | None:
+    """The position a next_cursor stands for; anything else is refused."""
+    if not cursor:
+        return None
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        stamp, key = raw.split("|", 1)
+        at = datetime.fromisoformat(stamp)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise InvalidArgument("cursor is not a next_cursor this list gave out; start "
+                              "again without one", field="cursor") from e
+    if len(cursor) > 200 or at.tzinfo is None or not key:
+        raise InvalidArgument("cursor is not a next_cursor this list gave out; start "
+                              "again without one", field="cursor")
+    return at, key
+
+
+def _conflict_item(v: ConflictView) -> Item:
+    summary = (f"{v.fact_a['entity']}.{v.fact_a['attribute']}: "
+               f"{v.fact_a['value']!r} vs {v.fact_b['value']!r} ({v.row['lane']})")
+    return Item(str(v.row["id"]), "conflict", summary, v.row["opened_at"], v,
+                resolve_call(v.row["id"]))
+
+
+def _tag_item(r: asyncpg.Record) -> Item:
+    item_id = f"{TAG_PREFIX}{r['name']}"
+    return Item(item_id, "root_tag", f"new root tag {r['name']!r}: {r['reason']}",
+                r["created_at"], None, f"review_decide(item_id='{item_id}', decision="
+                "'approve' or 'reject', reasoning='...')")
+
+
+def _contender_item(r: asyncpg.Record) -> Item:
+    return Item(f"{CONTENDER_PREFIX}{r['id']}", "contender",
+                f"{r['entity']}.{r['attribute']}: contender {r['value']!r} (origin "
+                f"{r['origin']}) vs current {r['current_value']!r}", r["recorded_at"],
+                None, f"contender_decide(fact_id='{r['id']}', decision='accept' or "
+                "'discard', reasoning='...')", r)
 
 
 class ReviewQueue:
@@ -37,39 +92,46 @@ class ReviewQueue:
         self._pool = pool
         self._review = review
 
-    async def list(self, ctx: CallerContext, kind: str) -> list[Item]:
+    async def list(self, ctx: CallerContext, kind: str, cursor: str = "", limit: int = 0,
+                   q: str = "") -> Page:
+        """One page of open items, oldest first, keyset-paged on (created_at, key)."""
         ns = ctx.require_namespace()
         if kind and kind not in KINDS:
             raise InvalidArgument(f"kind is one of {', '.join(KINDS)}", field="kind")
-        items: list[Item] = []
-        if kind in ("", "conflict"):
-            for v in await self._review.list(ctx, ConflictStatus.OPEN, 100):
-                summary = (f"{v.fact_a['entity']}.{v.fact_a['attribute']}: "
-                           f"{v.fact_a['value']!r} vs {v.fact_b['value']!r} ({v.row['lane']})")
-                items.append(Item(str(v.row["id"]), "conflict", summary, v.row["opened_at"], v,
-                                  resolve_call(v.row["id"])))
-        if kind in ("", "root_tag"):
-            async with tenant_tx(self._pool, ns) as conn:
-                rows = await repo_tags.proposed(conn)
-            for r in rows:
-                item_id = f"{TAG_PREFIX}{r['name']}"
-                items.append(Item(item_id, "root_tag",
-                                  f"new root tag {r['name']!r}: {r['reason']}",
-                                  r["created_at"], None,
-                                  f"review_decide(item_id='{item_id}', decision='approve' or "
-                                  "'reject', reasoning='...')"))
-        if kind in ("", "contender"):
-            items += await self._contenders(ns)
-        return sorted(items, key=lambda i: i.created_at)
-
-    async def _contenders(self, ns: str) -> list[Item]:
+        if not 0 <= limit <= MAX_PAGE:
+            raise InvalidArgument(f"limit is 1-{MAX_PAGE} (0: {DEFAULT_PAGE})", field="limit")
+        if len(q) > MAX_QUERY:
+            raise InvalidArgument(f"q is at most {MAX_QUERY} characters", field="q")
+        after, size = decode_cursor(cursor), limit or DEFAULT_PAGE
+        pattern = repo_review.like_pattern(q.strip())
         async with tenant_tx(self._pool, ns) as conn:
-            rows = await repo_retraction.parked_contenders(conn, 100)
-        return [Item(f"{CONTENDER_PREFIX}{r['id']}", "contender",
-                     f"{r['entity']}.{r['attribute']}: contender {r['value']!r} (origin "
-                     f"{r['origin']}) vs current {r['current_value']!r}", r["recorded_at"],
-                     None, f"contender_decide(fact_id='{r['id']}', decision='accept' or "
-                     "'discard', reasoning='...')") for r in rows]
+            rows = await repo_review.page(conn, kind, pattern, after, size + 1)
+            count = await repo_review.total(conn, kind, pattern)
+            shown = rows[:size]
+            items = await self._items(conn, shown)
+        more = len(rows) > size
+        return Page(items, encode_cursor(shown[-1]["created_at"], shown[-1]["key"])
+                    if more else "", count)
+
+    async def _items(self, conn: asyncpg.Connection, rows: list[asyncpg.Record]) -> list[Item]:
+        """Each listed key in full, in the listing's order."""
+        keys = [r["key"] for r in rows]
+        by_key: dict[str, Item] = {}
+        conflict_ids = [uuid.UUID(r["key"]) for r in rows if r["kind"] == "conflict"]
+        if conflict_ids:
+            views = await self._review.views(conn, await repo_review.conflicts_by_id(
+                conn, conflict_ids))
+            by_key.update({str(v.row["id"]): _conflict_item(v) for v in views})
+        names = [k.removeprefix(TAG_PREFIX) for k in keys if k.startswith(TAG_PREFIX)]
+        if names:
+            by_key.update({f"{TAG_PREFIX}{r['name']}": _tag_item(r)
+                           for r in await repo_review.tags_by_name(conn, names)})
+        parked = [uuid.UUID(k.removeprefix(CONTENDER_PREFIX)) for k in keys
+                  if k.startswith(CONTENDER_PREFIX)]
+        if parked:
+            by_key.update({f"{CONTENDER_PREFIX}{r['id']}": _contender_item(r)
+                           for r in await repo_review.contenders_by_id(conn, parked)})
+        return [by_key[k] for k in keys if k in by_key]
 
     async def decide(self, ctx: CallerContext, item_id: str, decision: str, winner_id: str,
                      reasoning: str) -> tuple[str, str]:

@@ -49,8 +49,10 @@ class ReviewServicer(rpc.CortexReviewServicer):
 
     async def ReviewList(self, request: pb.ReviewListRequest,
                          context: Any) -> pb.ReviewListResponse:
-        items = await self._d.queue.list(current_caller(), request.kind)
-        return pb.ReviewListResponse(items=[review_item_message(i) for i in items])
+        page = await self._d.queue.list(current_caller(), request.kind, request.cursor,
+                                        request.limit, request.q)
+        return pb.ReviewListResponse(items=[review_item_message(i) for i in page.items],
+                                     next_cursor=page.next_cursor, total=page.total)
 
     async def ReviewDecide(self, request: pb.ReviewDecideRequest,
                            context: Any) -> pb.ReviewDecideResponse:

@@ -9,9 +9,10 @@ from pydantic import Field
 
 from engram.v1 import cortex_pb2 as pb
 from engram.v1 import dreamer_pb2
+from engram_kit.errors import InvalidArgument
 
 from .clients import Service
-from .shaping_facts import conflict_item
+from .shaping_facts import conflict_item, fact_item
 from .shaping_knowledge import lesson_item, world_item
 from .toolspec import (
     Access,
@@ -28,6 +29,8 @@ from .toolspec import (
 
 # The dreamer's proposal kinds; the other review items are the cortex's.
 PROPOSAL_KINDS = ("graph_link", "merge_entity", "merge_fact", "merge_entries")
+CORTEX_REVIEW_KINDS = ("conflict", "root_tag", "contender")
+REVIEW_PAGE, REVIEW_PAGE_MAX = 100, 100
 TopK = Annotated[int, Field(ge=1, le=50)]
 
 
@@ -85,34 +88,78 @@ def tag_alias(alias: str, tag: str, namespace: Namespace = None) -> None:
 
 def review_list(kind: Literal["", "conflict", "root_tag", "contender", "graph_link",
                               "merge_entity", "merge_fact", "merge_entries"] = "",
+                cursor: Annotated[str, Field(max_length=300, description=(
+                    "next_cursor of the previous page; empty: the first page."))] = "",
+                limit: Annotated[int, Field(ge=0, le=REVIEW_PAGE_MAX, description=(
+                    f"Page size, 1-{REVIEW_PAGE_MAX}; 0: {REVIEW_PAGE}."))] = 0,
+                q: Annotated[str, Field(max_length=200, description=(
+                    "Case-insensitive text match on the entity, slot, value, tag or "
+                    "proposal summary."))] = "",
                 namespace: Namespace = None) -> None:
     """What waits for a person: open conflicts, proposed root tags, parked contenders
     and the dreamer's proposals (graph links, entity, fact and memory entry merges),
     each with the call that settles it (review_decide; contender_decide for a
-    contender)."""
+    contender). Oldest first, one page at a time: pass next_cursor back as cursor
+    for the next page (empty on the last); total counts every open item matching
+    kind and q. Returns {items, next_cursor, total}."""
+
+
+def _review_cursor(cursor: str, kind: str) -> tuple[str, str]:
+    """(phase, position): the cortex's items come first ('c'), then the dreamer's
+    proposals by offset ('p')."""
+    if not cursor:
+        return ("p", "0") if kind in PROPOSAL_KINDS else ("c", "")
+    phase, pos = cursor[:1], cursor[1:]
+    if (phase == "c" and pos and kind not in PROPOSAL_KINDS) or (
+            phase == "p" and pos.isdigit() and kind not in CORTEX_REVIEW_KINDS):
+        return phase, pos
+    raise InvalidArgument("cursor is not a next_cursor this list gave out for this kind; "
+                          "start again without one", field="cursor")
 
 
 async def run_review_list(inv: Invocation) -> dict[str, Any]:
     """The cortex's review items, then the dreamer's proposals."""
-    kind = inv.args["kind"]
+    kind, q = inv.args["kind"], inv.args["q"]
+    size = inv.args["limit"] or REVIEW_PAGE
+    phase, pos = _review_cursor(inv.args["cursor"], kind)
     items: list[dict[str, Any]] = []
+    total, next_cursor = 0, ""
     if kind not in PROPOSAL_KINDS:
-        r = await inv.calls.cortex("ReviewList", inv.caller, pb.ReviewListRequest(kind=kind))
-        for i in r.items:
-            item = {"id": i.id, "kind": i.kind, "summary": i.summary,
-                    "decide_call": i.decide_call}
-            if i.HasField("conflict"):
-                item["conflict"] = conflict_item(i.conflict)
-            items.append(item)
+        r = await inv.calls.cortex("ReviewList", inv.caller, pb.ReviewListRequest(
+            kind=kind, cursor=pos if phase == "c" else "", limit=size if phase == "c" else 1,
+            q=q))
+        total += r.total
+        if phase == "c":
+            items = [review_item(i) for i in r.items]
+            next_cursor = f"c{r.next_cursor}" if r.next_cursor else ""
     if kind in ("", *PROPOSAL_KINDS):
         p = await inv.calls.dreamer("ListProposals", inv.caller,
                                     dreamer_pb2.ListProposalsRequest(kind=kind))
-        items += [{"id": f"proposal:{x.id}", "kind": x.kind, "summary": x.summary,
-                   "evidence_quote": x.evidence_quote, "run_id": x.run_id,
-                   "decide_call": f"review_decide(item_id='proposal:{x.id}', "
-                                  "decision='approve' or 'reject', reasoning='...')"}
-                  for x in p.proposals]
-    return {"items": items}
+        found = [x for x in p.proposals if q.strip().lower() in x.summary.lower()]
+        total += len(found)
+        if not next_cursor:
+            start = int(pos) if phase == "p" else 0
+            end = start + size - len(items)
+            items += [proposal_item(x) for x in found[start:end]]
+            next_cursor = f"p{end}" if end < len(found) else ""
+    return {"items": items, "next_cursor": next_cursor, "total": total}
+
+
+def review_item(i: pb.ReviewItem) -> dict[str, Any]:
+    item: dict[str, Any] = {"id": i.id, "kind": i.kind, "summary": i.summary,
+                            "decide_call": i.decide_call}
+    if i.HasField("conflict"):
+        item["conflict"] = conflict_item(i.conflict)
+    if i.HasField("contender"):
+        item["contender"] = fact_item(i.contender, verbose=True)
+    return item
+
+
+def proposal_item(x: dreamer_pb2.Proposal) -> dict[str, Any]:
+    return {"id": f"proposal:{x.id}", "kind": x.kind, "summary": x.summary,
+            "evidence_quote": x.evidence_quote, "run_id": x.run_id,
+            "decide_call": f"review_decide(item_id='proposal:{x.id}', "
+                           "decision='approve' or 'reject', reasoning='...')"}
 
 
 def review_decide(

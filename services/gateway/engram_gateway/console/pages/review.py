@@ -1,6 +1,7 @@
 """The review queue: every open item (review_list) with both sides of a
-conflict, evidence, sources, origins and times; filtered and paged on the
-server; decided with one click and a required reason (review_decide, or
+conflict or a parked contender, evidence, sources, origins and times;
+filtered (kind, text) and keyset-paged by the server (review_list's cursor);
+decided with one click and a required reason (review_decide, or
 contender_decide for a parked contender)."""
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from ..web import ConsoleError, Ctx, Page, back_to
 KINDS = ("", "conflict", "root_tag", "contender", "graph_link", "merge_entity", "merge_fact",
          "merge_entries")
 PAGE_SIZE, MAX_PAGE_SIZE = 25, 100
+# "previous" walks back over the cursors carried in the URL ('~' is outside a cursor's alphabet).
+TRAIL_SEP, MAX_TRAIL = "~", 20
 
 
 def _int(value: str, default: int, low: int, high: int) -> int:
@@ -23,6 +26,16 @@ def _int(value: str, default: int, low: int, high: int) -> int:
         return max(low, min(high, int(value)))
     except ValueError:
         return default
+
+
+def _trail(value: str) -> list[str]:
+    """The cursors of the pages before this one (for "previous"), newest last;
+    only the last MAX_TRAIL are kept, so "previous" past them goes to the first page."""
+    trail = [c for c in value.split(TRAIL_SEP) if c] if value else []
+    if len(trail) > MAX_TRAIL or any(len(c) > 300 for c in trail):
+        raise ConsoleError(400, "invalid_argument", "trail is not one this page gave out; "
+                           "start again from the first page")
+    return trail
 
 
 async def _sides(ctx: Ctx, items: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -40,19 +53,22 @@ async def queue(ctx: Ctx) -> Response:
     kind = ctx.arg("kind")
     if kind not in KINDS:
         raise ConsoleError(400, "invalid_argument", f"kind is one of {', '.join(KINDS[1:])}")
-    q = ctx.arg("q")
+    q, cursor, trail = ctx.arg("q"), ctx.arg("cursor"), _trail(ctx.arg("trail"))
     size = _int(ctx.arg("size"), PAGE_SIZE, 1, MAX_PAGE_SIZE)
-    items = (await ops.run(ctx.backends, ctx.viewer, ctx.namespace, "review_list",
-                           {"kind": kind}))["items"]
-    if q:
-        items = [i for i in items if q.lower() in i["summary"].lower()]
-    pages = max(1, -(-len(items) // size))
-    number = _int(ctx.arg("page"), 1, 1, pages)
-    shown = items[(number - 1) * size:number * size]
-    return ctx.render("review.html", items=shown, sides=await _sides(ctx, shown),
-                      total=len(items), kind=kind, kinds=KINDS, q=q, size=size,
-                      number=number, pages=pages,
-                      here=ctx.url("/review", kind=kind, q=q, size=size, page=number),
+    got = await ops.run(ctx.backends, ctx.viewer, ctx.namespace, "review_list",
+                        {"kind": kind, "q": q, "limit": size, "cursor": cursor})
+    items = got["items"]
+    keep = (trail + [cursor])[-MAX_TRAIL:]
+    links = {"next": ctx.url("/review", kind=kind, q=q, size=size, cursor=got["next_cursor"],
+                             trail=TRAIL_SEP.join(keep)) if got["next_cursor"] else "",
+             "prev": ctx.url("/review", kind=kind, q=q, size=size,
+                             cursor=trail[-1] if trail else "",
+                             trail=TRAIL_SEP.join(trail[:-1])) if cursor else ""}
+    return ctx.render("review.html", items=items, sides=await _sides(ctx, items),
+                      total=got["total"], kind=kind, kinds=KINDS, q=q, size=size,
+                      number=len(trail) + (2 if cursor else 1), links=links,
+                      here=ctx.url("/review", kind=kind, q=q, size=size, cursor=cursor,
+                                   trail=TRAIL_SEP.join(trail)),
                       can_decide=ctx.may("review_decide"),
                       can_contend=ctx.may("contender_decide"))
 
