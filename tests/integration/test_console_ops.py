@@ -121,8 +121,9 @@ async def test_a_post_to_tokens_without_csrf_or_confirmation_is_refused(
     _, page = await as_operator(stack, context, ns)
     victim = f"victim-{ns}"
     stack.principals.create(victim, "agent", [ns])
-    form = {"ns": ns, "name": victim, "confirm": victim}
-    for bad in ({}, {"csrf": "0" * 64}):
+    form: dict[str, str | float | bool] = {"ns": ns, "name": victim, "confirm": victim}
+    forged: list[dict[str, str | float | bool]] = [{}, {"csrf": "0" * 64}]
+    for bad in forged:
         refused = await page.request.post(console_url(stack, "/tokens/revoke"),
                                           form=form | bad, max_redirects=0)
         assert refused.status == 403 and "CSRF" in await refused.text()
