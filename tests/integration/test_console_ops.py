@@ -6,6 +6,7 @@ created token is shown once and never again (page, reload, gateway log)."""
 
 from __future__ import annotations
 
+import asyncpg
 from playwright.async_api import BrowserContext, Page
 
 from engram_cli.stack import Stack
@@ -44,7 +45,7 @@ async def works(stack: Stack, token: str, ns: str) -> bool:
 
 
 async def test_the_operator_sees_audit_rows_and_verified_chains(
-        stack: Stack, context: BrowserContext):  # noqa: F811
+        stack: Stack, context: BrowserContext, admin_dsn: str):  # noqa: F811
     ns = namespace("audit")
     agent = stack.principals.create(f"agent-{ns}", "agent", [ns])
     async with mcp_client(stack.mcp_url, agent) as client:
@@ -66,6 +67,19 @@ async def test_the_operator_sees_audit_rows_and_verified_chains(
     assert await page.locator("#rows-cortex tr.row").count() == 1
     bad = await page.goto(console_url(stack, f"/audit?ns={ns}&limit=100000"))
     assert bad is not None and bad.status == 400
+
+    conn = await asyncpg.connect(admin_dsn)
+    try:
+        await conn.execute("UPDATE memory.audit SET subject = 'tampered' WHERE id = "
+                           "(SELECT min(id) FROM memory.audit WHERE namespace = $1)", ns)
+    finally:
+        await conn.close()
+    await page.goto(console_url(stack, f"/audit?ns={ns}"))
+    damaged = await page.inner_text("#verify-memory")
+    assert "damage" in damaged and "hash mismatch" in damaged
+    assert "verified ok" in await page.inner_text("#verify-cortex")
+    await page.goto(console_url(stack, f"/?ns={ns}"))
+    assert "memory: damage" in await page.inner_text("#audit-status")
 
 
 async def test_tokens_are_created_rotated_and_revoked_from_the_console(
