@@ -6,6 +6,7 @@ domain rule; a refusal comes back as a ConsoleError with the op's message."""
 from __future__ import annotations
 
 import inspect
+from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
@@ -53,8 +54,10 @@ def validate(tool: str, args: dict[str, Any]) -> dict[str, Any]:
 
 
 async def run(backends: Backends, viewer: Viewer, namespace: str, tool: str,
-              args: dict[str, Any] | None = None, action: str = "") -> dict[str, Any]:
-    """Run `tool` (`action`) as the viewer in `namespace`."""
+              args: dict[str, Any] | None = None, action: str = "",
+              extras: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Run `tool` (`action`) as the viewer in `namespace`; `extras` are what
+    the op needs beyond the backends (the principals file, for `tokens`)."""
     spec = BY_NAME[tool]
     given = dict(args or {}) | ({spec.action_arg: action} if spec.action_arg else {})
     full = validate(tool, given)
@@ -71,7 +74,7 @@ async def run(backends: Backends, viewer: Viewer, namespace: str, tool: str,
         raise ConsoleError(403, "permission_denied", str(exc)) from None
     calls = Calls(backends, resend=o.effect is Effect.NONE)
     try:
-        return await o.invoke(Invocation(calls, caller, full))
+        return await o.invoke(Invocation(calls, caller, full, extras=extras or {}))
     except Unavailable as exc:
         raise ConsoleError(503, exc.kind, f"{exc.message} (retry after "
                            f"{exc.retry_after_s} s)") from None

@@ -1,5 +1,6 @@
 """Overview: the services' health (what /readyz reports), each granted
-namespace's counts (memory_stats) and the dreamer's backlog and last runs."""
+namespace's counts (memory_stats), the dreamer's backlog and last runs and,
+for an operator, whether the namespace's audit chains verify."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from starlette.responses import Response
 
 from .. import ops
 from ..web import ConsoleError, Ctx, Page
+from .audit import operator_only, verification
 
 
 async def _stats(ctx: Ctx, ns: str) -> dict[str, Any]:
@@ -28,7 +30,8 @@ async def overview(ctx: Ctx) -> Response:
                               {"limit": 5}, action="runs"))["runs"]
     except ConsoleError as exc:
         status, runs = {"error": exc.message}, []
-    return ctx.render("overview.html", health=health,
+    audit = await verification(ctx) if operator_only(ctx.viewer) else None
+    return ctx.render("overview.html", health=health, audit=audit,
                       stats=list(zip(ctx.viewer.namespaces, stats, strict=True)),
                       dream=status, runs=runs)
 
