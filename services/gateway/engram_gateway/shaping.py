@@ -113,7 +113,8 @@ def _entry(hit: memory_pb2.SearchHit, verbose: bool, explain: bool) -> dict[str,
                          "lexical_score": round(t.lexical_score, 5) if t.lexical_rank else None,
                          "rrf_score": round(t.rrf_score, 5),
                          "context_lift": round(t.context_lift, 5),
-                         "episode_lift": round(t.episode_lift, 5)}
+                         "episode_lift": round(t.episode_lift, 5),
+                         "term_lift": round(t.term_lift, 5)}
     return item
 
 
@@ -135,6 +136,7 @@ def search_reply(resp: memory_pb2.SearchResponse, verbose: bool, explain: bool,
         "layer": resp.layer or "entries",
         "mode": resp.mode,
         "notes": [n for n in (resp.note, facts_note) if n],
+        "low_confidence": resp.low_confidence,
     }
     if resp.documents:
         reply["documents"] = document_items(resp.documents)

@@ -76,7 +76,8 @@ def memory_search(
     """Search long-term memory before acting on anything you might already know.
 
     Hybrid retrieval (semantic + full-text, fused). Returns {entries, facts, layer, mode,
-    notes, tokens}; each entry has id, text, score, tags, source, date, label. Only
+    notes, low_confidence, tokens}; each entry has id, text, score, tags, source, date,
+    label. `low_confidence` is true when no entry served is close to the query. Only
     current entries are served unless `as_of` or `include_history` says otherwise;
     entries that disagree with another current entry are labelled `contested`."""
 
