@@ -129,10 +129,12 @@ def _search_trace(t: memory_pb2.SearchTrace) -> dict[str, Any]:
 
 
 def search_reply(resp: memory_pb2.SearchResponse, verbose: bool, explain: bool,
-                 facts: list[dict[str, Any]], facts_note: str = "") -> dict[str, Any]:
+                 facts: list[dict[str, Any]], facts_note: str = "",
+                 world: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     reply: dict[str, Any] = {
         "entries": [_entry(h, verbose, explain) for h in resp.hits],
         "facts": facts,
+        "world": world or [],
         "layer": resp.layer or "entries",
         "mode": resp.mode,
         "notes": [n for n in (resp.note, facts_note) if n],
