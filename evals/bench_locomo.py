@@ -483,6 +483,9 @@ def main() -> int:
     parser.add_argument("--audit", type=Path, default=DEFAULT_AUDIT,
                         help="locomo-audit errors.json (WRONG_CITATION corrections)")
     parser.add_argument("--no-audit", action="store_true", help="score the raw evidence labels")
+    parser.add_argument("--split", choices=sorted(SPLITS), default=None,
+                        help="only the conversations of one half (locomo_split.py), of the first "
+                             "--conversations")
     args = parse_with_smoke(parser, {"conversations": 1})
     if not 1 <= args.conversations <= 10:
         parser.error("--conversations must be 1-10")
@@ -494,7 +497,10 @@ def main() -> int:
     started_at = datetime.now(UTC)
     load_at_start = os.getloadavg()[0]
     code = git_state()  # before the services start: the code they load
-    convs = load_conversations(args.data, audit, args.conversations)
+    convs = [c for c in load_conversations(args.data, audit, args.conversations)
+             if args.split is None or c.sample_id in SPLITS[args.split]]
+    if not convs:
+        parser.error(f"none of the first {args.conversations} conversations is in {args.split}")
     if args.data_dir is None:
         data_dir, owned = Path(tempfile.mkdtemp(prefix="engram-locomo-")), True
     else:

@@ -152,9 +152,11 @@ def halves(d: dict[str, Any]) -> list[str]:
     by_split = d.get("by_split")
     if not by_split:
         return []
-    groups = [(f"held out ({', '.join(by_split['held_out']['conversations'])})",
-               by_split.get("held_out")),
-              (f"tuning ({', '.join(by_split['tune']['conversations'])})", by_split.get("tune")),
+    def label(name: str, key: str) -> str:
+        return f"{name} ({', '.join(by_split[key]['conversations'])})" if key in by_split else ""
+
+    groups = [(label("held out", "held_out"), by_split.get("held_out")),
+              (label("tuning", "tune"), by_split.get("tune")),
               ("all", {"n": d["n_questions"], "engram": d["engram"],
                        "context_tokens_at_10": d["context_tokens_at_10"],
                        "baselines": {k: v["turn"] for k, v in d["baselines"].items()}})]
