@@ -143,7 +143,9 @@ def locomo(a: Artefact, found: list[Artefact]) -> list[str]:
            f"Latency in the same run: store p50 {f(lat['store_p50_ms'])} / p95 "
            f"{f(lat['store_p95_ms'])} ms, search p50 {f(lat['search_p50_ms'])} / p95 "
            f"{f(lat['search_p95_ms'])} ms; a bare encode {f(lat['encode_p50_ms'])} ms at the same "
-           f"moments (store ×{lat['store_over_encode_p50']}).", ""]
+           f"moments (store ×{lat['store_over_encode_p50']}); 1-minute load average "
+           f"{d['machine']['loadavg_1m_at_start']} at the start on {d['machine']['cpu_count']} "
+           "CPUs, so compare latency only between runs at a like load.", ""]
     return out + halves(d) + bm25_variants(a, d, found)
 
 
