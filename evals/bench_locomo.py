@@ -58,6 +58,7 @@ from benchlib import (
     stop_stack_on_sigterm,
     tool_text,
 )
+from locomo_split import DESCRIPTION, SPLITS
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -301,6 +302,26 @@ def baselines(convs: list[Conversation], encoder: SentenceTransformerBackend
     return out
 
 
+def split_scores(convs: list[Conversation], engram: dict[str, list[list[str]]],
+                 base: dict[str, dict[str, list[list[str]]]],
+                 tokens: dict[str, float]) -> dict[str, Any]:
+    """engram and the baselines on the tuning and the held-out half
+    (locomo_split.py), for the conversations this run covered."""
+    out: dict[str, Any] = {}
+    for name, ids in SPLITS.items():
+        qs = [q for c in convs if c.sample_id in ids for q in c.questions]
+        if not any(q.gold for q in qs):
+            continue
+        engram_s = score(engram, qs)
+        out[name] = {"conversations": [c.sample_id for c in convs if c.sample_id in ids],
+                     "n": engram_s["n"],
+                     "context_tokens_at_10": round(statistics.fmean(
+                         tokens[q.qid] for q in qs if q.gold), 1),
+                     "engram": {k: engram_s[k] for k in ("turn", "session", "per_category")},
+                     "baselines": {b: score(r, qs)["turn"] for b, r in base.items()}}
+    return out
+
+
 # --------------------------------------------------------------------------- engram
 
 
@@ -451,6 +472,9 @@ def main() -> int:
     parser.add_argument("--audit", type=Path, default=DEFAULT_AUDIT,
                         help="locomo-audit errors.json (WRONG_CITATION corrections)")
     parser.add_argument("--no-audit", action="store_true", help="score the raw evidence labels")
+    parser.add_argument("--split", choices=sorted(SPLITS), default=None,
+                        help="only the conversations of one half (locomo_split.py), of the first "
+                             "--conversations")
     args = parse_with_smoke(parser, {"conversations": 1})
     if not 1 <= args.conversations <= 10:
         parser.error("--conversations must be 1-10")
@@ -462,7 +486,10 @@ def main() -> int:
     started_at = datetime.now(UTC)
     load_at_start = os.getloadavg()[0]
     code = git_state()  # before the services start: the code they load
-    convs = load_conversations(args.data, audit, args.conversations)
+    convs = [c for c in load_conversations(args.data, audit, args.conversations)
+             if args.split is None or c.sample_id in SPLITS[args.split]]
+    if not convs:
+        parser.error(f"none of the first {args.conversations} conversations is in {args.split}")
     if args.data_dir is None:
         data_dir, owned = Path(tempfile.mkdtemp(prefix="engram-locomo-")), True
     else:
@@ -499,6 +526,7 @@ def main() -> int:
     out.write(f"baselines in {time.perf_counter() - t0:.0f}s\n")
 
     questions = [q for c in convs for q in c.questions]
+    by_split = split_scores(convs, engram["rankings"], base, engram["context_tokens"])
     engram_scores = score(engram["rankings"], questions)
     base_scores = {name: score(r, questions) for name, r in base.items()}
     raw = {name: score(r, questions, "gold_raw")
@@ -527,6 +555,8 @@ def main() -> int:
                     "questions_cat1_4": n_q,
                     "excluded_no_valid_evidence": n_q - len(scored_ids)},
         "n_questions": engram_scores["n"],
+        "split": DESCRIPTION,
+        "by_split": by_split,
         "engram": {k: engram_scores[k] for k in ("turn", "session", "per_category")},
         "baselines": {n: {k: s[k] for k in ("turn", "session", "per_category")}
                       for n, s in base_scores.items()},

@@ -125,3 +125,26 @@ async def test_repeated_corrections_without_facts_reinforce_one_lesson(stack: St
                                                       "detail": "use the staging token"})
         assert again["lesson"]["id"] == first["lesson"]["id"]
         assert again["lesson"]["signals"] == 2 and again["lesson"]["subject_fact_ids"] == []
+
+
+async def test_memory_search_serves_matching_world_and_event_facts(stack: Stack,
+                                                                   agent_token: str):
+    """One search answers from every layer that matches: an EVENT fact in
+    `facts` (labelled as history) and a cited world fact in `world`."""
+    lib = f"lib{uuid.uuid4().hex[:6]}"
+    async with mcp_client(stack.mcp_url, agent_token) as client:
+        await call(client, "world_set", {
+            "entity": lib, "attribute": "license", "value": "apache-2.0",
+            "source_url": f"https://pypi.org/project/{lib}",
+            "source_quote": f"{lib} is released under the Apache 2.0 license"})
+        await call(client, "fact_set", {"entity": lib, "attribute": "upgrade", "kind": "EVENT",
+                                        "value": "upgraded to 3.0 in production",
+                                        "valid_from": "2025-03-04"})
+        found = await call(client, "memory_search", {"query": f"{lib} license upgrade"})
+        historical = await call(client, "memory_search", {"query": f"{lib} license",
+                                                          "include_history": True})
+    [world] = [w for w in found["world"] if w["entity"] == lib]
+    assert world["value"] == "apache-2.0" and world["citation"]["url"].endswith(lib)
+    [event] = [f for f in found["facts"] if f["entity"] == lib]
+    assert event["kind"] == "EVENT" and event["label"] == "history: happened 2025-03-04"
+    assert historical["world"] == []  # as the facts block: live facts only

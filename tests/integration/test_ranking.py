@@ -112,8 +112,33 @@ async def test_adjacent_lines_of_an_episode_lift_each_other(stack: Stack):
     assert all(t["context_lift"] > 0 and t["episode_lift"] > 0 for t in pair)
     for e in found["entries"]:
         t = e["trace"]
-        assert abs(e["score"] - (t["rrf_score"] + t["context_lift"] + t["episode_lift"])) < 1e-4
-    assert "rrf k=10" in found["trace"]["fusion"]
+        assert abs(e["score"] - (t["rrf_score"] + t["context_lift"] + t["episode_lift"]
+                                 + t["term_lift"])) < 1e-4
+    assert "rrf k=" in found["trace"]["fusion"]
+
+
+async def test_a_speaker_named_in_every_other_line_still_picks_the_line(stack: Stack):
+    """A name on half the rows is too common for the lexical channel, but a
+    question that names the speaker is about that speaker's lines: the
+    candidate that holds it is lifted above the one that does not."""
+    ns, token = namespace_agent(stack)
+    lines = [*HIKES, *(t.replace("Caroline:", "Melanie:") for t in HIKES[:11]),
+             "Melanie: I painted a sunset over the lake last week."]
+    lines[0] = "Caroline: I painted a sunrise over the lake last week."
+    async with mcp_client(stack.mcp_url, token) as client:
+        ids = [(await call(client, "memory_store", {"text": t, "namespace": ns}))["id"]
+               for t in lines]
+        found = await call(client, "memory_search", {
+            "query": "What did Melanie paint over the lake?", "explain": True,
+            "namespace": ns, "top_k": 24})
+    assert terms(found)["melani"]["used"] is False  # on 12 of 24 rows
+    by_id = {e["id"]: e for e in found["entries"]}
+    assert found["entries"][0]["id"] == ids[-1]
+    assert by_id[ids[-1]]["trace"]["term_lift"] > 0
+    assert by_id[ids[0]]["trace"]["term_lift"] == 0  # Caroline's painting
+    for e in found["entries"]:
+        assert (e["trace"]["term_lift"] > 0) == e["text"].startswith("Melanie:")
+    assert "common-term lift" in found["trace"]["fusion"]
 
 
 async def test_terms_are_taken_rarest_first_within_the_match_budget(stack: Stack):
@@ -213,3 +238,20 @@ async def test_bm25_weights_reach_postgres_as_floats(stack: Stack):
             assert flat[0][1] == flat[1][1] == pytest.approx(idf)
     finally:
         await conn.close()
+
+
+async def test_a_search_that_nothing_answers_says_low_confidence(stack: Stack):
+    """As memory_recall does: when no served entry is close to the query,
+    the reply says so instead of passing the nearest rows off as answers."""
+    ns, token = namespace_agent(stack)
+    async with mcp_client(stack.mcp_url, token) as client:
+        for text in HIKES:
+            await call(client, "memory_store", {"text": text, "namespace": ns})
+        near = await call(client, "memory_search", {
+            "query": "Caroline adopted a rescue dog", "namespace": ns})
+        far = await call(client, "memory_search", {
+            "query": "quarterly tax filing deadlines for corporations in Ontario",
+            "namespace": ns})
+    assert near["low_confidence"] is False
+    assert far["low_confidence"] is True
+    assert far["entries"]  # still served: the flag says how far, not what to hide

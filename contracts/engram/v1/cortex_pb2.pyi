@@ -319,10 +319,12 @@ class SearchFactsRequest(_message.Message):
     def __init__(self, query: _Optional[str] = ..., top_k: _Optional[int] = ...) -> None: ...
 
 class SearchFactsResponse(_message.Message):
-    __slots__ = ("facts",)
+    __slots__ = ("facts", "world")
     FACTS_FIELD_NUMBER: _ClassVar[int]
+    WORLD_FIELD_NUMBER: _ClassVar[int]
     facts: _containers.RepeatedCompositeFieldContainer[Fact]
-    def __init__(self, facts: _Optional[_Iterable[_Union[Fact, _Mapping]]] = ...) -> None: ...
+    world: _containers.RepeatedCompositeFieldContainer[WorldFact]
+    def __init__(self, facts: _Optional[_Iterable[_Union[Fact, _Mapping]]] = ..., world: _Optional[_Iterable[_Union[WorldFact, _Mapping]]] = ...) -> None: ...
 
 class AddAliasRequest(_message.Message):
     __slots__ = ("entity", "alias")

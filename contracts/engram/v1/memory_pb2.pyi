@@ -127,7 +127,7 @@ class SearchRequest(_message.Message):
     def __init__(self, query: _Optional[str] = ..., top_k: _Optional[int] = ..., tags: _Optional[_Iterable[str]] = ..., source: _Optional[str] = ..., since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., until: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., explain: _Optional[bool] = ..., episode: _Optional[str] = ..., as_of: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., include_history: _Optional[bool] = ...) -> None: ...
 
 class RankTrace(_message.Message):
-    __slots__ = ("dense_rank", "lexical_rank", "dense_distance", "lexical_score", "rrf_score", "context_lift", "episode_lift")
+    __slots__ = ("dense_rank", "lexical_rank", "dense_distance", "lexical_score", "rrf_score", "context_lift", "episode_lift", "term_lift")
     DENSE_RANK_FIELD_NUMBER: _ClassVar[int]
     LEXICAL_RANK_FIELD_NUMBER: _ClassVar[int]
     DENSE_DISTANCE_FIELD_NUMBER: _ClassVar[int]
@@ -135,6 +135,7 @@ class RankTrace(_message.Message):
     RRF_SCORE_FIELD_NUMBER: _ClassVar[int]
     CONTEXT_LIFT_FIELD_NUMBER: _ClassVar[int]
     EPISODE_LIFT_FIELD_NUMBER: _ClassVar[int]
+    TERM_LIFT_FIELD_NUMBER: _ClassVar[int]
     dense_rank: int
     lexical_rank: int
     dense_distance: float
@@ -142,7 +143,8 @@ class RankTrace(_message.Message):
     rrf_score: float
     context_lift: float
     episode_lift: float
-    def __init__(self, dense_rank: _Optional[int] = ..., lexical_rank: _Optional[int] = ..., dense_distance: _Optional[float] = ..., lexical_score: _Optional[float] = ..., rrf_score: _Optional[float] = ..., context_lift: _Optional[float] = ..., episode_lift: _Optional[float] = ...) -> None: ...
+    term_lift: float
+    def __init__(self, dense_rank: _Optional[int] = ..., lexical_rank: _Optional[int] = ..., dense_distance: _Optional[float] = ..., lexical_score: _Optional[float] = ..., rrf_score: _Optional[float] = ..., context_lift: _Optional[float] = ..., episode_lift: _Optional[float] = ..., term_lift: _Optional[float] = ...) -> None: ...
 
 class QueryTerm(_message.Message):
     __slots__ = ("lexeme", "rows", "used")
@@ -215,20 +217,22 @@ class DocumentHit(_message.Message):
     def __init__(self, document_id: _Optional[str] = ..., chunk_id: _Optional[str] = ..., ordinal: _Optional[int] = ..., text: _Optional[str] = ..., source: _Optional[str] = ..., title: _Optional[str] = ..., score: _Optional[float] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class SearchResponse(_message.Message):
-    __slots__ = ("hits", "documents", "layer", "mode", "note", "trace")
+    __slots__ = ("hits", "documents", "layer", "mode", "note", "trace", "low_confidence")
     HITS_FIELD_NUMBER: _ClassVar[int]
     DOCUMENTS_FIELD_NUMBER: _ClassVar[int]
     LAYER_FIELD_NUMBER: _ClassVar[int]
     MODE_FIELD_NUMBER: _ClassVar[int]
     NOTE_FIELD_NUMBER: _ClassVar[int]
     TRACE_FIELD_NUMBER: _ClassVar[int]
+    LOW_CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
     hits: _containers.RepeatedCompositeFieldContainer[SearchHit]
     documents: _containers.RepeatedCompositeFieldContainer[DocumentHit]
     layer: str
     mode: str
     note: str
     trace: SearchTrace
-    def __init__(self, hits: _Optional[_Iterable[_Union[SearchHit, _Mapping]]] = ..., documents: _Optional[_Iterable[_Union[DocumentHit, _Mapping]]] = ..., layer: _Optional[str] = ..., mode: _Optional[str] = ..., note: _Optional[str] = ..., trace: _Optional[_Union[SearchTrace, _Mapping]] = ...) -> None: ...
+    low_confidence: bool
+    def __init__(self, hits: _Optional[_Iterable[_Union[SearchHit, _Mapping]]] = ..., documents: _Optional[_Iterable[_Union[DocumentHit, _Mapping]]] = ..., layer: _Optional[str] = ..., mode: _Optional[str] = ..., note: _Optional[str] = ..., trace: _Optional[_Union[SearchTrace, _Mapping]] = ..., low_confidence: _Optional[bool] = ...) -> None: ...
 
 class GetRequest(_message.Message):
     __slots__ = ("id", "peek")

@@ -81,18 +81,19 @@ async def amain(stop: asyncio.Event) -> None:
         relay = OutboxRelay(pool, link, SCHEMA, s.service_name)
         readiness.info["nats_connected"] = lambda: link.connected
         reader, review = FactReader(pool, embedder, s), Review(pool)
+        world = World(pool, embedder, s)
         graph = Graph(pool, WalkLimits.of(s))
         recalls = RecentCounts()
         servicers = (
             FactsServicer(FactsDeps(
                 pool=pool, facts=FactStore(pool, embedder, s, relay.notify), reader=reader,
                 slots=SlotEditor(pool, embedder, s), review=review,
-                freshness=Freshness(pool))),
+                freshness=Freshness(pool), world=world)),
             GraphServicer(GraphDeps(
                 graph=graph, recall=Recall(pool, reader, graph, s.recall_max_seeds),
                 recalls=recalls)),
             KnowledgeServicer(KnowledgeDeps(
-                reader=reader, world=World(pool, embedder, s),
+                reader=reader, world=world,
                 lessons=Lessons(pool, embedder, s, relay.notify),
                 lesson_merger=LessonMerger(pool, s))),
             ReviewServicer(ReviewDeps(

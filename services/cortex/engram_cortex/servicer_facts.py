@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from dataclasses import dataclass
 from typing import Any
@@ -17,10 +18,11 @@ from . import journal, session_changes
 from .facts import FactInput, FactStore
 from .forget import forget_by_source
 from .freshness import Freshness
-from .messages import evidence_of, fact_message, kind_name, served
+from .messages import evidence_of, fact_message, kind_name, served, world_message
 from .reads import FactReader
 from .review import Review
 from .slots import SlotEditor
+from .world import World
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,7 @@ class FactsDeps:
     slots: SlotEditor
     review: Review  # owns entity aliases
     freshness: Freshness
+    world: World  # memory_search's facts block serves world facts too
 
 
 def _details(d: pb.KindDetails) -> dict[str, Any]:
@@ -106,8 +109,12 @@ class FactsServicer(rpc.CortexFactsServicer):
 
     async def SearchFacts(self, request: pb.SearchFactsRequest,
                           context: Any) -> pb.SearchFactsResponse:
-        found = await self._d.reader.search(current_caller(), request.query, request.top_k)
-        return pb.SearchFactsResponse(facts=served(found))
+        caller = current_caller()
+        found, world = await asyncio.gather(
+            self._d.reader.search(caller, request.query, request.top_k),
+            self._d.world.search(caller, request.query, request.top_k))
+        return pb.SearchFactsResponse(facts=served(found),
+                                      world=[world_message(v) for v in world])
 
     async def AddAlias(self, request: pb.AddAliasRequest, context: Any) -> pb.AddAliasResponse:
         entity, alias = await self._d.review.add_alias(current_caller(), request.entity,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from engram.v1 import cortex_pb2 as pb
@@ -10,19 +11,28 @@ from engram_kit.errors import DomainError
 
 from .clients import Calls
 from .shaping_facts import fact_item
+from .shaping_knowledge import world_item
 
 FACTS_UNAVAILABLE = "facts unavailable: the cortex did not answer; entries are served alone"
 
 
+@dataclass(frozen=True)
+class FactBlocks:
+    facts: list[dict[str, Any]] = field(default_factory=list)
+    world: list[dict[str, Any]] = field(default_factory=list)
+    note: str = ""
+
+
 async def served_facts(backends: Calls, caller: CallerContext, query: str, top_k: int,
-                       historical: bool) -> tuple[list[dict[str, Any]], str]:
-    """The facts block of memory_search: live facts only, so a historical
-    search (as_of / include_history) serves none rather than current ones."""
+                       historical: bool) -> FactBlocks:
+    """The facts and world blocks of memory_search (the cortex matches
+    both): live facts only, so a historical search (as_of /
+    include_history) serves none rather than current ones."""
     if historical:
-        return [], "facts block omitted: as_of/include_history read entries only"
+        return FactBlocks(note="facts block omitted: as_of/include_history read entries only")
     try:
         reply = await backends.cortex("SearchFacts", caller,
                                       pb.SearchFactsRequest(query=query, top_k=min(top_k, 10)))
     except DomainError:
-        return [], FACTS_UNAVAILABLE
-    return [fact_item(f) for f in reply.facts], ""
+        return FactBlocks(note=FACTS_UNAVAILABLE)
+    return FactBlocks([fact_item(f) for f in reply.facts], [world_item(w) for w in reply.world])

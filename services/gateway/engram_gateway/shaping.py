@@ -113,7 +113,8 @@ def _entry(hit: memory_pb2.SearchHit, verbose: bool, explain: bool) -> dict[str,
                          "lexical_score": round(t.lexical_score, 5) if t.lexical_rank else None,
                          "rrf_score": round(t.rrf_score, 5),
                          "context_lift": round(t.context_lift, 5),
-                         "episode_lift": round(t.episode_lift, 5)}
+                         "episode_lift": round(t.episode_lift, 5),
+                         "term_lift": round(t.term_lift, 5)}
     return item
 
 
@@ -128,13 +129,16 @@ def _search_trace(t: memory_pb2.SearchTrace) -> dict[str, Any]:
 
 
 def search_reply(resp: memory_pb2.SearchResponse, verbose: bool, explain: bool,
-                 facts: list[dict[str, Any]], facts_note: str = "") -> dict[str, Any]:
+                 facts: list[dict[str, Any]], facts_note: str = "",
+                 world: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     reply: dict[str, Any] = {
         "entries": [_entry(h, verbose, explain) for h in resp.hits],
         "facts": facts,
+        "world": world or [],
         "layer": resp.layer or "entries",
         "mode": resp.mode,
         "notes": [n for n in (resp.note, facts_note) if n],
+        "low_confidence": resp.low_confidence,
     }
     if resp.documents:
         reply["documents"] = document_items(resp.documents)

@@ -88,8 +88,10 @@ def memory_search(
 ) -> None:
     """Search long-term memory before acting on anything you might already know.
 
-    Hybrid retrieval (semantic + full-text, fused). Returns {entries, facts, layer, mode,
-    notes, tokens}; each entry has id, text, score, tags, source, date, label. Only
+    Hybrid retrieval (semantic + full-text, fused). Returns {entries, facts, world, layer,
+    mode, notes, low_confidence, tokens}; `facts` and `world` are the matching live facts
+    and cited world facts; each entry has id, text, score, tags, source, date,
+    label. `low_confidence` is true when no entry served is close to the query. Only
     current entries are served unless `as_of` or `include_history` says otherwise;
     entries that disagree with another current entry are labelled `contested`."""
 
@@ -104,13 +106,14 @@ def search_request(a: Args) -> pb.SearchRequest:
 
 
 async def run_search(inv: Invocation) -> dict[str, Any]:
-    """Entries and, for a search of the present, the matching facts."""
+    """Entries and, for a search of the present, the matching facts and world facts."""
     a = inv.args
-    reply, (facts, facts_note) = await asyncio.gather(
+    reply, blocks = await asyncio.gather(
         inv.calls.memory("Search", inv.caller, search_request(a)),
         served_facts(inv.calls, inv.caller, a["query"], a["top_k"],
                      historical=bool(a["as_of"] or a["include_history"])))
-    return search_reply(reply, a["verbose"], a["explain"], facts, facts_note)
+    return search_reply(reply, a["verbose"], a["explain"], blocks.facts, blocks.note,
+                        blocks.world)
 
 
 def memory_get(id: EntryId, namespace: Namespace = None) -> None:

@@ -7,7 +7,11 @@ artefact lists what every step adds):
    entries written just before and after it in the same episode (a reply
    often only makes sense with the line it answers);
 3. episode focus: a candidate gains a share of the summed best scores of its
-   episode's candidates (evidence clusters in the session it was said in).
+   episode's candidates (evidence clusters in the session it was said in);
+4. common terms: query terms too common for the lexical channel (a person's
+   name said in most lines) still tell which candidates are about the right
+   thing: a candidate gains a share of its score for the fraction of them it
+   holds.
 Only candidates found by a channel are ever ranked: the lifts reorder, they
 never pull in rows no channel matched.
 """
@@ -29,6 +33,7 @@ class Fused(Generic[K]):
     rrf: float = 0.0  # step 1 alone
     context_lift: float = 0.0
     episode_lift: float = 0.0
+    term_lift: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -38,6 +43,7 @@ class FusionWeights:
     context: float = 0.0
     episode: float = 0.0
     episode_top: int = 3
+    common_terms: float = 0.0
 
 
 def reciprocal_rank_fusion(channels: dict[str, list[K]], k: int = 60,
@@ -89,11 +95,23 @@ def lift_by_episode(fused: list[Fused[K]], episode_of: dict[K, str], weight: flo
         f.score += f.episode_lift
 
 
+def lift_by_common_terms(fused: list[Fused[K]], held: dict[K, float], weight: float) -> None:
+    """Add weight x the fraction of the query's common terms it holds x its score."""
+    if weight <= 0:
+        return
+    for f in fused:
+        f.term_lift = weight * held.get(f.key, 0.0) * f.score
+        f.score += f.term_lift
+
+
 def fuse(channels: dict[str, list[K]], weights: FusionWeights,
-         previous: dict[K, K], episode_of: dict[K, str]) -> list[Fused[K]]:
+         previous: dict[K, K], episode_of: dict[K, str],
+         held: dict[K, float] | None = None) -> list[Fused[K]]:
+    """`held`: per candidate, the fraction of the query's too-common terms it holds."""
     fused = reciprocal_rank_fusion(channels, weights.rrf_k, weights.channels)
     lift_by_context(fused, previous, weights.context)
     lift_by_episode(fused, episode_of, weights.episode, weights.episode_top)
+    lift_by_common_terms(fused, held or {}, weights.common_terms)
     return _sorted(fused)
 
 

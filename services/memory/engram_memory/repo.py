@@ -182,6 +182,22 @@ async def episode_context(conn: asyncpg.Connection, ids: list[UUID]) -> EpisodeC
                           {r["id"]: r["episode"] for r in rows})
 
 
+async def common_terms_held(conn: asyncpg.Connection, query: str, terms: TermLimits,
+                            ids: list[UUID]) -> dict[UUID, float]:
+    """Per candidate, the fraction of the query's terms too common for the
+    lexical channel (not kept) that its text holds; none when every term
+    was kept. Reads the candidates' own lexemes, so its cost is the
+    candidates', whatever the namespace's size."""
+    rows = await conn.fetch(
+        "WITH common AS (SELECT array_agg(lexeme) AS lexemes, count(*) AS n"
+        "                FROM lexical_terms($1, $2, $3) WHERE NOT kept)"
+        " SELECT e.id, (SELECT count(*) FROM unnest(e.tsv) u WHERE u.lexeme = ANY(c.lexemes))"
+        "        ::float8 / c.n AS held"
+        " FROM entries e, common c WHERE c.n > 0 AND e.id = ANY($4::uuid[])",
+        query, terms.max_df, terms.match_budget, ids)
+    return {r["id"]: r["held"] for r in rows if r["held"] > 0}
+
+
 async def retired_matches(conn: asyncpg.Connection, query: str, terms: TermLimits,
                           limit: int) -> list[asyncpg.Record]:
     """Superseded or archived rows the lexical channel would match (for explain)."""

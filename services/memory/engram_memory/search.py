@@ -78,6 +78,7 @@ class SearchResult:
     documents: list[ChunkHit] = field(default_factory=list)
     layer: str = "entries"
     trace: SearchTrace | None = None
+    low_confidence: bool = False
 
 
 def serving_label(row: asyncpg.Record, as_of: datetime | None) -> str:
@@ -95,7 +96,8 @@ def serving_label(row: asyncpg.Record, as_of: datetime | None) -> str:
 
 def fusion_weights(s: MemorySettings) -> FusionWeights:
     return FusionWeights(rrf_k=s.rrf_k, channels={"lexical": s.lexical_weight},
-                         context=s.context_weight, episode=s.episode_weight)
+                         context=s.context_weight, episode=s.episode_weight,
+                         common_terms=s.common_term_weight)
 
 
 class Searcher:
@@ -128,7 +130,9 @@ class Searcher:
             channels = {"dense": [r["id"] for r in dense], "lexical": [r["id"] for r in lexical]}
             pool_ids = list({*channels["dense"], *channels["lexical"]})
             context = await repo.episode_context(conn, pool_ids)
-            ranked = fuse(channels, self.weights, context.previous, context.episode)
+            held = await repo.common_terms_held(conn, query, self.terms, pool_ids) \
+                if self.weights.common_terms > 0 else {}
+            ranked = fuse(channels, self.weights, context.previous, context.episode, held)
             served = ranked[:top_k]
             rows = await repo.fetch_by_ids(conn, [f.key for f in served])
             contested = await repo.contested_pairs(conn, list(rows))
@@ -138,7 +142,8 @@ class Searcher:
         if self.uses is not None and not ctx.read_only:  # a read grant writes nothing
             self.uses.mark(namespace, [h.entry["id"] for h in hits
                                        if h.entry["status"] == "live"])
-        result = SearchResult(hits, "hybrid" if vector is not None else "lexical", trace=trace)
+        result = SearchResult(hits, "hybrid" if vector is not None else "lexical", trace=trace,
+                              low_confidence=self._low_confidence(hits, vector is not None))
         if vector is None:
             result.note = "embedder unavailable: lexical (full-text) results only"
         if len(hits) < max(1, top_k // 2) and self.documents is not None:
@@ -147,6 +152,14 @@ class Searcher:
             if result.documents:
                 result.layer = "entries+documents" if hits else "documents"
         return result
+
+    def _low_confidence(self, hits: list[SearchHit], dense: bool) -> bool:
+        """Nothing served is close to the query. Without the dense channel
+        there is no distance to judge by: not claimed either way."""
+        if not dense:
+            return False
+        floor = 1.0 - self.s.search_confident_cosine  # cosine distance
+        return not any(h.fused.ranks.get("dense") and h.dense_distance <= floor for h in hits)
 
     @staticmethod
     def _hits(served: list[Fused[uuid.UUID]], rows: dict[uuid.UUID, asyncpg.Record],
@@ -192,6 +205,7 @@ class Searcher:
         w = self.weights
         fusion = (f"rrf k={w.rrf_k}, lexical x{self.s.lexical_weight}; context lift "
                   f"{w.context}; episode lift {w.episode} (top {w.episode_top}); "
+                  f"common-term lift {w.common_terms}; "
                   f"terms in more than {self.s.lexical_max_df:.0%} of rows, or past "
                   f"{self.s.lexical_match_budget} matching rows (rarest first), unused; "
                   f"bm25 k1={self.s.lexical_k1} b={self.s.lexical_b}")

@@ -48,15 +48,22 @@ class MemorySettings(ServiceSettings, DatabaseSettings, NatsSettings, AuditSetti
     pdf_extract_timeout_s: float = Field(8.0, gt=0)
     pdf_extract_cpu_s: int = Field(20, ge=1)
     pdf_extract_memory_mb: int = Field(1024, ge=256)
-    # Ranking (fusion.py; chosen by evals/ablate_locomo.py, measured by
+    # Ranking (fusion.py; chosen by evals/ablate_locomo.py on LoCoMo
+    # conversations 1-5, judged on 6-10 (evals/locomo_split.py), measured by
     # evals/bench_locomo.py). Terms in more than lexical_max_df of a
     # namespace's rows (entries; chunks for document search) are too common
     # to use (see migrations 0007 and 0013).
-    rrf_k: int = 10
+    rrf_k: int = 5
     lexical_weight: float = 1.5
     context_weight: float = 0.3
     episode_weight: float = 0.3
+    # Query terms too common for the lexical channel still lift the
+    # candidates that hold them, by this share of their score (fusion.py).
+    common_term_weight: float = Field(0.5, ge=0)
     search_depth: int = 100
+    # A search whose served entries are all further than this cosine from
+    # the query says low_confidence (memory_recall's seeds use the same 0.5).
+    search_confident_cosine: float = Field(0.5, ge=0, le=1)
     lexical_max_df: float = 0.1
     # Rarest first, query terms are used while their summed df stays within
     # this many rows (migration 0011): it bounds a lexical search's work at
