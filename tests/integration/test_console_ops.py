@@ -99,6 +99,8 @@ async def test_tokens_are_created_rotated_and_revoked_from_the_console(
     assert "?" not in page.url  # the token is in no URL
     token = (await page.inner_text("#new-token")).strip()
     assert token.startswith("eg_")
+    # The docs' picture shows where the token appears, not the token itself.
+    await page.eval_on_selector("#new-token", "el => { el.textContent = 'eg_…'; }")
     await screenshot(page, "tokens")
     assert await works(stack, token, ns)
     await page.goto(console_url(stack, f"/tokens?ns={ns}"))  # the page again: no token
