@@ -55,10 +55,16 @@ def open_channel(address: str) -> grpc.aio.Channel:
     return grpc.aio.insecure_channel(channel_target(address), options=_CHANNEL_OPTIONS)
 
 
+# What gRPC's load balancers say when they fail a call before sending it:
+# pick_first, then round_robin (the policy of every channel here).
+_NEVER_SENT = ("failed to connect to all addresses", "connections to all backends failing")
+
+
 def never_sent(err: grpc.aio.AioRpcError) -> bool:
     """The call failed at connection time: gRPC's load balancer found no
     reachable address and failed it before anything was sent."""
-    return "failed to connect to all addresses" in (err.details() or "")
+    details = err.details() or ""
+    return any(text in details for text in _NEVER_SENT)
 
 
 class Caller:
