@@ -12,6 +12,7 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 import asyncpg
+import httpx
 import httpx2
 import nats
 from mcp import Client, StdioServerParameters
@@ -125,3 +126,15 @@ async def mcp_stdio_client(url: str, token: str, session: str = "",
     """An MCP client over stdio, through the bridge to the gateway at `url`."""
     async with Client(stdio_bridge_params(url, token, session), **options) as client:
         yield client
+
+
+def rest_client(stack: Stack, headers: dict[str, str]) -> httpx.AsyncClient:
+    """An HTTP client for the gateway's REST routes, with `headers` on every call."""
+    return httpx.AsyncClient(base_url=stack.mcp_url.removesuffix("/mcp"), headers=headers,
+                             timeout=60)
+
+
+async def ok_json(r: httpx.Response) -> Any:
+    """The reply's JSON, after asserting a 200 (the failure names the call)."""
+    assert r.status_code == 200, f"{r.request.method} {r.request.url}: {r.status_code} {r.text}"
+    return r.json()

@@ -5,13 +5,10 @@ rows it touched (paged), and a rollback preview that changes nothing."""
 from __future__ import annotations
 
 import uuid
-from typing import Any
-
-import httpx
 
 from engram_cli.stack import Stack
 
-from ..helpers import call, eventually, mcp_client
+from ..helpers import call, eventually, mcp_client, ok_json, rest_client
 
 NO_ID = "00000000-0000-0000-0000-000000000000"
 
@@ -21,15 +18,6 @@ def _agent(stack: Stack, ns: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}", "X-Engram-Namespace": ns}
 
 
-def _http(stack: Stack, headers: dict[str, str]) -> httpx.AsyncClient:
-    return httpx.AsyncClient(base_url=stack.mcp_url.removesuffix("/mcp"), headers=headers,
-                             timeout=60)
-
-
-async def _ok(r: httpx.Response) -> Any:
-    assert r.status_code == 200, f"{r.request.method} {r.request.url}: {r.status_code} {r.text}"
-    return r.json()
-
 
 async def test_document_get_pages_its_chunks(stack: Stack):
     ns = f"dg-{uuid.uuid4().hex[:6]}"
@@ -37,16 +25,16 @@ async def test_document_get_pages_its_chunks(stack: Stack):
     # Paragraphs of ~560 characters: one chunk each (chunks pack ~800).
     text = "\n\n".join(f"Section {i}: " + ("the ingest worker restarts nightly. " * 15)
                        for i in range(5))
-    async with _http(stack, auth) as http, \
+    async with rest_client(stack, auth) as http, \
             mcp_client(stack.mcp_url, auth["Authorization"][7:]) as mcp:
-        doc = await _ok(await http.post("/v1/documents", json={
+        doc = await ok_json(await http.post("/v1/documents", json={
             "content": text, "source": "ops.md", "title": "ops"}))
         assert doc["chunks"] >= 3
-        first = await _ok(await http.get(f"/v1/documents/{doc['id']}",
+        first = await ok_json(await http.get(f"/v1/documents/{doc['id']}",
                                          params={"chunk_limit": 2}))
         assert first == await call(mcp, "document_get", {"document_id": doc["id"],
                                                          "chunk_limit": 2, "namespace": ns})
-        nxt = await _ok(await http.get(f"/v1/documents/{doc['id']}",
+        nxt = await ok_json(await http.get(f"/v1/documents/{doc['id']}",
                                        params={"chunk_offset": first["next_offset"],
                                                "chunk_limit": 50}))
         missing = await http.get(f"/v1/documents/{NO_ID}")
@@ -70,28 +58,28 @@ async def test_dream_run_detail_and_rollback_preview(stack: Stack):
     auth = _agent(stack, ns)
     entries = ["billing-api uses PostgreSQL 16.", "Never force-push to main.",
                "Running the tests now."]
-    async with _http(stack, auth) as http, \
+    async with rest_client(stack, auth) as http, \
             mcp_client(stack.mcp_url, auth["Authorization"][7:]) as mcp:
-        ids = [(await _ok(await http.post("/v1/memories", json={"text": t})))["id"]
+        ids = [(await ok_json(await http.post("/v1/memories", json={"text": t})))["id"]
                for t in entries]
 
         async def pending() -> bool:
-            return (await _ok(await http.get("/v1/dream/status")))["pending_entries"] == 3
+            return (await ok_json(await http.get("/v1/dream/status")))["pending_entries"] == 3
         await eventually(pending, 30, "3 pending entries")
-        run = (await _ok(await http.post("/v1/dream/runs", json={})))["run"]
+        run = (await ok_json(await http.post("/v1/dream/runs", json={})))["run"]
         assert run["status"] == "committed" and run["facts_written"] >= 2
-        detail = await _ok(await http.get(f"/v1/dream/runs/{run['id']}"))
+        detail = await ok_json(await http.get(f"/v1/dream/runs/{run['id']}"))
         assert detail == await call(mcp, "dream", {"action": "detail", "run_id": run["id"],
                                                    "namespace": ns})
-        page = await _ok(await http.get(f"/v1/dream/runs/{run['id']}",
+        page = await ok_json(await http.get(f"/v1/dream/runs/{run['id']}",
                                         params={"limit": 1, "offset": 1}))
-        preview = await _ok(await http.post(f"/v1/dream/runs/{run['id']}/rollback",
+        preview = await ok_json(await http.post(f"/v1/dream/runs/{run['id']}/rollback",
                                             json={"dry_run": True}))
-        still = await _ok(await http.get(f"/v1/dream/runs/{run['id']}"))
+        still = await ok_json(await http.get(f"/v1/dream/runs/{run['id']}"))
         facts_before = await call(mcp, "fact_get", {"entity": "billing-api",
                                                     "attribute": "uses", "namespace": ns})
-        rolled = await _ok(await http.post(f"/v1/dream/runs/{run['id']}/rollback", json={}))
-        after = await _ok(await http.post(f"/v1/dream/runs/{run['id']}/rollback",
+        rolled = await ok_json(await http.post(f"/v1/dream/runs/{run['id']}/rollback", json={}))
+        after = await ok_json(await http.post(f"/v1/dream/runs/{run['id']}/rollback",
                                           json={"dry_run": True}))
         missing = await http.get(f"/v1/dream/runs/{NO_ID}")
     assert sorted(detail["entries_read"]) == sorted(ids)

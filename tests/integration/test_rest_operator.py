@@ -7,13 +7,12 @@ caller's; no self-revoke). Every other role gets a clear 403."""
 from __future__ import annotations
 
 import uuid
-from typing import Any
 
 import httpx
 
 from engram_cli.stack import Stack
 
-from ..helpers import call, call_error, mcp_client
+from ..helpers import call, call_error, mcp_client, ok_json, rest_client
 
 
 def _principal(stack: Stack, role: str, ns: str, extra: list[str] | None = None
@@ -23,15 +22,6 @@ def _principal(stack: Stack, role: str, ns: str, extra: list[str] | None = None
     return name, {"Authorization": f"Bearer {token}", "X-Engram-Namespace": ns}
 
 
-def _http(stack: Stack, headers: dict[str, str]) -> httpx.AsyncClient:
-    return httpx.AsyncClient(base_url=stack.mcp_url.removesuffix("/mcp"), headers=headers,
-                             timeout=60)
-
-
-async def _ok(r: httpx.Response) -> Any:
-    assert r.status_code == 200, f"{r.request.method} {r.request.url}: {r.status_code} {r.text}"
-    return r.json()
-
 
 async def test_audit_show_and_verify_per_service(stack: Stack, admin_dsn: str):
     import asyncpg
@@ -39,21 +29,21 @@ async def test_audit_show_and_verify_per_service(stack: Stack, admin_dsn: str):
     ns = f"aud-{uuid.uuid4().hex[:6]}"
     _, op = _principal(stack, "operator", ns)
     _, agent = _principal(stack, "agent", ns)
-    async with _http(stack, op) as http, _http(stack, agent) as ag, \
+    async with rest_client(stack, op) as http, rest_client(stack, agent) as ag, \
             mcp_client(stack.mcp_url, op["Authorization"][7:]) as mcp:
-        await _ok(await http.post("/v1/memories", json={"text": "Audit me: secret-ish words."}))
-        await _ok(await http.post("/v1/facts", json={"entity": f"svc-{ns}", "attribute": "db",
+        await ok_json(await http.post("/v1/memories", json={"text": "Audit me: secret-ish words."}))
+        await ok_json(await http.post("/v1/facts", json={"entity": f"svc-{ns}", "attribute": "db",
                                                      "value": "postgres"}))
-        await _ok(await http.post("/v1/board/agents", json={"task": "auditing"}))
-        shown = await _ok(await http.get("/v1/operator/audit", params={"limit": 5}))
+        await ok_json(await http.post("/v1/board/agents", json={"task": "auditing"}))
+        shown = await ok_json(await http.get("/v1/operator/audit", params={"limit": 5}))
         assert shown["namespace"] == ns and not shown["unavailable"]
         assert set(shown["services"]) == {"memory", "cortex", "coordination"}
         assert all(shown["services"][s] for s in shown["services"]), shown
         assert "secret-ish" not in str(shown)
-        only = await _ok(await http.get("/v1/operator/audit", params={"service": "cortex"}))
+        only = await ok_json(await http.get("/v1/operator/audit", params={"service": "cortex"}))
         assert set(only["services"]) == {"cortex"}
         assert only == await call(mcp, "audit", {"service": "cortex", "namespace": ns})
-        verified = await _ok(await http.get("/v1/operator/audit/verify"))
+        verified = await ok_json(await http.get("/v1/operator/audit/verify"))
         assert verified["ok"] is True, verified
         assert all(v["ok"] and v["rows"] >= 1 for v in verified["services"].values())
         refused = await ag.get("/v1/operator/audit")
@@ -65,7 +55,7 @@ async def test_audit_show_and_verify_per_service(stack: Stack, admin_dsn: str):
                                "(SELECT min(id) FROM memory.audit WHERE namespace = $1)", ns)
         finally:
             await conn.close()
-        damaged = await _ok(await http.get("/v1/operator/audit/verify"))
+        damaged = await ok_json(await http.get("/v1/operator/audit/verify"))
     assert damaged["ok"] is False
     assert damaged["services"]["memory"]["ok"] is False
     assert "hash mismatch" in damaged["services"]["memory"]["problems"][0]["what"]
@@ -78,28 +68,28 @@ async def test_tokens_list_create_rotate_revoke(stack: Stack):
     me, op = _principal(stack, "operator", ns)
     _, agent = _principal(stack, "agent", ns)
     base = stack.mcp_url.removesuffix("/mcp")
-    async with _http(stack, op) as http, _http(stack, agent) as ag, \
+    async with rest_client(stack, op) as http, rest_client(stack, agent) as ag, \
             mcp_client(stack.mcp_url, op["Authorization"][7:]) as mcp:
-        listed = await _ok(await http.get("/v1/operator/tokens"))
+        listed = await ok_json(await http.get("/v1/operator/tokens"))
         names = {p["name"] for p in listed["principals"]}
         assert me in names and f"outsider-{other}" not in names and listed["hidden"] >= 1
         assert all("token" not in p and len(p["token_sha256_prefix"]) == 12
                    for p in listed["principals"])
         assert listed == await call(mcp, "tokens", {"namespace": ns})
         new = f"bot-{ns}"
-        created = await _ok(await http.post("/v1/operator/tokens", json={
+        created = await ok_json(await http.post("/v1/operator/tokens", json={
             "name": new, "role": "agent", "namespaces": [ns]}))
         token = created["token"]
         assert token.startswith("eg_") and created["principal"]["namespaces"] == [ns]
-        assert token not in str(await _ok(await http.get("/v1/operator/tokens")))
+        assert token not in str(await ok_json(await http.get("/v1/operator/tokens")))
         async with httpx.AsyncClient(base_url=base, timeout=30) as anon:
             h = {"Authorization": f"Bearer {token}", "X-Engram-Namespace": ns}
             assert (await anon.get("/v1/memories/recent", headers=h)).status_code == 200
-            rotated = await _ok(await http.post(f"/v1/operator/tokens/{new}/rotate"))
+            rotated = await ok_json(await http.post(f"/v1/operator/tokens/{new}/rotate"))
             assert (await anon.get("/v1/memories/recent", headers=h)).status_code == 401
             h2 = {**h, "Authorization": f"Bearer {rotated['token']}"}
             assert (await anon.get("/v1/memories/recent", headers=h2)).status_code == 200
-            assert await _ok(await http.post(f"/v1/operator/tokens/{new}/revoke")) == \
+            assert await ok_json(await http.post(f"/v1/operator/tokens/{new}/revoke")) == \
                 {"revoked": new}
             assert (await anon.get("/v1/memories/recent", headers=h2)).status_code == 401
 

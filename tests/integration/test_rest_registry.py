@@ -7,14 +7,11 @@ validates with the tool's own signature (unknown field, out-of-range value:
 from __future__ import annotations
 
 import uuid
-from typing import Any
-
-import httpx
 
 from engram_cli.stack import Stack
 from engram_gateway.rest_registry import generated_routes
 
-from ..helpers import call, mcp_client
+from ..helpers import call, mcp_client, ok_json, rest_client
 
 NO_ID = "00000000-0000-0000-0000-000000000000"
 NEW_ROUTES = {
@@ -36,15 +33,6 @@ def _principal(stack: Stack, role: str, ns: str, read_only: bool = False) -> dic
     return {"Authorization": f"Bearer {token}", "X-Engram-Namespace": ns}
 
 
-def _http(stack: Stack, headers: dict[str, str]) -> httpx.AsyncClient:
-    return httpx.AsyncClient(base_url=stack.mcp_url.removesuffix("/mcp"), headers=headers,
-                             timeout=60)
-
-
-async def _ok(r: httpx.Response) -> Any:
-    assert r.status_code == 200, f"{r.request.method} {r.request.url}: {r.status_code} {r.text}"
-    return r.json()
-
 
 def test_every_new_route_is_generated():
     generated = {(r.method, r.path) for r in generated_routes()}
@@ -56,45 +44,45 @@ async def test_fact_and_review_routes_answer_as_the_tools(stack: Stack):
     agent, reviewer = _principal(stack, "agent", ns), _principal(stack, "reviewer", ns)
     e = f"svc-{ns}"
     slot = {"entity": e, "attribute": "ci"}
-    async with _http(stack, agent) as http, \
+    async with rest_client(stack, agent) as http, \
             mcp_client(stack.mcp_url, agent["Authorization"][7:]) as mcp:
-        first = await _ok(await http.post("/v1/facts", json=slot | {"value": "GitHub Actions"}))
+        first = await ok_json(await http.post("/v1/facts", json=slot | {"value": "GitHub Actions"}))
         assert first["action"] == "insert"
-        other = await _ok(await http.post("/v1/facts", json=slot | {
+        other = await ok_json(await http.post("/v1/facts", json=slot | {
             "value": "Jenkins", "evidence_quote": "CI runs on Jenkins"}))
         assert other["action"] == "contest"
-        await _ok(await http.post("/v1/facts", json={"entity": e, "attribute": "db",
+        await ok_json(await http.post("/v1/facts", json={"entity": e, "attribute": "db",
                                                      "value": "postgres"}))
-        await _ok(await http.post("/v1/facts", json={"entity": e, "attribute": "db",
+        await ok_json(await http.post("/v1/facts", json={"entity": e, "attribute": "db",
                                                      "value": "mysql"}))
         args = slot | {"namespace": ns}
-        assert await _ok(await http.get("/v1/facts", params=slot)) == \
+        assert await ok_json(await http.get("/v1/facts", params=slot)) == \
             await call(mcp, "fact_get", args)
-        assert await _ok(await http.get("/v1/facts/history", params={"entity": e})) == \
+        assert await ok_json(await http.get("/v1/facts/history", params={"entity": e})) == \
             await call(mcp, "fact_history", {"entity": e, "namespace": ns})
-        assert await _ok(await http.get("/v1/conflicts")) == \
+        assert await ok_json(await http.get("/v1/conflicts")) == \
             await call(mcp, "conflict_list", {"namespace": ns})
-        items = await _ok(await http.get("/v1/review", params={"kind": "conflict"}))
+        items = await ok_json(await http.get("/v1/review", params={"kind": "conflict"}))
         assert items == await call(mcp, "review_list", {"kind": "conflict", "namespace": ns})
         refused = await http.post(f"/v1/conflicts/{other['conflict_id']}/resolve",
                                   json={"winner_id": other["fact"]["id"], "reasoning": "r"})
         assert refused.status_code == 403
         assert "needs the reviewer role; you are agent" in refused.json()["detail"]["detail"]
-        owner = await _ok(await http.post("/v1/facts", json={"entity": e, "attribute": "owner",
+        owner = await ok_json(await http.post("/v1/facts", json={"entity": e, "attribute": "owner",
                                                              "value": "team-a"}))
         retract = {"entity": e, "attribute": "owner", "reason": "wrong team"}
-        retracted = await _ok(await http.post("/v1/facts/retract", json=retract))
+        retracted = await ok_json(await http.post("/v1/facts/retract", json=retract))
         assert retracted["ids"] == [owner["fact"]["id"]]
         nothing = await http.post("/v1/facts/retract", json=retract)
         assert nothing.status_code == 404 and "no live fact" in nothing.json()["detail"]
-    async with _http(stack, reviewer) as rev:
-        settled = await _ok(await rev.post(
+    async with rest_client(stack, reviewer) as rev:
+        settled = await ok_json(await rev.post(
             f"/v1/conflicts/{other['conflict_id']}/resolve",
             json={"winner_id": other["fact"]["id"], "reasoning": "moved in May"}))
         assert settled["conflict"]["status"] == "resolved"
         open_items = [i for i in items["items"] if i["id"] != other["conflict_id"]]
         assert open_items, items
-        decided = await _ok(await rev.post(f"/v1/review/{open_items[0]['id']}/decide",
+        decided = await ok_json(await rev.post(f"/v1/review/{open_items[0]['id']}/decide",
                                            json={"decision": "both_stand",
                                                  "reasoning": "both hold"}))
         assert decided["item_id"] == open_items[0]["id"] and decided["kind"] == "conflict"
@@ -107,30 +95,30 @@ async def test_graph_document_and_dream_routes_answer_as_the_tools(stack: Stack)
     ns = f"rr-{uuid.uuid4().hex[:6]}"
     agent = _principal(stack, "agent", ns)
     edge = {"src": f"api-{ns}", "relation": "depends_on", "dst": f"db-{ns}"}
-    async with _http(stack, agent) as http, \
+    async with rest_client(stack, agent) as http, \
             mcp_client(stack.mcp_url, agent["Authorization"][7:]) as mcp:
-        related = await _ok(await http.post("/v1/graph/edges", json=edge))
+        related = await ok_json(await http.post("/v1/graph/edges", json=edge))
         assert related["action"] == "insert"
         near = {"entity": edge["src"], "depth": 2}
-        assert await _ok(await http.get("/v1/graph/neighbors", params=near)) == \
+        assert await ok_json(await http.get("/v1/graph/neighbors", params=near)) == \
             await call(mcp, "graph_neighbors", near | {"namespace": ns})
         recall = {"query": f"what does api-{ns} depend on", "hops": 1, "top_k": 3}
-        assert await _ok(await http.get("/v1/recall", params=recall)) == \
+        assert await ok_json(await http.get("/v1/recall", params=recall)) == \
             await call(mcp, "memory_recall", recall | {"namespace": ns})
-        retired = await _ok(await http.request("DELETE", "/v1/graph/edges", json=edge))
+        retired = await ok_json(await http.request("DELETE", "/v1/graph/edges", json=edge))
         assert retired["action"] == "retire"
-        doc = await _ok(await http.post("/v1/documents", json={
+        doc = await ok_json(await http.post("/v1/documents", json={
             "content": f"The {ns} runbook: restart the ingest worker first.",
             "source": "runbook.md", "title": "runbook"}))
         assert doc["chunks"] >= 1 and doc["duplicate"] is False
         query = {"query": "restart the ingest worker", "top_k": 3}
-        found = await _ok(await http.get("/v1/documents/search", params=query))
+        found = await ok_json(await http.get("/v1/documents/search", params=query))
         assert found == await call(mcp, "document_search", query | {"namespace": ns})
         assert found["documents"][0]["document_id"] == doc["id"]
-        status = await _ok(await http.get("/v1/dream/status"))
+        status = await ok_json(await http.get("/v1/dream/status"))
         assert status.keys() == (await call(mcp, "dream", {"namespace": ns})).keys()
-        run = await _ok(await http.post("/v1/dream/runs", json={}))
-        runs = await _ok(await http.get("/v1/dream/runs", params={"limit": 5}))
+        run = await ok_json(await http.post("/v1/dream/runs", json={}))
+        runs = await ok_json(await http.get("/v1/dream/runs", params={"limit": 5}))
         assert runs == await call(mcp, "dream", {"action": "runs", "limit": 5,
                                                  "namespace": ns})
         assert run["run_id"] in [r["id"] for r in runs["runs"]]
@@ -142,13 +130,13 @@ async def test_generated_routes_refuse_and_validate(stack: Stack):
     ns = f"rr-{uuid.uuid4().hex[:6]}"
     reader = _principal(stack, "operator", ns, read_only=True)
     agent = _principal(stack, "agent", ns)
-    async with _http(stack, reader) as http:
+    async with rest_client(stack, reader) as http:
         write = await http.post("/v1/facts", json={"entity": "e", "attribute": "a",
                                                    "value": "v"})
         read = await http.get("/v1/facts", params={"entity": "e", "attribute": "a"})
     assert write.status_code == 403 and "read-only access" in write.json()["detail"]["detail"]
     assert read.status_code == 200
-    async with _http(stack, agent) as http:
+    async with rest_client(stack, agent) as http:
         unknown = await http.post("/v1/facts", json={"entity": "e", "attribute": "a",
                                                      "value": "v", "confidance": 0.5})
         too_sure = await http.post("/v1/facts", json={"entity": "e", "attribute": "a",
@@ -168,8 +156,8 @@ async def test_generated_routes_refuse_and_validate(stack: Stack):
 
 
 async def test_openapi_lists_the_new_routes_with_their_constraints(stack: Stack):
-    async with _http(stack, {}) as http:
-        doc = await _ok(await http.get("/v1/openapi.json"))
+    async with rest_client(stack, {}) as http:
+        doc = await ok_json(await http.get("/v1/openapi.json"))
     listed = {(m.upper(), p) for p, ops in doc["paths"].items() for m in ops}
     assert listed >= NEW_ROUTES, NEW_ROUTES - listed
     schemas = doc["components"]["schemas"]
