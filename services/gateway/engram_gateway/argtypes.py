@@ -105,23 +105,25 @@ def one_of(*values: str) -> Rule:
     return Rule({"enum": list(values)}, check)
 
 
-def _uuid_check(empty_ok: bool, noun: str = "") -> Check:
+def _uuid_check(empty_ok: bool, noun: str = "", subject: str = "") -> Check:
+    """`noun`: the id is an item of a list of ids; `subject`: what a field
+    named plainly `id` identifies (an entry), so the message can say so."""
     def check(value: str, field: str) -> str | None:
         if (empty_ok and not value) or re.fullmatch(UUID_PATTERN[1:-1], value):
             return None
         if noun:  # an item of a list of ids
             return f"{_shown(value)} is not a {noun} id (a UUID)"
-        noun_ = field.removesuffix("_ids").removesuffix("_id").replace("_", " ")
+        noun_ = subject or field.removesuffix("_ids").removesuffix("_id").replace("_", " ")
         what = f"{_shown(value)} is not" if field.endswith("_ids") else f"{field} must be"
         kind = f"an {noun_}" if noun_[:1] in "aeiou" else f"a {noun_}"
         return f"{what} {kind} id (a UUID)" if noun_ != field else f"{what} an id (a UUID)"
     return check
 
 
-def uuid_arg(description: str) -> Rule:
+def uuid_arg(description: str, subject: str = "") -> Rule:
     """An id argument: a UUID, as every service parses ids."""
     return Rule({"pattern": UUID_PATTERN, "maxLength": 36, "description": description},
-                _uuid_check(empty_ok=False))
+                _uuid_check(empty_ok=False, subject=subject))
 
 
 def _iso(value: str, info: core_schema.ValidationInfo) -> str:
@@ -185,7 +187,7 @@ MemoryText = Annotated[str, text_arg(16000, "The memory, in plain words (max 160
 QueryText = Annotated[str, text_arg(2000, "What to find, in natural words (1-2000 chars).")]
 Source = Annotated[str, plain_arg(200, "Where it came from (file, url, chat); max 200.")]
 Note = Annotated[str, plain_arg(500, "Why (optional, max 500 chars).")]
-EntryId = Annotated[str, uuid_arg("The entry's id (from store/search replies).")]
+EntryId = Annotated[str, uuid_arg("The entry's id (from store/search replies).", "entry")]
 OptionalTags = Annotated[Tags | None, Field(description="Lowercase dotted tags (max 20).")]
 OptionalTime = Annotated[IsoTime | None, Field(description="An ISO-8601 date or time.")]
 # A relation name (the vocabulary holds the known ones, per namespace).
