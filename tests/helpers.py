@@ -138,3 +138,23 @@ async def ok_json(r: httpx.Response) -> Any:
     """The reply's JSON, after asserting a 200 (the failure names the call)."""
     assert r.status_code == 200, f"{r.request.method} {r.request.url}: {r.status_code} {r.text}"
     return r.json()
+
+
+@asynccontextmanager
+async def tampered_audit_row(admin_dsn: str, namespace: str) -> AsyncIterator[int]:
+    """Alter the first memory audit row of `namespace` (as an attacker with
+    database access would) and put it back on exit, so the stack's chains
+    verify clean again for the tests that follow."""
+    conn = await asyncpg.connect(admin_dsn)
+    try:
+        row = await conn.fetchrow("SELECT id, subject FROM memory.audit WHERE namespace = $1 "
+                                  "ORDER BY id LIMIT 1", namespace)
+        assert row is not None, f"no memory audit row in {namespace}"
+        await conn.execute("UPDATE memory.audit SET subject = 'tampered' WHERE id = $1", row["id"])
+        try:
+            yield row["id"]
+        finally:
+            await conn.execute("UPDATE memory.audit SET subject = $2 WHERE id = $1",
+                               row["id"], row["subject"])
+    finally:
+        await conn.close()

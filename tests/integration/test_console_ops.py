@@ -6,12 +6,11 @@ created token is shown once and never again (page, reload, gateway log)."""
 
 from __future__ import annotations
 
-import asyncpg
 from playwright.async_api import BrowserContext, Page
 
 from engram_cli.stack import Stack
 
-from ..helpers import call, mcp_client
+from ..helpers import call, mcp_client, tampered_audit_row
 from .console_browser import (
     browser,  # noqa: F401 (fixture)
     console_url,
@@ -68,18 +67,13 @@ async def test_the_operator_sees_audit_rows_and_verified_chains(
     bad = await page.goto(console_url(stack, f"/audit?ns={ns}&limit=100000"))
     assert bad is not None and bad.status == 400
 
-    conn = await asyncpg.connect(admin_dsn)
-    try:
-        await conn.execute("UPDATE memory.audit SET subject = 'tampered' WHERE id = "
-                           "(SELECT min(id) FROM memory.audit WHERE namespace = $1)", ns)
-    finally:
-        await conn.close()
-    await page.goto(console_url(stack, f"/audit?ns={ns}"))
-    damaged = await page.inner_text("#verify-memory")
-    assert "damage" in damaged and "hash mismatch" in damaged
-    assert "verified ok" in await page.inner_text("#verify-cortex")
-    await page.goto(console_url(stack, f"/?ns={ns}"))
-    assert "memory: damage" in await page.inner_text("#audit-status")
+    async with tampered_audit_row(admin_dsn, ns):
+        await page.goto(console_url(stack, f"/audit?ns={ns}"))
+        damaged = await page.inner_text("#verify-memory")
+        assert "damage" in damaged and "hash mismatch" in damaged
+        assert "verified ok" in await page.inner_text("#verify-cortex")
+        await page.goto(console_url(stack, f"/?ns={ns}"))
+        assert "memory: damage" in await page.inner_text("#audit-status")
 
 
 async def test_tokens_are_created_rotated_and_revoked_from_the_console(

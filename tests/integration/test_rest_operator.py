@@ -12,7 +12,7 @@ import httpx
 
 from engram_cli.stack import Stack
 
-from ..helpers import call, call_error, mcp_client, ok_json, rest_client
+from ..helpers import call, call_error, mcp_client, ok_json, rest_client, tampered_audit_row
 
 
 def _principal(stack: Stack, role: str, ns: str, extra: list[str] | None = None
@@ -24,7 +24,6 @@ def _principal(stack: Stack, role: str, ns: str, extra: list[str] | None = None
 
 
 async def test_audit_show_and_verify_per_service(stack: Stack, admin_dsn: str):
-    import asyncpg
 
     ns = f"aud-{uuid.uuid4().hex[:6]}"
     _, op = _principal(stack, "operator", ns)
@@ -49,13 +48,8 @@ async def test_audit_show_and_verify_per_service(stack: Stack, admin_dsn: str):
         refused = await ag.get("/v1/operator/audit")
         assert refused.status_code == 403 and "needs the operator role" in refused.text
 
-        conn = await asyncpg.connect(admin_dsn)
-        try:
-            await conn.execute("UPDATE memory.audit SET subject = 'tampered' WHERE id = "
-                               "(SELECT min(id) FROM memory.audit WHERE namespace = $1)", ns)
-        finally:
-            await conn.close()
-        damaged = await ok_json(await http.get("/v1/operator/audit/verify"))
+        async with tampered_audit_row(admin_dsn, ns):
+            damaged = await ok_json(await http.get("/v1/operator/audit/verify"))
     assert damaged["ok"] is False
     assert damaged["services"]["memory"]["ok"] is False
     assert "hash mismatch" in damaged["services"]["memory"]["problems"][0]["what"]
