@@ -240,6 +240,9 @@ def verdicts(rec: dict[str, Any], lat: dict[str, Any]) -> dict[str, Any]:
     ratios["concurrent_p99_ms"] = ratio(conc["engram"]["p99_ms"], conc["peer"]["p99_ms"])
     ratios["recall_turn_r10"] = ratio(rec["engram"]["recall"]["turn"]["r@10"],
                                       rec["peer"]["recall"]["turn"]["r@10"])
+    cats = {c: (v["turn"]["r@10"], rec["peer"]["recall"]["per_category"][c]["turn"]["r@10"])
+            for c, v in rec["engram"]["recall"]["per_category"].items()}
+    ratios.update({f"recall_turn_r10_category_{c}": ratio(e, p) for c, (e, p) in cats.items()})
 
     def within(key: str, limit: float) -> bool:
         value = ratios[key]
@@ -254,6 +257,7 @@ def verdicts(rec: dict[str, Any], lat: dict[str, Any]) -> dict[str, Any]:
                                                      SEQ_P95_RATIO_MAX),
         "concurrent_throughput_ge_peer": (ratios["concurrent_ops_per_s"] or 0) >= 1.0,
         "concurrent_p99_le_peer": within("concurrent_p99_ms", 1.0),
+        "recall_higher_every_category": bool(cats) and all(e > p for e, p in cats.values()),
     }
     return {"ratios_engram_over_peer": ratios, "targets_met": targets}
 

@@ -1,5 +1,5 @@
 """Write docs/benchmarks.md (and its plots under docs/img/) from evals/results/,
-the reliability table in README.md and the capacity model in docs/scaling.md
+the recall, reliability and peers tables in README.md and the capacity model in docs/scaling.md
 (each between its markers).
 
 Only the newest artefact of each kind feeds the page, so a number on it never
@@ -14,77 +14,27 @@ shown only where they are compared with the newest run of their kind.
 from __future__ import annotations
 
 import argparse
-import json
-import re
 import sys
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from report_capacity import block as capacity_block
 from report_capacity import with_block as with_capacity_block
+from report_common import ROOT, Artefact, artefacts, f, latest, source, table
 from report_hooks import hooks
+from report_locomo import ablation, locomo
+from report_locomo import readme_block as locomo_block
+from report_locomo import with_block as with_locomo_block
 from report_peers import peers
 from report_peers import readme_block as peers_block
 from report_peers import with_block as with_peers_block
 from report_reliability import readme_block, reliability, with_readme_block
 from report_review import review_queue
 
-ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "evals" / "results"
 PAGE = ROOT / "docs" / "benchmarks.md"
 README = ROOT / "README.md"
 SCALING = ROOT / "docs" / "scaling.md"
 IMG = ROOT / "docs" / "img"
-NAME = re.compile(r"^(?P<kind>[a-z][a-z-]*?)-(?P<ts>\d{8}T\d{6}Z)"
-                  r"(?P<variant>-[A-Za-z0-9-]+)?\.json$")
-BASELINE_NAMES = {"bm25": "BM25 (plain tokens)", "bm25-stem": "BM25 (stemmed, stop words)",
-                  "dense": "dense MiniLM", "rrf": "RRF(BM25, dense)",
-                  "rrf-stem": "RRF(stemmed BM25, dense)"}
-DEFAULTS = "rrf(sel10% x1.5,dense) k=10 +nb0.3 +ep0.3"  # the memory service's ranking defaults
-
-
-@dataclass(frozen=True)
-class Artefact:
-    kind: str
-    stamp: str
-    variant: str
-    path: Path
-
-    @property
-    def name(self) -> str:
-        return self.path.name
-
-    def load(self) -> dict[str, Any]:
-        return json.loads(self.path.read_text())
-
-
-def artefacts(results: Path = RESULTS) -> list[Artefact]:
-    found = []
-    for path in sorted(results.glob("*.json")):
-        m = NAME.match(path.name)
-        if m:
-            found.append(Artefact(m["kind"], m["ts"], (m["variant"] or "").lstrip("-"), path))
-    return found
-
-
-def latest(found: list[Artefact], kind: str) -> Artefact | None:
-    plain = [a for a in found if a.kind == kind and not a.variant]
-    return max(plain, key=lambda a: a.stamp) if plain else None
-
-
-def f(value: float, digits: int = 1) -> str:
-    return f"{value:,.{digits}f}".replace(",", " ")
-
-
-def table(head: list[str], rows: list[list[str]]) -> list[str]:
-    return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head),
-            *["| " + " | ".join(r) + " |" for r in rows], ""]
-
-
-def source(a: Artefact, data: dict[str, Any]) -> str:
-    cmd = data.get("command", "")
-    return f"Artefact `evals/results/{a.name}`" + (f"; command `{cmd}`." if cmd else ".")
+__all__ = ["artefacts", "f", "latest", "table"]
 
 
 def mcp_latency(a: Artefact) -> list[str]:
@@ -122,134 +72,6 @@ def store_cpu(a: Artefact) -> list[str]:
             f"tool call, `memory_recent` n=1: {f(floor['mcp_memory_recent']['p50_ms'])} ms p50 "
             f"through MCP, {f(floor['grpc_memory_recent']['p50_ms'])} ms straight over gRPC "
             f"({floor['mcp_recent_p50_over_encode_p50']} of the encode).", ""]
-
-
-def _recall_row(name: str, block: dict[str, Any]) -> list[str]:
-    cats = block["per_category"]
-    return [name, f(block["turn"]["r@10"], 3),
-            *[f(cats[c]["turn"]["r@10"], 3) for c in sorted(cats)]]
-
-
-def locomo(a: Artefact, found: list[Artefact]) -> list[str]:
-    d = a.load()
-    cats = d["engram"]["per_category"]
-    head = ["turn-level R@10", "all", *[cats[c]["name"] for c in sorted(cats)]]
-    rows = [_recall_row("**engram**", d["engram"])]
-    baselines: dict[str, dict[str, Any]] = d["baselines"]
-    rows += [_recall_row(BASELINE_NAMES.get(k, k), v) for k, v in baselines.items()]
-    lat = d["latency"]
-    out = ["## Retrieval on LoCoMo", "",
-           f"Every turn of the {len(d['dataset']['conversations'])} conversations stored through "
-           f"MCP `memory_store` (one episode per session), the {d['n_questions']} category 1–4 "
-           "questions asked through `memory_search`, the baselines on the same texts in the "
-           "same run. " + source(a, d), "", *table(head, rows),
-           f"Best baseline: {BASELINE_NAMES.get(d['best_baseline'], d['best_baseline'])}; engram "
-           f"is +{f(100 * d['engram_minus_best_baseline_turn_r10'])} points over it. "
-           f"Session-level R@10 {f(d['engram']['session']['r@10'], 3)}; about "
-           f"{f(d['context_tokens_at_10'], 0)} context tokens per query at k=10.", "",
-           "![recall@k on LoCoMo](img/recall_at_k.png)", "",
-           f"Latency in the same run: store p50 {f(lat['store_p50_ms'])} / p95 "
-           f"{f(lat['store_p95_ms'])} ms, search p50 {f(lat['search_p50_ms'])} / p95 "
-           f"{f(lat['search_p95_ms'])} ms; a bare encode {f(lat['encode_p50_ms'])} ms at the same "
-           f"moments (store ×{lat['store_over_encode_p50']}); 1-minute load average "
-           f"{d['machine']['loadavg_1m_at_start']} at the start on {d['machine']['cpu_count']} "
-           "CPUs, so compare latency only between runs at a like load.", ""]
-    return out + halves(d) + bm25_variants(a, d, found)
-
-
-def halves(d: dict[str, Any]) -> list[str]:
-    """The tuning half, the held-out half (no default was chosen on it) and all ten."""
-    by_split = d.get("by_split")
-    if not by_split:
-        return []
-    def label(name: str, key: str) -> str:
-        return f"{name} ({', '.join(by_split[key]['conversations'])})" if key in by_split else ""
-
-    groups = [(label("held out", "held_out"), by_split.get("held_out")),
-              (label("tuning", "tune"), by_split.get("tune")),
-              ("all", {"n": d["n_questions"], "engram": d["engram"],
-                       "context_tokens_at_10": d["context_tokens_at_10"],
-                       "baselines": {k: v["turn"] for k, v in d["baselines"].items()}})]
-    rows = []
-    for label, g in groups:
-        if not g:
-            continue
-        e, cats = g["engram"]["turn"], g["engram"]["per_category"]
-        best = max(g["baselines"], key=lambda k: g["baselines"][k]["r@10"])
-        rows.append([label, str(g["n"]), f(e["r@10"], 3), f(e["r@5"], 3),
-                     f(cats["1"]["turn"]["r@10"], 3) if "1" in cats else "-",
-                     f(g["context_tokens_at_10"], 0),
-                     f"{f(g['baselines'][best]['r@10'], 3)} ({BASELINE_NAMES.get(best, best)})"])
-    return ["### Tuning and held-out halves", "",
-            f"Ranking defaults are {d['split']}: the held-out row is the honest number.", "",
-            *table(["conversations", "questions", "turn R@10", "R@5", "multi-hop R@10",
-                    "tokens at k=10", "best baseline R@10"], rows)]
-
-
-def bm25_variants(a: Artefact, d: dict[str, Any], found: list[Artefact]) -> list[str]:
-    variants = sorted((v for v in found if v.kind == "locomo" and v.variant.startswith("bm25")),
-                      key=lambda v: v.stamp)
-    if not variants:
-        return []
-    rows = [["b=0 (default)", f(d["engram"]["turn"]["r@10"], 3), f"`{a.name}`"]]
-    for v in variants:
-        b = v.variant.removeprefix("bm25-b")
-        label = f"b=0.{b[1:]}" if b.startswith("0") else f"b={b}"
-        rows.append([label, f(v.load()["engram"]["turn"]["r@10"], 3), f"`{v.name}`"])
-    return ["### BM25 length norm", "",
-            "The same benchmark with `ENGRAM_LEXICAL_B` changed "
-            "([decision 0001](decisions/0001-bm25-without-length-norm.md)).", "",
-            *table(["memories' BM25", "turn R@10", "artefact"], rows)]
-
-
-def ablation(a: Artefact) -> list[str]:
-    d = a.load()
-    if "by_split" in d:
-        return ablation_split(a, d)
-    summary: dict[str, dict[str, float]] = d["summary"]
-    single = ("bm25", "bm25-stem", "dense", "dense-ctx", "rrf(bm25,dense)")
-    named = [k for k in single if k in summary]
-    fused = sorted((k for k in summary if k not in named), key=lambda k: -summary[k]["turn_r@10"])
-    shown = named + fused[:5] + ([DEFAULTS] if DEFAULTS in summary and DEFAULTS not in fused[:5]
-                                 else [])
-    rows = [[f"`{k}`" + (" (the service's defaults)" if k == DEFAULTS else ""),
-             f(summary[k]["turn_r@10"], 3), f(summary[k]["turn_r@5"], 3),
-             f(summary[k]["turn_r@20"], 3)] for k in shown]
-    return ["### Ablation", "",
-            f"In-process on identical texts ({d['model']}, {d['depth']} candidates per channel); "
-            f"{len(summary)} variants: the single channels, the five best fused ones and the "
-            "service's defaults. "
-            "`sel10%`: only terms in at most 10% of rows, tf=1; `xW`: lexical weight; `k`: RRF k; "
-            "`nb`/`ep`: context and episode lifts. " + source(a, d), "",
-            *table(["variant", "turn R@10", "R@5", "R@20"], rows)]
-
-
-def ablation_split(a: Artefact, d: dict[str, Any]) -> list[str]:
-    """Variants chosen on the tuning half, shown with the held-out half."""
-    by: dict[str, dict[str, dict[str, float]]] = d["by_split"]
-    defaults = d["defaults"]  # the service's when the artefact was made
-    chosen = d["held_out"].get("all_variants", {}).get("chosen_on_tune", "")
-    single = [k for k in ("bm25-stem", "dense") if k in by]
-    fused = sorted((k for k in by if k not in single),
-                   key=lambda k: -by[k]["tune"]["turn_r@10"])
-    shown = single + fused[:8] + ([defaults] if defaults not in fused[:8] else [])
-    notes = {defaults: " (the defaults when it ran)", chosen: " (best on the tuning half)"}
-
-    def cell(k: str, g: str, m: str) -> str:
-        return f(by[k][g][m], 3) if g in by[k] else "-"
-
-    rows = [[f"`{k}`" + notes.get(k, ""), cell(k, "tune", "turn_r@10"),
-             cell(k, "held_out", "turn_r@10"), cell(k, "held_out", "turn_r@5"),
-             cell(k, "held_out", "cat1_r@10"), cell(k, "all", "turn_r@10")] for k in shown]
-    return ["### Ablation", "",
-            f"In-process on identical texts ({d['model']}, {d['depth']} candidates per channel), "
-            f"{len(by)} variants, {d['split']}; the eight best on the tuning half and the "
-            "defaults of the time. `sel10%`: only terms in at most 10% of rows, tf=1; `xW`: "
-            "lexical weight; `k`: RRF k; `nb`/`ep`: context and episode lifts; the other "
-            "suffixes are the ideas of [memory.md](memory.md#tried-and-not-kept). "
-            + source(a, d), "",
-            *table(["variant", "tune R@10", "held-out R@10", "held-out R@5",
-                    "held-out multi-hop R@10", "all R@10"], rows)]
 
 
 def scale(a: Artefact) -> list[str]:
@@ -430,8 +252,9 @@ def render(found: list[Artefact]) -> str:
 
 
 def readme(found: list[Artefact], text: str) -> str:
-    """README.md with its reliability and peers tables from the newest artefacts."""
-    rel, pe = latest(found, "reliability"), latest(found, "peers")
+    """README.md with its recall, reliability and peers tables from the newest artefacts."""
+    rel, pe, lo = latest(found, "reliability"), latest(found, "peers"), latest(found, "locomo")
+    text = with_locomo_block(text, locomo_block(lo.load())) if lo else text
     text = with_readme_block(text, readme_block(rel.load(), table)) if rel else text
     return with_peers_block(text, peers_block(pe.load(), f, table)) if pe else text
 

@@ -31,6 +31,11 @@ def _rows(d: dict[str, Any], fmt: Any) -> list[list[str]]:
     rows.append(["LoCoMo evidence recall@10 (turn)",
                  fmt(rec["engram"]["recall"]["turn"]["r@10"], 3),
                  fmt(rec["peer"]["recall"]["turn"]["r@10"], 3), ratio("recall_turn_r10")])
+    for c, e in sorted(rec["engram"]["recall"]["per_category"].items()):
+        p = rec["peer"]["recall"]["per_category"][c]
+        rows.append([f"… {e['name']}", fmt(e["turn"]["r@10"], 3), fmt(p["turn"]["r@10"], 3),
+                     f"×{round(e['turn']['r@10'] / p['turn']['r@10'], 2)}"
+                     if p["turn"]["r@10"] else "–"])
     return rows
 
 

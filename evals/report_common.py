@@ -1,0 +1,58 @@
+"""What every report module shares: the artefacts under evals/results/ and
+the way a number and a table are written."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "evals" / "results"
+NAME = re.compile(r"^(?P<kind>[a-z][a-z-]*?)-(?P<ts>\d{8}T\d{6}Z)"
+                  r"(?P<variant>-[A-Za-z0-9-]+)?\.json$")
+
+
+@dataclass(frozen=True)
+class Artefact:
+    kind: str
+    stamp: str
+    variant: str
+    path: Path
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    def load(self) -> dict[str, Any]:
+        return json.loads(self.path.read_text())
+
+
+def artefacts(results: Path = RESULTS) -> list[Artefact]:
+    found = []
+    for path in sorted(results.glob("*.json")):
+        m = NAME.match(path.name)
+        if m:
+            found.append(Artefact(m["kind"], m["ts"], (m["variant"] or "").lstrip("-"), path))
+    return found
+
+
+def latest(found: list[Artefact], kind: str) -> Artefact | None:
+    plain = [a for a in found if a.kind == kind and not a.variant]
+    return max(plain, key=lambda a: a.stamp) if plain else None
+
+
+def f(value: float, digits: int = 1) -> str:
+    return f"{value:,.{digits}f}".replace(",", " ")
+
+
+def table(head: list[str], rows: list[list[str]]) -> list[str]:
+    return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head),
+            *["| " + " | ".join(r) + " |" for r in rows], ""]
+
+
+def source(a: Artefact, data: dict[str, Any]) -> str:
+    cmd = data.get("command", "")
+    return f"Artefact `evals/results/{a.name}`" + (f"; command `{cmd}`." if cmd else ".")
