@@ -15,6 +15,7 @@ import tempfile
 import uuid
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis_jsonschema import from_schema
@@ -88,32 +89,95 @@ def fuzz_mcp(up: EngramUp, examples: int) -> dict[str, Any]:
 
 
 OPS_PATHS = r"^/(healthz|readyz|metrics)$"
+# A value schemathesis drew at a bound (a megabyte of "a") says nothing past its first bytes.
+_RUN = re.compile(r"(.)\1{40,}", re.S)
 
 
-def fuzz_rest(up: EngramUp, examples: int) -> dict[str, Any]:
-    """schemathesis over /v1/openapi.json: 0 server errors, 0 crashes."""
-    token = up.s.principals.create(f"fz-rest-{uuid.uuid4().hex[:6]}", "agent",
-                                   [f"fuzzrest-{uuid.uuid4().hex[:6]}"])
+def role_gated_paths() -> str:
+    """A path regex of the REST routes only a reviewer or an operator may call,
+    from the gateway's registry: the agent run sees them refused (403), so an
+    operator's run fuzzes their validation and handlers."""
+    from engram_gateway.registry import operations
+    from engram_gateway.toolspec import Access
+    paths = sorted({o.rest.split(" ", 1)[1] for _, _, o in operations()
+                    if o.rest and o.access in (Access.REVIEWER, Access.OPERATOR)})
+    return "^(" + "|".join(re.sub(r"\\{\w+\\}", "[^/]+", re.escape(p)) for p in paths) + ")$"
+
+
+def _reason(text: str) -> str:
+    """A failure's text, readable: long runs elided, at most 600 characters."""
+    text = _RUN.sub(lambda m: f"{m.group(1) * 8}...<{len(m.group(0))} x {m.group(1)!r}>", text)
+    return text.strip()[:600]
+
+
+def junit_failures(junit: str) -> list[dict[str, str]]:
+    """Every operation the JUnit report marks failed (a check that failed) or
+    errored (no answer: a dropped connection, a timeout), with why."""
+    if not junit.strip():
+        return []
+    failed = []
+    for case in ElementTree.fromstring(junit).iter("testcase"):
+        for outcome in case:
+            if outcome.tag in ("failure", "error"):
+                failed.append({"operation": case.get("name", "?"), "outcome": outcome.tag,
+                               "reason": _reason(outcome.text or outcome.get("message") or "")})
+    return failed
+
+
+def schemathesis_run(url: str, token: str, examples: int, budget_s: float,
+                     paths: list[str]) -> dict[str, Any]:
+    """One schemathesis run within `budget_s`; holds only when it finished, exited 0
+    and its report names no failure. A run that does not hold always names what
+    failed: the operations, or the whole run (a crash, a timeout) with why."""
     with tempfile.TemporaryDirectory() as tmp:
-        report = Path(tmp) / "run.json"
-        cmd = [str(Path(sys.executable).parent / "schemathesis"), "run",
-               f"{up.rest_url}/v1/openapi.json", "-H", f"Authorization: Bearer {token}",
-               "-n", str(examples), "-c", "not_a_server_error", "--seed", "1",
-               # ops endpoints are not the API: /readyz answers 503 by design
-               # while a dependency is down, and they take no input to fuzz
-               "--exclude-path-regex", OPS_PATHS,
+        junit_path = Path(tmp) / "junit.xml"
+        cmd = [str(Path(sys.executable).parent / "schemathesis"), "run", url,
+               "-H", f"Authorization: Bearer {token}", "-n", str(examples),
+               "-c", "not_a_server_error", "--seed", "1", *paths,
                "--request-timeout", "30", "--report", "junit",
-               "--report-junit-path", str(Path(tmp) / "junit.xml")]
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900, cwd=tmp)
-        junit = (Path(tmp) / "junit.xml").read_text() if (Path(tmp) / "junit.xml").exists() \
-            else ""
-        del report
+               "--report-junit-path", str(junit_path)]
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=budget_s,
+                                  cwd=tmp)
+        except subprocess.TimeoutExpired as exc:
+            out = exc.stdout.decode(errors="replace") if isinstance(exc.stdout, bytes) \
+                else exc.stdout or ""
+            return {"holds": False, "exit_code": None, "failed_operations": [
+                {"operation": "(whole run)", "outcome": "timeout",
+                 "reason": f"did not finish within its budget of {budget_s:g} s"}],
+                "summary": [], "output_tail": _reason(out[-1500:])}
+        junit = junit_path.read_text() if junit_path.exists() else ""
     out = proc.stdout + proc.stderr
-    failed = sorted(set(re.findall(r'testcase name="([^"]+)"[^>]*>\s*<failure', junit)))
-    summary = [line for line in out.splitlines() if re.search(r"\d+ (passed|failed)", line)]
-    return {"holds": proc.returncode == 0, "exit_code": proc.returncode,
-            "examples_per_operation": examples, "failed_operations": failed,
-            "summary": summary[-3:], "output_tail": out[-1500:] if proc.returncode else ""}
+    failed = junit_failures(junit)
+    if (proc.returncode != 0 or not junit) and not failed:
+        failed = [{"operation": "(whole run)", "outcome": "error",
+                   "reason": f"schemathesis exited {proc.returncode} and its report names no "
+                             f"operation: {_reason(out[-600:])}"}]
+    summary = [line.strip() for line in out.splitlines()
+               if re.search(r"\d+ (passed|failed|generated)", line)]
+    return {"holds": not failed, "exit_code": proc.returncode, "failed_operations": failed,
+            "summary": summary[-4:], "output_tail": _reason(out[-1500:]) if failed else ""}
+
+
+def fuzz_rest(up: EngramUp, examples: int, budget_s: float) -> dict[str, Any]:
+    """schemathesis over /v1/openapi.json, 0 server errors and 0 dropped
+    connections: every route as an agent, then the routes only a reviewer or an
+    operator may call as an operator. Each run is bounded by `budget_s`."""
+    url = f"{up.rest_url}/v1/openapi.json"
+    # ops endpoints are not the API: /readyz answers 503 by design while a
+    # dependency is down, and they take no input to fuzz
+    runs = {}
+    for role, paths in (("agent", ["--exclude-path-regex", OPS_PATHS]),
+                        ("operator", ["--include-path-regex", role_gated_paths()])):
+        ns = f"fuzzrest-{uuid.uuid4().hex[:6]}"
+        token = up.s.principals.create(f"fz-rest-{role}-{ns}", role, [ns])
+        runs[role] = schemathesis_run(url, token, examples, budget_s, paths)
+    failed = [{"as": role, **f} for role, r in runs.items() for f in r["failed_operations"]]
+    return {"holds": all(r["holds"] for r in runs.values()), "examples_per_operation": examples,
+            "budget_s_per_run": budget_s, "failed_operations": failed,
+            "summary": {role: r["summary"] for role, r in runs.items()},
+            "exit_codes": {role: r["exit_code"] for role, r in runs.items()},
+            "output_tail": {role: r["output_tail"] for role, r in runs.items() if r["output_tail"]}}
 
 
 READS: list[tuple[str, dict[str, Any]]] = [

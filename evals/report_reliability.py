@@ -120,7 +120,10 @@ def key_figure(name: str, s: dict[str, Any]) -> str:
         failing = len(s.get("failures") or {})
         return f"{s.get('calls')} calls over {s.get('tools')} tools, {failing} failing"
     if name == "fuzz_rest":
-        return f"{len(s.get('failed_operations') or [])} routes answering a 5xx"
+        failed = s.get("failed_operations") or []
+        return f"{len(failed)} failing: " + "; ".join(
+            f"{f.get('operation')} ({f.get('outcome', 'failure')})" for f in failed[:3]) \
+            if failed else "0 routes answering a 5xx or dropping the connection"
     if name == "isolation":
         return f"{s.get('read_calls')} reads, {s.get('cross_namespace_reads')} across namespaces"
     return ""

@@ -1,5 +1,6 @@
 """`engram doctor`: what is installed, configured and answering, one line
-per check, each saying what is wrong when it is."""
+per check, each saying what is wrong when it is. Every replica of a service
+(`engram up --replicas`) is checked at its own address."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import asyncio
 import ipaddress
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -15,6 +17,7 @@ from .infra import EmbeddedNats, port_open
 from .secrets_store import load_or_mint
 from .settings import CliSettings
 from .stack import TOKENS_FILE
+from .status import load_state
 from .topology import Topology, load_topology, required_variables
 
 INFO_CHECKS = {
@@ -82,6 +85,17 @@ def _bind_safe(topo: Topology, principals: int) -> tuple[bool, str]:
                             f"{principals} principal(s) with tokens")
 
 
+def _instances(topo: Topology, data_dir: Path) -> list[tuple[str, str, str]]:
+    """(process, service, ready URL) of every service process: with `engram up`
+    running, each replica from its state file, at the replica's own address;
+    otherwise one per service, at the topology's address."""
+    state, _ = load_state(data_dir)
+    probes = [(p["name"], p.get("probe", {})) for p in (state or {}).get("processes", [])]
+    found = [(name, str(probe.get("service") or name), str(probe.get("url", "")))
+             for name, probe in probes if probe.get("kind") == "http"]
+    return found or [(name, name, spec.ready_url) for name, spec in topo.services.items()]
+
+
 def run_doctor(settings: CliSettings) -> int:
     problems = 0
     out = sys.stdout
@@ -111,10 +125,10 @@ def run_doctor(settings: CliSettings) -> int:
     for infra, port in topo.infra_ports.items():
         report(port_open(port), f"{infra} listening on 127.0.0.1:{port}")
     versions = set()
-    for name, spec in topo.services.items():
-        health = _health(spec.ready_url)
+    for name, service, url in _instances(topo, data_dir):
+        health = _health(url) if url else None
         if health is None:
-            report(False, f"{name}: not answering {spec.ready_url}")
+            report(False, f"{name}: not answering {url or '(no address yet)'}")
             continue
         failing = [k for k, ok in health.get("checks", {}).items() if not ok]
         report(bool(health.get("ready")), f"{name} ready" + (
@@ -124,8 +138,8 @@ def run_doctor(settings: CliSettings) -> int:
             if key in health:
                 ok, text = check(health[key])
                 report(ok, f"{name}: {text}")
-        if name in ("memory", "cortex"):  # the services with a transactional outbox
-            lag = _outbox_lag(spec.ready_url)
+        if service in ("memory", "cortex"):  # the services with a transactional outbox
+            lag = _outbox_lag(url)
             report(lag is not None and lag < 60,
                    f"{name} outbox lag {lag if lag is not None else 'unknown'} s")
     report(len(versions) <= 1, f"service versions {', '.join(sorted(versions)) or 'unknown'}")

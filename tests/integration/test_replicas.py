@@ -272,7 +272,8 @@ async def test_killing_one_replica_of_each_loses_no_acknowledged_write(rstack: S
 
 def test_supervisor_restarts_a_replica_on_its_ports_and_status_lists_replicas(rstack: Stack):
     """`engram up`'s supervisor restarts a killed replica alone, on the ports
-    its callers were given; `engram status` shows every replica."""
+    its callers were given; `engram status` shows every replica, and `engram
+    doctor` checks every one."""
     for name in ("memory-2", "gateway-2"):
         if rstack.procs[name].poll() is None:
             os.kill(rstack.procs[name].pid, signal.SIGKILL)
@@ -298,8 +299,34 @@ def test_supervisor_restarts_a_replica_on_its_ports_and_status_lists_replicas(rs
                 assert rows[name]["ready"], rows[name]
         assert rows["memory-2"]["restarts"] >= 1 and rows["embedder"]["replica"] == 0
         assert out.returncode == 0, out.stderr
+        _doctor_checks_every_replica(rstack)
     finally:
         supervisor.close()
+
+
+def _engram_doctor(rstack: Stack) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "engram_cli", "doctor", "--data-dir",
+                           str(rstack.data_dir)], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "ENGRAM_PORT_OFFSET": str(OFFSET)})
+
+
+def _doctor_checks_every_replica(rstack: Stack) -> None:
+    """`engram doctor` checks each replica at its own address, and one replica
+    down is a problem even while replica 1 answers."""
+    healthy = _engram_doctor(rstack)
+    for service in REPLICATED:
+        for name in rstack.replica_names(service):
+            assert f"[ok] {name} ready" in healthy.stdout, (name, healthy.stdout)
+    assert "[ok] memory-2 outbox lag" in healthy.stdout, healthy.stdout
+    assert healthy.returncode == 0, healthy.stdout
+    rstack.stop_service("cortex-2")
+    try:
+        down = _engram_doctor(rstack)
+        assert "[!!] cortex-2: not answering http://127.0.0.1:" in down.stdout, down.stdout
+        assert "[ok] cortex-1 ready" in down.stdout and down.returncode == 1, down.stdout
+    finally:
+        rstack.start_service("cortex-2")
+        rstack.wait_ready(["cortex-2"], 120)
 
 
 async def test_coordination_down_costs_tool_calls_no_wait(rstack: Stack, token: str):

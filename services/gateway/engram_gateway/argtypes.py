@@ -182,7 +182,9 @@ Uuid = Annotated[str, Rule({"pattern": UUID_PATTERN, "maxLength": 36},
                            _uuid_check(empty_ok=False))]
 OptionalUuid = Annotated[str, Rule({"pattern": UUID_OR_EMPTY, "maxLength": 36},
                                    _uuid_check(empty_ok=True))]
-NoNul = Annotated[str, plain_arg(1_000_000, "Free text (no NUL).")]
+# Bounded so a search filter on it fits in a REST query string (12 bytes a
+# character at worst, percent-encoded), within the gateway's request head limit.
+Episode = Annotated[str, plain_arg(1000, "Episode/session label (max 1000 chars).")]
 MemoryText = Annotated[str, text_arg(16000, "The memory, in plain words (max 16000 chars).")]
 QueryText = Annotated[str, text_arg(2000, "What to find, in natural words (1-2000 chars).")]
 Source = Annotated[str, plain_arg(200, "Where it came from (file, url, chat); max 200.")]

@@ -14,6 +14,13 @@ from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+# The request line and headers together. A GET route's arguments ride in the
+# URL, so this is sized for the longest query string the OpenAPI document
+# allows (memory_search: a 2000-char query and a 1000-char episode, 12 bytes a
+# character percent-encoded) with room for headers. The HTTP server enforces
+# it however the head arrives; over it, 400 and the connection closed.
+MAX_HEAD_BYTES = 64 * 1024
+
 
 class HttpGuard:
     """ASGI middleware in front of the whole gateway app."""

@@ -11,6 +11,7 @@ from engram_kit.logging import configure_logging
 from engram_kit.ports import bind_tcp, bound_port, write_ports_file
 
 from .app import build_app
+from .http_guard import MAX_HEAD_BYTES
 from .principals import PrincipalStore
 from .settings import GatewaySettings
 
@@ -40,5 +41,6 @@ def main() -> None:
         write_ports_file(settings.ports_file, {"http": bound_port(sock)})
     server = uvicorn.Server(uvicorn.Config(
         build_app(settings), log_level="warning", access_log=False,
+        http="h11", h11_max_incomplete_event_size=MAX_HEAD_BYTES,
         timeout_graceful_shutdown=int(settings.shutdown_grace_s)))
     server.run(sockets=[sock])

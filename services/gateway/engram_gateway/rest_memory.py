@@ -15,8 +15,8 @@ from engram_kit.context import CallerContext
 
 from .argtypes import (
     EntryId,
+    Episode,
     MemoryText,
-    NoNul,
     Note,
     OptionalTags,
     OptionalTime,
@@ -49,7 +49,7 @@ class StoreBody(StrictBody):
     source: Source = ""
     tags: Tags = Field(default_factory=list)
     origin: Origin = "agent"
-    episode: NoNul = ""
+    episode: Episode = ""
     valid_from: OptionalTime = None
     supersedes: OptionalUuid = ""
     request_id: RequestId = ""  # retry key: a retry with it stores once
@@ -83,7 +83,7 @@ def build_memory_router(backends: Backends) -> APIRouter:
                      source: Annotated[Source, Query()] = "",
                      since: Annotated[OptionalTime, Query()] = None,
                      until: Annotated[OptionalTime, Query()] = None,
-                     episode: Annotated[NoNul, Query()] = "",
+                     episode: Annotated[Episode, Query()] = "",
                      as_of: Annotated[OptionalTime, Query()] = None,
                      include_history: bool = False, explain: bool = False) -> Any:
         args = {"query": query, "top_k": top_k, "tags": tags, "source": source,

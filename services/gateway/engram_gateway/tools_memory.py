@@ -12,9 +12,9 @@ from engram_kit.timestamps import to_timestamp
 
 from .argtypes import (
     EntryId,
+    Episode,
     IsoTime,
     MemoryText,
-    NoNul,
     OptionalUuid,
     Origin,
     Source,
@@ -48,7 +48,7 @@ def memory_store(
     source: Source = "",
     tags: Annotated[Tags | None, Field(description="Lowercase dotted tags.")] = None,
     origin: Annotated[Origin, Field(description="user | agent | assistant | action")] = "agent",
-    episode: Annotated[NoNul, Field(description="Episode/session label.")] = "",
+    episode: Annotated[Episode, Field(description="Episode/session label.")] = "",
     valid_from: Annotated[IsoTime | None, Field(description="ISO date it became true.")] = None,
     supersedes: Annotated[OptionalUuid, Field(description="Id of the entry this replaces.")] = "",
     namespace: Namespace = None,
@@ -80,7 +80,7 @@ def memory_search(
     until: Until = None,
     explain: Annotated[bool, Field(description="Include the ranking trace.")] = False,
     verbose: Annotated[bool, Field(description="Include provenance fields.")] = False,
-    episode: Annotated[NoNul, Field(description="Only entries of this episode.")] = "",
+    episode: Annotated[Episode, Field(description="Only entries of this episode.")] = "",
     as_of: Annotated[IsoTime | None, Field(description="ISO time: what was current then.")] = None,
     include_history: Annotated[bool, Field(
         description="Also superseded entries, labelled as such.")] = False,
