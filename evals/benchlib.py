@@ -18,12 +18,20 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
 def command_line() -> str:
-    """The command that produced an artefact, with repo-relative paths."""
+    """The command that produced an artefact, with repo-relative paths; a
+    file outside the repository (the LoCoMo data) by its absolute path, so
+    the command reads the same from any working directory."""
     def rel(path: Path) -> str:
         return str(path.relative_to(REPO_ROOT)) if path.is_relative_to(REPO_ROOT) else str(path)
 
+    def arg(value: str) -> str:
+        path = Path(value)
+        if value.startswith("-") or not path.exists():
+            return value
+        return rel(path.resolve())
+
     return shlex.join([rel(Path(sys.executable)), rel(Path(sys.argv[0]).resolve()),
-                       *sys.argv[1:]])
+                       *map(arg, sys.argv[1:])])
 
 
 def agent_token(stack: Stack) -> str:
