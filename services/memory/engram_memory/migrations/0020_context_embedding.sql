@@ -1,0 +1,29 @@
+-- Contextual vectors: a second vector per entry, of the entry written just
+-- before it in its episode followed by the entry itself (a reply's meaning is
+-- often in the line it answers). The dense channel ranks a row by the nearer
+-- of its two vectors. NULL: no earlier entry in the episode, or a row written
+-- before this migration (it ranks by its own vector alone).
+ALTER TABLE entries ADD COLUMN context_embedding vector(384);
+-- The entry whose words the context vector holds: forgetting it (a DELETE)
+-- sets this NULL, and the trigger below then drops the vector, so no
+-- forgotten words live on in a neighbour's vector.
+ALTER TABLE entries ADD COLUMN context_of uuid REFERENCES entries (id) ON DELETE SET NULL;
+CREATE INDEX entries_context_of ON entries (context_of) WHERE context_of IS NOT NULL;
+CREATE INDEX entries_context_embedding_hnsw ON entries
+    USING hnsw (context_embedding vector_cosine_ops);
+
+CREATE FUNCTION context_forgotten() RETURNS trigger LANGUAGE plpgsql
+SET search_path FROM CURRENT AS $$
+BEGIN
+    IF NEW.context_of IS NULL THEN
+        NEW.context_embedding := NULL;
+    END IF;
+    RETURN NEW;
+END $$;
+CREATE TRIGGER entries_context_forgotten BEFORE UPDATE OF context_of ON entries
+    FOR EACH ROW WHEN (OLD.context_of IS NOT NULL AND NEW.context_of IS NULL)
+    EXECUTE FUNCTION context_forgotten();
+
+-- The view's `*` was expanded when it was made: list the new columns too.
+CREATE OR REPLACE VIEW live_entries WITH (security_invoker = true) AS
+    SELECT * FROM entries WHERE status = 'live';
