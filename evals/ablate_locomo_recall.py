@@ -303,9 +303,10 @@ def report(summary: dict, grid: list[Idea], args: argparse.Namespace, model: str
     names = [i.name() for i in grid]
     families: dict[str, list[str]] = {}
     for i in grid[1:]:
-        fam = "ctx" if i.ctx else "score" if i.fusion != "rrf" else "stmt" if i.stmt else \
-            "nbr" if i.nbr[0] else "quota" if i.quota else "rare"
-        families.setdefault(fam, []).append(i.name())
+        set_ = [f for f, on in (("ctx", i.ctx), ("score", i.fusion != "rrf"), ("stmt", i.stmt),
+                                ("nbr", i.nbr[0]), ("quota", i.quota), ("rare", i.rare[0]))
+                if on]
+        families.setdefault("+".join(set_), []).append(i.name())
     key = "tune" if "tune" in summary[names[0]] else "all"
     best = {fam: max(ns, key=lambda x: summary[x][key]["turn_r@10"])
             for fam, ns in families.items()}

@@ -124,8 +124,8 @@ class Searcher:
         depth = max(top_k * 4, self.s.search_depth)
         vector = await self.embedder.embed_one(query, ctx, query=True)
         async with tenant_tx(self.pool, namespace) as conn:
-            dense = await repo.dense_ranked(conn, vector, filters, depth,
-                                            self.s.context_vectors) if vector is not None else []
+            dense = [] if vector is None else await repo.dense_ranked(
+                conn, vector, filters, depth, self.s.context_vector_weight)
             lexical = await repo.lexical_ranked(conn, query, filters, depth, self.terms)
             channels = {"dense": [r["id"] for r in dense], "lexical": [r["id"] for r in lexical]}
             pool_ids = list({*channels["dense"], *channels["lexical"]})

@@ -23,7 +23,7 @@ from engram_kit.outbox import enqueue
 
 from . import repo, repo_hygiene
 from . import repo_vector_queue as vector_queue
-from .context_vectors import context_fields, embed_entry, preceding_entry
+from .context_vectors import context_fields, embed_entry, preceding_entries
 from .episodes import current_episode
 from .events import entry_stored_event
 from .findings import Neighbour, Typed, classify
@@ -111,8 +111,8 @@ class MemoryService:
         tags = clean_tags(data.tags, self.s)
         source = clean_source(data.source, self.s)
         origin = clean_origin(data.origin)
-        preceding = await preceding_entry(self.pool, ctx, data.episode) \
-            if self.s.context_vectors else None
+        preceding = await preceding_entries(self.pool, ctx, data.episode) \
+            if self.s.context_vector_weight > 0 else None
         vector, context_vector = await embed_entry(self.embedder, ctx, text, preceding)
         text_hash, digest = normalised_hash(text), forgotten_digest(text)
         keyed = Keyed.of("Store", ctx.idempotency_key, dataclasses.asdict(data))
