@@ -30,7 +30,7 @@ import itertools
 import json
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -73,7 +73,7 @@ def statement(question: str) -> str:
 
 @dataclass(frozen=True)
 class Idea:
-    ctx: str = ""  # "", max, blend, rrf
+    ctx: str = ""  # "", max, blend, blendu (the service's: over either top `depth`), rrf
     ctx_n: int = 1  # entries before it that the contextual vector includes
     ctx_w: float = 0.0  # blend share / channel weight
     fusion: str = "rrf"  # rrf, minmax, z
@@ -128,10 +128,16 @@ def dense_scores(cv: Conv2, qv: np.ndarray, sv: np.ndarray, idea: Idea) -> np.nd
         q = (1 - idea.stmt_w) * qv + idea.stmt_w * sv
         q = q / np.linalg.norm(q)
     dense = cv.vecs @ q
-    if idea.ctx in ("max", "blend"):
+    if idea.ctx in ("max", "blend", "blendu"):
         other = cv.ctx_vecs[idea.ctx_n] @ q
-        dense = np.maximum(dense, other) if idea.ctx == "max" else \
+        mixed = np.maximum(dense, other) if idea.ctx == "max" else \
             (1 - idea.ctx_w) * dense + idea.ctx_w * other
+        if idea.ctx == "blendu":  # only rows in either index's nearest `depth`
+            pool = np.union1d(order(dense)[:cv.depth], order(other)[:cv.depth])
+            out = np.full(cv.n, -2.0)
+            out[pool] = mixed[pool]
+            return out
+        return mixed
     return dense
 
 
@@ -231,6 +237,7 @@ def ideas(smoke: bool) -> list[Idea]:
         out += [Idea(ctx="max", ctx_n=n)]
         out += [Idea(ctx="blend", ctx_n=n, ctx_w=w) for w in (0.2, 0.3, 0.5)]
         out += [Idea(ctx="rrf", ctx_n=n, ctx_w=w) for w in (0.3, 0.5, 1.0)]
+    out += [Idea(ctx="blendu", ctx_n=2, ctx_w=w) for w in (0.3, 0.5)]
     out += [Idea(fusion=f, alpha=a) for f, a in itertools.product(
         ("minmax", "z"), (0.3, 0.4, 0.5, 0.6, 0.7))]
     out += [Idea(stmt="replace")]
@@ -240,6 +247,11 @@ def ideas(smoke: bool) -> list[Idea]:
                                                                  (1, 2))]
     out += [Idea(quota=q) for q in (2, 3, 4, 5)]
     out += [Idea(rare=(t, w)) for t, w in itertools.product((5, 10), (0.25, 0.5, 1.0))]
+    kept = Idea(ctx="blendu", ctx_n=2, ctx_w=0.5)  # the service's default: others on top of it
+    out += [replace(kept, **change) for change in (
+        {"fusion": "z", "alpha": 0.4}, {"stmt": "blend", "stmt_w": 0.3},
+        {"nbr": (5, 0.1, 2)}, {"nbr": (3, 0.2, 2)}, {"quota": 5}, {"quota": 4},
+        {"rare": (10, 0.25)}, {"rare": (5, 1.0)}, {"rare": (5, 0.5)})]
     return out
 
 
@@ -261,6 +273,7 @@ def main() -> None:
     ap.add_argument("--cache", type=Path, default=Path("/tmp/engram-ablation-cache"))
     ap.add_argument("--conversations", type=int, default=10)
     ap.add_argument("--depth", type=int, default=100, help="candidates per channel")
+    ap.add_argument("--only", default="", help="score only the ideas whose name holds this")
     args = parse_with_smoke(ap, {"conversations": 1, "depth": 20})
 
     from engram_embedder.backend import SentenceTransformerBackend
@@ -271,7 +284,7 @@ def main() -> None:
     def encode(texts: list[str]) -> np.ndarray:
         return encoder.encode(texts).vectors if texts else np.zeros((0, 384))
 
-    grid = ideas(args.smoke)
+    grid = [i for i in ideas(args.smoke) if i == BASE or args.only in i.name()]
     names = [i.name() for i in grid]
     convs = load_conversations(args.data, args.audit if args.audit.exists() else None,
                                args.conversations)

@@ -20,6 +20,7 @@ QUERY = "When did Caroline go to the pottery workshop in Denver?"
 async def dense_distance(client, ns: str, entry_id: str) -> float:  # noqa: ANN001
     found = await call(client, "memory_search", {"query": QUERY, "explain": True,
                                                  "namespace": ns, "top_k": 20})
+    assert "blended 0.5 with the context vector" in found["trace"]["fusion"]
     return {e["id"]: e["trace"]["dense_distance"] for e in found["entries"]}[entry_id]
 
 

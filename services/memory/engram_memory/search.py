@@ -203,7 +203,8 @@ class Searcher:
                                        f"{row['status']}{by}: not current "
                                        "(include_history serves it, labelled)"))
         w = self.weights
-        fusion = (f"rrf k={w.rrf_k}, lexical x{self.s.lexical_weight}; context lift "
+        fusion = (f"dense: own vector blended {self.s.context_vector_weight} with the context "
+                  f"vector; rrf k={w.rrf_k}, lexical x{self.s.lexical_weight}; context lift "
                   f"{w.context}; episode lift {w.episode} (top {w.episode_top}); "
                   f"common-term lift {w.common_terms}; "
                   f"terms in more than {self.s.lexical_max_df:.0%} of rows, or past "
