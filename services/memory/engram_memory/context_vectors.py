@@ -19,7 +19,7 @@ from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.embedder_client import EmbedderClient
 
-from . import repo, repo_episodes
+from . import repo_episodes
 
 LINES_BEFORE = 2  # evals/ablate_locomo_recall.py: two lines beat one on both halves
 
@@ -48,7 +48,7 @@ async def preceding_entries(pool: asyncpg.Pool, ctx: CallerContext,
             episode = str(open_["id"]) if open_ is not None else ""
         if not episode:
             return None
-        rows = await repo.episode_tail(conn, episode, LINES_BEFORE)
+        rows = await repo_episodes.episode_tail(conn, episode, LINES_BEFORE)
     if not rows:
         return None
     return Preceding(episode, [r["id"] for r in rows], [r["text"] for r in reversed(rows)])

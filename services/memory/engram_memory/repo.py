@@ -137,15 +137,6 @@ async def dense_ranked(conn: asyncpg.Connection, embedding: np.ndarray, filters:
     return await conn.fetch(sql, embedding, limit, *rel_params, *params, context_weight)
 
 
-async def episode_tail(conn: asyncpg.Connection, episode: str,
-                       n: int) -> list[asyncpg.Record]:
-    """The latest n entries written in an episode, latest first (the order
-    episode_context reads)."""
-    return await conn.fetch(
-        "SELECT id, text FROM entries WHERE episode = $1"
-        " ORDER BY created_at DESC LIMIT $2", episode, n)
-
-
 @dataclass(frozen=True)
 class TermLimits:
     """Which query terms the lexical channel uses (`lexical_terms`,
