@@ -41,6 +41,9 @@ class NewEntry:
     session_id: str
     valid_from: datetime
     embedding: np.ndarray | None
+    context_embedding: np.ndarray | None = None  # migration 0020 (context_vectors.py)
+    context_of: UUID | None = None
+    context_of_prior: UUID | None = None
 
 
 @dataclass(frozen=True)
@@ -93,30 +96,45 @@ async def insert_entry(conn: asyncpg.Connection, e: NewEntry) -> asyncpg.Record:
     """The entry and its version 1, in one statement (one round trip)."""
     row = await conn.fetchrow(
         "WITH e AS (INSERT INTO entries (id, namespace, text, text_hash, source, tags, origin,"
-        " episode, writer_principal, client_id, session_id, valid_from, embedding)"
-        " VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)"
+        " episode, writer_principal, client_id, session_id, valid_from, embedding,"
+        " context_embedding, context_of, context_of_prior)"
+        " VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16)"
         f" RETURNING {ENTRY_COLUMNS}),"
         " v AS (INSERT INTO entry_versions (namespace, entry_id, version, text, changed_by,"
         " reason) VALUES ($2, $1, 1, $3, $9, 'created'))"
         " SELECT * FROM e",
         e.id, e.namespace, e.text, e.text_hash, e.source, e.tags, e.origin, e.episode,
         e.writer_principal, e.client_id, e.session_id, e.valid_from, e.embedding,
+        e.context_embedding, e.context_of, e.context_of_prior,
     )
     assert row is not None  # INSERT ... RETURNING yields the row
     return row
 
 
 async def dense_ranked(conn: asyncpg.Connection, embedding: np.ndarray, filters: Filters,
-                       limit: int) -> list[asyncpg.Record]:
+                       limit: int, context_weight: float = 0.0) -> list[asyncpg.Record]:
+    """The nearest rows. With `context_weight` (migration 0020) the distance
+    is (1 - w) x the own vector's + w x the context vector's (the own one's
+    where a row has none), over the nearest rows of either index: two index
+    scans, one round trip."""
     relation, rel_params = filters.relation(3)
     where, params = filters.sql(3 + len(rel_params))
-    return await conn.fetch(
-        "WITH knn AS MATERIALIZED ("
-        f"  SELECT id, embedding <=> $1 AS distance FROM {relation} e"
-        f"  WHERE embedding IS NOT NULL{where} ORDER BY embedding <=> $1 LIMIT $2)"
-        " SELECT id, distance FROM knn ORDER BY distance",
-        embedding, limit, *rel_params, *params,
-    )
+    knn = ("SELECT id, {col} <=> $1 AS distance FROM " + relation + " e"
+           " WHERE {col} IS NOT NULL" + where + " ORDER BY {col} <=> $1 LIMIT $2")
+    if context_weight <= 0:
+        sql = (f"WITH knn AS MATERIALIZED ({knn.format(col='embedding')})"
+               " SELECT id, distance FROM knn ORDER BY distance")
+        return await conn.fetch(sql, embedding, limit, *rel_params, *params)
+    w = 3 + len(rel_params) + len(params)
+    sql = (f"WITH own AS MATERIALIZED ({knn.format(col='embedding')}),"
+           f" ctx AS MATERIALIZED ({knn.format(col='context_embedding')}),"
+           " pool AS (SELECT id FROM own UNION SELECT id FROM ctx)"
+           f" SELECT e.id, (1 - ${w}::float8) * (e.embedding <=> $1)"
+           f"   + ${w}::float8 * coalesce(e.context_embedding <=> $1, e.embedding <=> $1)"
+           "   AS distance"
+           " FROM entries e JOIN pool USING (id) WHERE e.embedding IS NOT NULL"
+           " ORDER BY 2, 1 LIMIT $2")
+    return await conn.fetch(sql, embedding, limit, *rel_params, *params, context_weight)
 
 
 @dataclass(frozen=True)

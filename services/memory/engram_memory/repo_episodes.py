@@ -57,3 +57,12 @@ async def recent_with_entries(conn: asyncpg.Connection, limit: int,
         "        ORDER BY e.created_at DESC LIMIT $2) AS latest"
         " FROM episodes ep ORDER BY ep.started_at DESC LIMIT $1", limit, per_episode,
     )
+
+
+async def episode_tail(conn: asyncpg.Connection, episode: str,
+                       n: int) -> list[asyncpg.Record]:
+    """The latest n entries written in an episode, latest first (the order
+    episode_context reads)."""
+    return await conn.fetch(
+        "SELECT id, text FROM entries WHERE episode = $1"
+        " ORDER BY created_at DESC LIMIT $2", episode, n)

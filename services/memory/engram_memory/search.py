@@ -124,8 +124,8 @@ class Searcher:
         depth = max(top_k * 4, self.s.search_depth)
         vector = await self.embedder.embed_one(query, ctx, query=True)
         async with tenant_tx(self.pool, namespace) as conn:
-            dense = await repo.dense_ranked(conn, vector, filters, depth) if vector is not None \
-                else []
+            dense = [] if vector is None else await repo.dense_ranked(
+                conn, vector, filters, depth, self.s.context_vector_weight)
             lexical = await repo.lexical_ranked(conn, query, filters, depth, self.terms)
             channels = {"dense": [r["id"] for r in dense], "lexical": [r["id"] for r in lexical]}
             pool_ids = list({*channels["dense"], *channels["lexical"]})
@@ -203,7 +203,8 @@ class Searcher:
                                        f"{row['status']}{by}: not current "
                                        "(include_history serves it, labelled)"))
         w = self.weights
-        fusion = (f"rrf k={w.rrf_k}, lexical x{self.s.lexical_weight}; context lift "
+        fusion = (f"dense: own vector blended {self.s.context_vector_weight} with the context "
+                  f"vector; rrf k={w.rrf_k}, lexical x{self.s.lexical_weight}; context lift "
                   f"{w.context}; episode lift {w.episode} (top {w.episode_top}); "
                   f"common-term lift {w.common_terms}; "
                   f"terms in more than {self.s.lexical_max_df:.0%} of rows, or past "

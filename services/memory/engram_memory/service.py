@@ -23,6 +23,7 @@ from engram_kit.outbox import enqueue
 
 from . import repo, repo_hygiene
 from . import repo_vector_queue as vector_queue
+from .context_vectors import context_fields, embed_entry, preceding_entries
 from .episodes import current_episode
 from .events import entry_stored_event
 from .findings import Neighbour, Typed, classify
@@ -110,7 +111,9 @@ class MemoryService:
         tags = clean_tags(data.tags, self.s)
         source = clean_source(data.source, self.s)
         origin = clean_origin(data.origin)
-        vector = await self.embedder.embed_one(text, ctx, query=False)
+        preceding = await preceding_entries(self.pool, ctx, data.episode) \
+            if self.s.context_vector_weight > 0 else None
+        vector, context_vector = await embed_entry(self.embedder, ctx, text, preceding)
         text_hash, digest = normalised_hash(text), forgotten_digest(text)
         keyed = Keyed.of("Store", ctx.idempotency_key, dataclasses.asdict(data))
         async with audit.audited_tx(self.pool, namespace) as conn:
@@ -134,7 +137,7 @@ class MemoryService:
                 source=source, tags=tags, origin=origin, episode=episode,
                 writer_principal=ctx.principal, client_id=ctx.client_id,
                 session_id=ctx.session_id, valid_from=data.valid_from or datetime.now(UTC),
-                embedding=vector,
+                embedding=vector, **context_fields(preceding, context_vector, episode),
             )
             row = await repo.insert_entry(conn, entry)
             await self._apply(conn, ctx, entry.id, typed, data.reason)

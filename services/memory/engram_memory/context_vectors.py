@@ -1,0 +1,76 @@
+"""Contextual vectors (migration 0020): a second vector per entry, of the
+(up to) two entries written just before it in its episode followed by the
+entry itself. A reply ("Yes! Last Saturday.") carries little meaning alone;
+with the lines it answers it is found by a question about them. The dense
+channel ranks a row by a blend of its two similarities (repo.dense_ranked).
+Both texts go to the embedder in one call, so a write costs one round trip
+as before, with a second text to encode."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+from uuid import UUID
+
+import asyncpg
+import numpy as np
+
+from engram_kit.context import CallerContext
+from engram_kit.db import tenant_tx
+from engram_kit.embedder_client import EmbedderClient
+
+from . import repo_episodes
+
+LINES_BEFORE = 2  # evals/ablate_locomo_recall.py: two lines beat one on both halves
+
+
+@dataclass(frozen=True)
+class Preceding:
+    episode: str
+    ids: list[UUID]  # the line just before first
+    texts: list[str]  # oldest first, as they were said
+
+
+def context_text(previous: list[str], text: str) -> str:
+    """What the context vector embeds: the earlier lines, then the entry."""
+    return "\n".join([*previous, text])
+
+
+async def preceding_entries(pool: asyncpg.Pool, ctx: CallerContext,
+                            episode: str) -> Preceding | None:
+    """The latest entries of the episode the write will land in (the one
+    named, else the session's innermost open one); None outside an episode
+    or at its start. Read before the write's transaction so the embedder
+    call stays outside it."""
+    async with tenant_tx(pool, ctx.require_namespace()) as conn:
+        if not episode and ctx.session_id:
+            open_ = await repo_episodes.innermost_open(conn, ctx.session_id)
+            episode = str(open_["id"]) if open_ is not None else ""
+        if not episode:
+            return None
+        rows = await repo_episodes.episode_tail(conn, episode, LINES_BEFORE)
+    if not rows:
+        return None
+    return Preceding(episode, [r["id"] for r in rows], [r["text"] for r in reversed(rows)])
+
+
+async def embed_entry(embedder: EmbedderClient, ctx: CallerContext, text: str,
+                      preceding: Preceding | None
+                      ) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """The entry's own vector and its context vector (None without a
+    preceding entry, or with the embedder down)."""
+    if preceding is None:
+        return await embedder.embed_one(text, ctx, query=False), None
+    vectors = await embedder.embed_many([text, context_text(preceding.texts, text)], ctx)
+    return (vectors[0], vectors[1]) if vectors is not None else (None, None)
+
+
+def context_fields(preceding: Preceding | None, vector: np.ndarray | None,
+                   episode: str | None) -> dict[str, Any]:
+    """NewEntry's context columns; none when the write landed in another
+    episode than the one read before it (a session turned over meanwhile)."""
+    if preceding is None or vector is None or preceding.episode != episode:
+        return {}
+    prior = preceding.ids[1] if len(preceding.ids) > 1 else None
+    return {"context_embedding": vector, "context_of": preceding.ids[0],
+            "context_of_prior": prior}

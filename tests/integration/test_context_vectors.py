@@ -1,0 +1,54 @@
+"""Contextual vectors through the real stack (migration 0020): a reply
+whose meaning is in the line it answers is found by the dense channel from a
+question about that line, and forgetting the line drops its words from the
+reply's second vector."""
+
+from __future__ import annotations
+
+import uuid
+
+from engram_cli.stack import Stack
+
+from ..helpers import admin_fetchval, call, mcp_client
+from .test_ranking import HIKES
+
+LINE = "Melanie: Did you ever make it to the pottery workshop in Denver?"
+REPLY = "Caroline: Yes, last Saturday! I made a lopsided bowl."
+QUERY = "When did Caroline go to the pottery workshop in Denver?"
+
+
+async def dense_distance(client, ns: str, entry_id: str) -> float:  # noqa: ANN001
+    found = await call(client, "memory_search", {"query": QUERY, "explain": True,
+                                                 "namespace": ns, "top_k": 20})
+    assert "blended 0.5 with the context vector" in found["trace"]["fusion"]
+    return {e["id"]: e["trace"]["dense_distance"] for e in found["entries"]}[entry_id]
+
+
+async def test_a_reply_is_found_by_a_question_about_the_line_it_answers(
+        stack: Stack, admin_dsn: str):
+    ns = f"ctx-{uuid.uuid4().hex[:6]}"
+    token = stack.principals.create(f"p-{ns}", "agent", [ns])
+    async with mcp_client(stack.mcp_url, token) as client:
+        for text in HIKES:  # other lines of Caroline's, outside the episode
+            await call(client, "memory_store", {"text": text, "namespace": ns})
+        await call(client, "episode_start", {"title": "catching up", "namespace": ns})
+        line = await call(client, "memory_store", {"text": LINE, "namespace": ns})
+        reply = await call(client, "memory_store", {"text": REPLY, "namespace": ns})
+        await call(client, "episode_end", {"namespace": ns})
+        with_context = await dense_distance(client, ns, reply["id"])
+        await call(client, "memory_forget", {"entry_id": line["id"], "namespace": ns,
+                                             "reason": "test"})
+        alone = await dense_distance(client, ns, reply["id"])
+    # By its own words the reply is far from the question (cosine distance
+    # ~0.55); its context vector, with the line it answers, is near (~0.3),
+    # and the dense distance is the blend of the two.
+    assert with_context < alone - 0.08
+    # The forgotten line's words leave the reply's context vector with it.
+    assert await admin_fetchval(
+        admin_dsn, "SELECT context_embedding IS NULL AND context_of IS NULL"
+        " AND context_of_prior IS NULL"
+        " FROM memory.entries WHERE id = $1::uuid", reply["id"]) is True
+    first = await admin_fetchval(
+        admin_dsn, "SELECT context_embedding IS NULL FROM memory.entries"
+        " WHERE id = $1::uuid", line["id"])
+    assert first is None  # forgotten: the row is gone
