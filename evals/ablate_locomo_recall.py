@@ -141,7 +141,8 @@ def dense_scores(cv: Conv2, qv: np.ndarray, sv: np.ndarray, idea: Idea) -> np.nd
     return dense
 
 
-def fused(cv: Conv2, question: str, qv: np.ndarray, sv: np.ndarray, idea: Idea) -> np.ndarray:
+def fused(cv: Conv2, question: str, qv: np.ndarray, sv: np.ndarray,
+          idea: Idea) -> tuple[np.ndarray, list[str]]:
     p, d = DEFAULTS, cv.depth
     used, common = cv.kept(set(cv.bm25.terms(question)))
     lex = cv.cached(("lex", question), lambda: cv.lexical(dict.fromkeys(used, 1.0), 0.0))
@@ -217,7 +218,7 @@ def quota(cv: Conv2, scores: np.ndarray, per: int, k: int = 10) -> np.ndarray:
     taken: dict[int, int] = {}
     head, tail = [], []
     for i in ranked:
-        s = cv.sessions[i]
+        s = int(cv.sessions[i])
         if len(head) < k and taken.get(s, 0) < per:
             head.append(i)
             taken[s] = taken.get(s, 0) + 1
