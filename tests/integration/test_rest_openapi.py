@@ -94,3 +94,36 @@ def test_every_operation_mostly_accepts_what_its_schema_generates(stack: Stack):
     assert not errors and not rejected, "\n".join(
         ["server errors:", *errors[:10], "mostly rejected (the schema is looser than the "
          "validation):", *(f"{k} {v}" for k, v in rejected.items())])
+
+
+FACT_EXAMPLES = 60
+
+
+def test_fact_set_accepts_every_body_its_schema_allows(stack: Stack):
+    """POST /v1/facts: each kind owns its detail columns (`earned_by`,
+    `reopen_trigger`, `details`), and the cortex refuses another kind's. The
+    schema says so, so a body it allows is accepted, whatever the generator
+    picks; the one refusal allowed is a 404 for `supersedes`, which names a
+    fact only state can provide."""
+    ns = f"of-{uuid.uuid4().hex[:6]}"
+    token = stack.principals.create(f"of-op-{ns}", "operator", [ns])
+    auth = {"Authorization": f"Bearer {token}", "X-Engram-Namespace": ns}
+    base = stack.mcp_url.removesuffix("/mcp")
+    schema = schemathesis.openapi.from_url(f"{base}/v1/openapi.json")
+    op = schema["/v1/facts"]["POST"]
+    refused: list[str] = []
+    seen: Counter[int] = Counter()
+
+    @settings(max_examples=FACT_EXAMPLES, deadline=None, derandomize=True,
+              suppress_health_check=list(HealthCheck))  # pyright: ignore[reportArgumentType]
+    @given(op.as_strategy())
+    def one_call(case: schemathesis.Case) -> None:
+        response = case.call(base_url=base, headers=auth, timeout=60)
+        seen[response.status_code] += 1
+        body = case.body if isinstance(case.body, dict) else {}
+        needs_state = response.status_code == 404 and bool(body.get("supersedes"))
+        if response.status_code >= 300 and not needs_state:
+            refused.append(f"{case.body!r} -> {response.status_code} {response.text[:200]}")
+
+    one_call()
+    assert not refused, f"{dict(seen)}\n" + "\n".join(refused[:10])
