@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 from engram_cli.stack import Stack
 
-from ..helpers import admin_fetchval, call, call_error, mcp_client
+from ..helpers import admin_fetchval, call, call_error, mcp_client, rest_client
 
 
 def entity() -> str:
@@ -278,3 +278,36 @@ async def test_fact_set_is_no_oracle_for_host_paths(stack: Stack, agent_token: s
     assert hit["note"] == miss["note"]
     assert sorted(hit["fact"]) == sorted(miss["fact"])
     assert hit["fact"]["verdict"] == miss["fact"]["verdict"]
+
+
+async def test_kind_column_refusals_are_one_rule_over_mcp_and_rest(stack: Stack,
+                                                                   agent_token: str,
+                                                                   admin_dsn: str):
+    """The gateway refuses another kind's column, a column given two ways, an
+    out-of-range lifetime, a name or tag the cortex cannot keep: the same
+    words over MCP and REST (a 422 naming the field and the kind), nothing
+    written."""
+    e = entity()
+    base = {"entity": e, "attribute": "a", "value": "v"}
+    cases = [
+        ({"reopen_trigger": "if p95 passes 200 ms"},
+         "reopen_trigger belongs to DECISION facts, not STATE"),
+        ({"kind": "EVENT", "details": {"earned_by": "the outage"}},
+         "earned_by belongs to RULE/PREFERENCE facts, not EVENT"),
+        ({"kind": "DECISION", "reopen_trigger": "x", "details": {"reopen_trigger": "x"}},
+         "reopen_trigger is given twice"),
+        ({"details": {"expected_lifetime_seconds": 10**14}},
+         "expected_lifetime_seconds must be 0-3153600000 seconds"),
+        ({"attribute": "-_-"}, "attribute is empty after normalisation"),
+        ({"tags": ["lang.-python"]}, "malformed tag 'lang.-python'"),
+    ]
+    headers = {"Authorization": f"Bearer {agent_token}"}
+    async with mcp_client(stack.mcp_url, agent_token) as client, \
+            rest_client(stack, headers) as http:
+        for args, words in cases:
+            assert words in await call_error(client, "fact_set", base | args), args
+            r = await http.post("/v1/facts", json=base | args)
+            assert r.status_code == 422 and words in r.text, (args, r.status_code, r.text)
+    written = await admin_fetchval(admin_dsn, "SELECT count(*) FROM cortex.facts "
+                                   "WHERE entity = $1", e)
+    assert written == 0

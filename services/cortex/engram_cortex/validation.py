@@ -6,28 +6,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from engram_kit.errors import InvalidArgument
+from engram_kit.fact_kinds import DETAIL_TEXT_MAX, KINDS, LIFETIME_MAX_SECONDS, owner_problem
 from engram_kit.vocab import Origin
 
 from .settings import CortexSettings
 
-KINDS = ("DECISION", "RULE", "STATE", "PREFERENCE", "REFERENCE", "RESIDUAL", "EVENT")
 ORIGINS = tuple(Origin)
 SOURCE_TYPES = ("utterance", "capture", "file", "commit", "url", "memory_entry", "")
-# Which kind owns which column.
-DETAIL_OWNERS = {
-    "scope": ("DECISION", "RULE"),
-    "trigger_predicate": ("RULE",),
-    "status_detail": ("STATE",),
-    "expected_lifetime_seconds": ("STATE",),
-    # What incident or evidence earned a RULE; PREFERENCE rows took it first
-    # and keep it.
-    "earned_by": ("RULE", "PREFERENCE"),
-    "risk_weight": ("RESIDUAL",),
-    "subject": ("EVENT", "REFERENCE"),
-    "reopen_trigger": ("DECISION",),
-}
-# Free-text kind columns are at most this long.
-DETAIL_TEXT_MAX = 1000
 
 
 @dataclass(frozen=True)
@@ -79,16 +64,16 @@ def check_details(kind: str, details: dict[str, Any]) -> dict[str, Any]:
     """Only the owning kind may set a column; empty values are dropped."""
     out = {k: v for k, v in details.items() if v not in (None, "", 0, 0.0)}
     for name in out:
-        owners = DETAIL_OWNERS[name]
-        if kind not in owners:
-            raise InvalidArgument(f"{name} belongs to {'/'.join(owners)} facts, not {kind}",
-                                  field=name)
+        problem = owner_problem(name, kind)
+        if problem:
+            raise InvalidArgument(problem, field=name)
     for name, value in out.items():
         if isinstance(value, str) and len(value) > DETAIL_TEXT_MAX:
             raise InvalidArgument(f"{name} is at most {DETAIL_TEXT_MAX} characters",
                                   field=name)
-    if out.get("expected_lifetime_seconds", 0) < 0:
-        raise InvalidArgument("expected_lifetime_seconds must be positive",
+    if not 0 <= out.get("expected_lifetime_seconds", 0) <= LIFETIME_MAX_SECONDS:
+        raise InvalidArgument("expected_lifetime_seconds must be positive and at most "
+                              f"{LIFETIME_MAX_SECONDS} (100 years)",
                               field="expected_lifetime_seconds")
     if "risk_weight" in out and not 0 <= out["risk_weight"] <= 1:
         raise InvalidArgument("risk_weight is 0-1", field="risk_weight")

@@ -54,7 +54,7 @@ def build_mcp(settings: GatewaySettings, store: PrincipalStore, backends: Backen
     )
     register_tools(mcp, TOOLS, backends, {"toolsets": toolsets, "principals": store})
     register_briefing_prompt(mcp, backends)
-    forbid_unknown_arguments(mcp)
+    forbid_unknown_arguments(mcp, {t.name: t.rules for t in TOOLS})
     return mcp
 
 

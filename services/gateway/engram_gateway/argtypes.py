@@ -8,10 +8,17 @@ unanchored search): no Python-only syntax. The services check again."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
-from typing import Annotated, Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Annotated, Any, TypeVar, cast
 
-from pydantic import Field, GetCoreSchemaHandler, GetJsonSchemaHandler
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    GetCoreSchemaHandler,
+    GetJsonSchemaHandler,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError, core_schema
 
 from .shaping import parse_time
@@ -21,8 +28,11 @@ UUID_OR_EMPTY = r"^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-
 # Text the services trim and refuse when blank, and refuse with a NUL in it.
 NON_BLANK = r"^[^\x00]*[^\x00\s][^\x00]*$"
 NO_NUL = r"^[^\x00]*$"
-# A name the cortex normalises (entity, attribute): something must survive.
-NAME_PATTERN = r"^[^\x00]*[A-Za-z0-9._:/][^\x00]*$"
+# A name the cortex normalises (entity, attribute): one character it keeps
+# must be there. An entity keeps a-z 0-9 . _ : / (dashes are trimmed from its
+# ends); an attribute a-z 0-9 . : / ('-' and '_' are trimmed from its ends).
+ENTITY_KEEPS = "A-Za-z0-9._:/"
+ATTRIBUTE_KEEPS = "A-Za-z0-9.:/"
 TAG_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:/-]*$"
 # A retry key travels as gRPC metadata: printable ASCII (empty: none).
 REQUEST_ID_PATTERN = r"^[ -~]*$"
@@ -51,6 +61,47 @@ class Rule:
         if problem:
             raise PydanticCustomError("invalid_argument", "{message}", {"message": problem})
         return value
+
+
+ArgsCheck = Callable[[Mapping[str, Any]], str | None]  # arguments -> what is wrong, or None
+M = TypeVar("M", bound=BaseModel)
+
+
+class ArgsRule:
+    """A rule across a tool's arguments (one field only with another's
+    value): JSON-schema `schemas` the argument object must all match (a
+    REST body publishes them as `allOf`; an MCP input schema cannot, see
+    strict_args), and `check` that enforces them on the validated arguments,
+    MCP and REST alike."""
+
+    def __init__(self, schemas: Sequence[Mapping[str, Any]], check: ArgsCheck) -> None:
+        self.schemas = [dict(s) for s in schemas]
+        self.check = check
+
+
+def with_rules(model: type[M], rules: Sequence[ArgsRule], publish: bool = True) -> type[M]:
+    """`model` checking `rules` after its fields; `publish`: with their
+    schemas in its JSON schema too (as a root `allOf`)."""
+    if not rules:
+        return model
+
+    def extra(schema: dict[str, Any], cls: type[Any]) -> None:
+        if publish:
+            schema["allOf"] = [*schema.get("allOf", []),
+                               *(s for r in rules for s in r.schemas)]
+
+    def rules_hold(self: BaseModel) -> BaseModel:
+        args = {n: getattr(self, n) for n in type(self).model_fields}
+        for rule in rules:
+            problem = rule.check(args)
+            if problem:
+                raise PydanticCustomError("invalid_argument", "{message}", {"message": problem})
+        return self
+
+    namespace = {"__module__": model.__module__,
+                 "model_config": ConfigDict(json_schema_extra=extra),
+                 "rules_hold": model_validator(mode="after")(rules_hold)}
+    return cast(type[M], type(model.__name__, (model,), namespace))
 
 
 def _shown(value: str) -> str:
@@ -82,17 +133,18 @@ def plain_arg(max_chars: int, description: str) -> Rule:
                 _text_check(max_chars, blank_ok=True))
 
 
-def name_arg(description: str) -> Rule:
-    """An entity or attribute name (at most 200 characters once normalised)."""
+def name_arg(description: str, keeps: str = ENTITY_KEEPS, like: str = "billing-api") -> Rule:
+    """An entity or attribute name (at most 200 characters once normalised):
+    `keeps` is the character class that survives the normalisation."""
     def check(value: str, field: str) -> str | None:
         if "\x00" in value:
             return f"{field} contains a NUL character"
-        if not re.search(r"[A-Za-z0-9._:/]", value):
-            return f"{field} is empty after normalisation; give a name like 'billing-api'"
+        if not re.search(f"[{keeps}]", value):
+            return f"{field} is empty after normalisation; give a name like {like!r}"
         if len(value) > 200:
             return f"{field} is at most 200 characters"
         return None
-    return Rule({"minLength": 1, "maxLength": 200, "pattern": NAME_PATTERN,
+    return Rule({"minLength": 1, "maxLength": 200, "pattern": rf"^[^\x00]*[{keeps}][^\x00]*$",
                  "description": description}, check)
 
 
@@ -195,13 +247,15 @@ OptionalTime = Annotated[IsoTime | None, Field(description="An ISO-8601 date or 
 # A relation name (the vocabulary holds the known ones, per namespace).
 RELATION_PATTERN = r"^\s*[A-Za-z0-9_ -]*[A-Za-z0-9][A-Za-z0-9_ -]*\s*$"
 EntityName = Annotated[str, name_arg("What it is about, e.g. 'billing-api' (max 200).")]
-AttributeName = Annotated[str, name_arg("Which property, e.g. 'database' (max 200).")]
-FACT_TAG_PATTERN = r"^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$"
+AttributeName = Annotated[str, name_arg("Which property, e.g. 'database' (max 200).",
+                                        ATTRIBUTE_KEEPS, "database")]
+# Each dotted segment starts with a letter or digit, as the cortex reads tags.
+FACT_TAG_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9][A-Za-z0-9_-]*)*$"
 FactTag = Annotated[str, Rule(
     {"maxLength": 100, "pattern": FACT_TAG_PATTERN},
     lambda v, f: None if len(v) <= 100 and re.fullmatch(FACT_TAG_PATTERN[1:-1], v) else
-    f"malformed tag {v[:60]!r}: dotted segments of a-z, 0-9, '_', '-' (at most 100 "
-    "characters)")]
+    f"malformed tag {v[:60]!r}: dotted segments of a-z, 0-9, '_', '-', each starting with "
+    "a letter or digit (at most 100 characters)")]
 FactTags = Annotated[list[FactTag], Rule({"maxItems": 20}, _list_check(20, "tags per fact"))]
 SourceType = Annotated[str, one_of("", "utterance", "capture", "file", "commit", "url",
                                    "memory_entry")]

@@ -21,6 +21,7 @@ from pydantic import BaseModel, create_model
 
 from engram_kit.context import CallerContext
 
+from .argtypes import with_rules
 from .clients import Backends
 from .registry import operations
 from .rest import grant, run_op
@@ -100,9 +101,10 @@ def arguments_model(route: Route) -> type[BaseModel] | None:
         for n in route.arg_names}
     if not fields and route.in_query:
         return None
-    return create_model(route.model_name, __base__=StrictBody, __module__=__name__,
-                        __doc__=f"The arguments of {route.spec.label(route.action)}.",
-                        **fields)
+    model = create_model(route.model_name, __base__=StrictBody, __module__=__name__,
+                         __doc__=f"The arguments of {route.spec.label(route.action)}.",
+                         **fields)
+    return with_rules(model, route.spec.rules)
 
 
 def _endpoint(backends: Backends, route: Route) -> Any:

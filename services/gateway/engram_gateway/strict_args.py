@@ -6,6 +6,7 @@ unknown fields and lists the accepted ones."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fastapi import Request
@@ -14,6 +15,8 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
 from pydantic import BaseModel, ConfigDict, model_validator
 from pydantic_core import PydanticCustomError
+
+from .argtypes import ArgsRule, with_rules
 
 # Names are echoed back; a made-up one may be long or many.
 _ECHO_NAMES = 5
@@ -84,14 +87,20 @@ def _strict_arguments(model: type[ArgModelBase], tool: str) -> type[ArgModelBase
     return type(model.__name__, (model,), namespace)
 
 
-def forbid_unknown_arguments(mcp: MCPServer) -> None:
-    """Make every registered tool refuse arguments it does not declare.
+def forbid_unknown_arguments(mcp: MCPServer,
+                             rules: Mapping[str, Sequence[ArgsRule]] | None = None) -> None:
+    """Make every registered tool refuse arguments it does not declare, and
+    hold its rules across arguments (`rules`, by tool name).
 
     The SDK validates a call's arguments with the tool's argument model before
     the tool runs, and advertises that model's JSON schema as inputSchema; both
     are swapped here for a strict subclass, so the refusal happens before
     anything is read or written and the schema says so."""
     for tool in mcp._tool_manager.list_tools():  # the SDK has no public hook for this
-        strict = _strict_arguments(tool.fn_metadata.arg_model, tool.name)
+        # Checked, not published: MCP clients refuse or silently drop a tool
+        # whose input schema has a root-level allOf/anyOf/oneOf or if/then
+        # (the Anthropic API refuses them); the argument descriptions say it.
+        strict = with_rules(_strict_arguments(tool.fn_metadata.arg_model, tool.name),
+                            (rules or {}).get(tool.name, ()), publish=False)
         tool.fn_metadata.arg_model = strict
         tool.parameters = strict.model_json_schema(by_alias=True)

@@ -3,9 +3,9 @@ conflicts, aliases, verification."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
-from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from engram.v1 import cortex_pb2 as pb
@@ -23,6 +23,7 @@ from .argtypes import (
     text_arg,
 )
 from .clients import Service
+from .fact_args import KIND_COLUMNS, Details
 from .shaping import parse_time, search_reply
 from .shaping_facts import KIND_VALUES, conflict_item, fact_item, get_reply, member_reply, set_reply
 from .toolspec import (
@@ -63,16 +64,17 @@ def fact_set(
     supersedes: Annotated[OptionalUuid, Field(description="Id of the fact this replaces.")] = "",
     tags: Annotated[FactTags | None, Field(description="Dotted tags; unknown ones are "
                                            "reported, not created.")] = None,
-    details: Annotated[dict[str, Any] | None, Field(description=(
+    details: Annotated[Details | None, Field(description=(
         "Kind columns: scope (DECISION/RULE), trigger_predicate (RULE), status_detail and "
         "expected_lifetime_seconds (STATE), earned_by (RULE/PREFERENCE), risk_weight "
-        "(RESIDUAL, 0-1), subject (EVENT/REFERENCE), reopen_trigger (DECISION)."))] = None,
+        "(RESIDUAL, 0-1), subject (EVENT/REFERENCE), reopen_trigger (DECISION); another "
+        "kind's column is refused."))] = None,
     reopen_trigger: Annotated[str, plain_arg(1000, (
         "DECISION only: when to revisit it, e.g. 'if p95 latency passes 200 ms' "
-        "(max 1000 chars)."))] = "",
+        "(max 1000 chars; here or in details, not both)."))] = "",
     earned_by: Annotated[str, plain_arg(1000, (
         "RULE (or PREFERENCE) only: the incident or evidence that earned it "
-        "(max 1000 chars)."))] = "",
+        "(max 1000 chars; here or in details, not both)."))] = "",
     namespace: Namespace = None,
     request_id: RequestId = "",
 ) -> None:
@@ -195,28 +197,10 @@ def fact_verify(entity: Entity, attribute: Attribute, namespace: Namespace = Non
     {facts}. A contested slot has no single value to verify: settle it first."""
 
 
-DETAIL_TYPES = {"scope": str, "trigger_predicate": str, "status_detail": str,
-                "expected_lifetime_seconds": int, "earned_by": str, "risk_weight": float,
-                "subject": str, "reopen_trigger": str}
-
-
-def _details(details: dict[str, Any] | None, **columns: str) -> dict[str, Any]:
-    """`details`, with the kind columns that are also arguments of their own."""
-    out = {}
-    for key, value in (details or {}).items():
-        if key not in DETAIL_TYPES:
-            raise ToolError(f"unknown detail {key!r}; known: {', '.join(DETAIL_TYPES)}")
-        try:
-            out[key] = DETAIL_TYPES[key](value)
-        except (TypeError, ValueError):
-            raise ToolError(f"detail {key} must be a {DETAIL_TYPES[key].__name__}") from None
-    for key, value in columns.items():
-        if value and out.get(key, value) != value:
-            raise ToolError(f"{key} is given twice (as an argument and in details) with "
-                            "different values; give it once")
-        if value:
-            out[key] = value
-    return out
+def _details(details: Mapping[str, Any] | None, **columns: str) -> dict[str, Any]:
+    """`details` (validated, KIND_COLUMNS held), with the kind columns that
+    are also arguments of their own."""
+    return {**(details or {}), **{k: v for k, v in columns.items() if v}}
 
 
 C = Service.CORTEX
@@ -229,7 +213,7 @@ TOOLS = [
         "confirms the fact again: one more confirmation)",
         service=C, method="SetFact", build=set_request, shape=set_reply, keyed=True,
         rest="POST /v1/facts")},
-        example=SLOT | {"value": "x"}),
+        example=SLOT | {"value": "x"}, rules=(KIND_COLUMNS,)),
     ToolSpec(fact_get, Tier.CORE, {"": read(run=run_get, rest="GET /v1/facts")}, example=SLOT),
     ToolSpec(fact_history, Tier.CORE, {"": read(
         C, "FactHistory", build=lambda a: pb.FactHistoryRequest(entity=a["entity"],

@@ -24,7 +24,7 @@ from pydantic import Field
 
 from engram_kit.context import CallerContext
 
-from .argtypes import RequestIdText
+from .argtypes import ArgsRule, RequestIdText
 from .clients import Calls, Service
 from .retry_keys import with_request_id
 
@@ -150,6 +150,8 @@ class ToolSpec:
     ops: Mapping[str, Op]
     action_arg: str = ""
     example: Mapping[str, Any] = field(default_factory=dict)  # valid arguments
+    # Rules across arguments, in the argument schema and checked (MCP and REST).
+    rules: tuple[ArgsRule, ...] = ()
 
     @property
     def name(self) -> str:
