@@ -148,7 +148,9 @@ class Batcher:
         self._wake()
         try:
             if len(items) == 1:  # the common case: no gathering future
-                return (await items[0].future)[None]
+                # A copy, as np.stack makes: a row view would keep its whole
+                # batch alive (the query cache holds vectors for a minute).
+                return (await items[0].future)[None].copy()
             vectors = await asyncio.gather(*(i.future for i in items))
         except Exception:
             # One batch failed: the request has its answer, so its texts still
