@@ -126,3 +126,33 @@ async def test_a_lone_text_encodes_on_one_thread_and_a_full_batch_on_all() -> No
     stop.set()
     await runner
     assert encoder.runs == [(1, 1), (5, 0)]  # 0: the thread's own (every) count
+
+
+async def test_stop_wakes_an_idle_batch_loop_at_once() -> None:
+    """The loop sleeps until a text arrives, a lane frees up or `run` is
+    stopped: it does not poll, and stopping it is not a poll period late."""
+    encoder = GatedEncoder()
+    encoder.gate.set()
+    batcher = Batcher(encoder, max_batch_size=8, max_wait_ms=0, max_queue_texts=10)
+    stop = asyncio.Event()
+    runner = asyncio.create_task(batcher.run(stop))
+    assert (await batcher.encode(["one"])).shape == (1, 4)
+    for _ in range(5):  # let the loop go back to sleep
+        await asyncio.sleep(0)
+    stop.set()
+    await asyncio.wait_for(runner, timeout=0.1)
+
+
+async def test_a_batch_waiting_for_max_wait_takes_texts_that_arrive_meanwhile() -> None:
+    encoder = GatedEncoder()
+    encoder.gate.set()
+    batcher = Batcher(encoder, max_batch_size=3, max_wait_ms=2000, max_queue_texts=10)
+    stop = asyncio.Event()
+    runner = asyncio.create_task(batcher.run(stop))
+    first = asyncio.create_task(batcher.encode(["a"]))
+    await asyncio.sleep(0.01)
+    rest = asyncio.create_task(batcher.encode(["b", "c"]))  # fills the batch: no 2 s wait
+    await asyncio.wait_for(asyncio.gather(first, rest), timeout=1.0)
+    stop.set()
+    await asyncio.wait_for(runner, timeout=1.0)
+    assert encoder.batches == [["a", "b", "c"]]

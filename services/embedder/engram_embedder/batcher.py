@@ -116,7 +116,11 @@ class Batcher:
         self.bulk_batch_s = bulk_batch_ms / 1000.0
         self.interactive_window_s = interactive_window_s
         self._queues: dict[Priority, deque[_Item]] = {p: deque() for p in Priority}
-        self._arrived = asyncio.Event()
+        # The batch loop sleeps on one future, woken by an arrival, a lane
+        # finishing, a batch wait's timer or `run`'s stop: under load every
+        # request wakes it, so a wake-up makes no tasks.
+        self._waiter: asyncio.Future | None = None
+        self._queue_wait = {p: QUEUE_WAIT.labels(p.name.lower()) for p in Priority}
         self._last_interactive = float("-inf")
         # Learned from measured batches: encode cost per text and per character.
         self._seconds_per_text = 0.005
@@ -141,8 +145,12 @@ class Batcher:
         if priority is Priority.INTERACTIVE:
             self._last_interactive = now
         QUEUE_DEPTH.set(self.depth)
-        self._arrived.set()
+        self._wake()
         try:
+            if len(items) == 1:  # the common case: no gathering future
+                # A copy, as np.stack makes: a row view would keep its whole
+                # batch alive (the query cache holds vectors for a minute).
+                return (await items[0].future)[None].copy()
             vectors = await asyncio.gather(*(i.future for i in items))
         except Exception:
             # One batch failed: the request has its answer, so its texts still
@@ -152,11 +160,32 @@ class Batcher:
             raise
         return np.stack(vectors) if vectors else np.zeros((0, self.backend.dimension))
 
+    def _wake(self, *_: object) -> None:
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
+
+    async def _sleep(self, timeout: float | None = None) -> None:
+        """Until `_wake` (or `timeout` seconds of loop time)."""
+        loop = asyncio.get_running_loop()
+        self._waiter = loop.create_future()
+        timer = loop.call_later(timeout, self._wake) if timeout is not None else None
+        try:
+            await self._waiter
+        finally:
+            self._waiter = None
+            if timer is not None:
+                timer.cancel()
+
     async def run(self, stop: asyncio.Event) -> None:
-        while not stop.is_set():
-            batch = await self._next_batch(stop)
-            if batch:
-                self._dispatch(batch)
+        stopping = asyncio.ensure_future(stop.wait())
+        stopping.add_done_callback(self._wake)
+        try:
+            while not stop.is_set():
+                batch = await self._next_batch(stop)
+                if batch:
+                    self._dispatch(batch)
+        finally:
+            stopping.cancel()
         running = self._running_tasks()
         if running:
             await asyncio.gather(*running)
@@ -202,6 +231,7 @@ class Batcher:
             threads = 1 if small else 0
         lane.priority = priority
         lane.task = asyncio.create_task(self._encode(batch, lane.executor, threads))
+        lane.task.add_done_callback(self._wake)  # a free lane may take the next batch
 
     def _ready(self) -> bool:
         """Work the loop may take now: a lane is free and there are
@@ -220,25 +250,15 @@ class Batcher:
 
     async def _next_batch(self, stop: asyncio.Event) -> list[_Item]:
         while not self._ready():
-            self._arrived.clear()
             if stop.is_set():
                 return []
-            waiters = [asyncio.ensure_future(self._arrived.wait())]
-            waiters += [asyncio.ensure_future(asyncio.shield(task))
-                        for task in self._running_tasks()]
-            await asyncio.wait(waiters, timeout=0.5, return_when=asyncio.FIRST_COMPLETED)
-            for w in waiters:
-                w.cancel()
+            await self._sleep()
         oldest = min(q[0].enqueued for q in self._queues.values() if q)
-        while self.depth < self.max_batch_size:
+        while self.depth < self.max_batch_size and not stop.is_set():
             remaining = oldest + self.max_wait_s - self.clock()
             if remaining <= 0:
                 break
-            self._arrived.clear()
-            try:
-                await asyncio.wait_for(self._arrived.wait(), timeout=remaining)
-            except TimeoutError:
-                break
+            await self._sleep(remaining)
         return self._take()
 
     def _take(self) -> list[_Item]:
@@ -285,7 +305,7 @@ class Batcher:
         its own count); None leaves the thread as it is."""
         now = self.clock()
         for item in batch:
-            QUEUE_WAIT.labels(item.priority.name.lower()).observe(now - item.enqueued)
+            self._queue_wait[item.priority].observe(now - item.enqueued)
         batch.sort(key=lambda i: len(i.text))
         BATCH_SIZE.observe(len(batch))
         started = time.perf_counter()
