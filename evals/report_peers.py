@@ -55,10 +55,8 @@ def peers(name: str, d: dict[str, Any], fmt: Any, table: Any) -> list[str]:
            f"{d['dataset']['questions']} questions; {_machine(d)}. Artefact "
            f"`evals/results/{name}`; command `{d.get('command', '')}`.", "",
            *table(["", "engram", "peer", "engram / peer"], _rows(d, fmt))]
-    targets = d.get("targets_met") or {}
-    if targets:
-        out += ["Targets: " + ", ".join(f"{k} {'met' if v else '**not met**'}"
-                                        for k, v in targets.items()) + ".", ""]
+    if d.get("targets_met"):
+        out += ["Targets: " + _targets(d) + ".", ""]
     for op in ("store", "search"):
         part = (d.get("breakdown") or {}).get(op)
         if not part:
@@ -73,7 +71,14 @@ def peers(name: str, d: dict[str, Any], fmt: Any, table: Any) -> list[str]:
 
 def readme_block(d: dict[str, Any], fmt: Any, table: Any) -> list[str]:
     return [README_BEGIN, *table(["", "engram", "peer", "engram / peer"], _rows(d, fmt)),
-            f"Peer `{d['peer']['package']}`; {_machine(d)}.", README_END]
+            f"Peer `{d['peer']['package']}`; LoCoMo conversations: "
+            f"{len(d['dataset']['conversations'])} ({d['dataset']['questions']} questions); "
+            f"{_machine(d)}. Targets: " + _targets(d) + ".", README_END]
+
+
+def _targets(d: dict[str, Any]) -> str:
+    return ", ".join(f"{k} {'met' if v else '**not met**'}"
+                     for k, v in (d.get("targets_met") or {}).items())
 
 
 def with_block(readme: str, block: list[str]) -> str:

@@ -59,6 +59,7 @@ def _artefact() -> dict:
            for n, r, hop, s in (("engram", 0.7, 0.3, seq), ("peer", 0.5, 0.4, peer_seq))}
     lat = {"sequential": {"engram": seq, "peer": peer_seq}, "concurrent": conc}
     return {"peer": {"package": "pseudolife-mcp[lite]==0.19.0"},
+            "dataset": {"conversations": ["conv-26"], "questions": 152},
             "machine": {"cpu_count": 2, "loadavg_1m_at_start": 1.0, "loadavg_1m_at_end": 2.0},
             "recall_phase": rec, **lat, **verdicts(rec, lat)}
 
@@ -80,4 +81,6 @@ def test_readme_block_replaces_only_what_its_markers_hold():
     assert text.startswith("intro\n") and text.endswith("rest\n") and "old" not in text
     assert "| 8 clients, half stores: ops/s | 60.0 | 50.0 | ×1.2 |" in text
     assert "| … multi-hop | 0.300 | 0.400 | ×0.75 |" in text
+    assert "LoCoMo conversations: 1 (152 questions)" in text
+    assert "sequential_store_p50_le_1.5x_peer **not met**" in text
     assert with_block("no markers\n", ["x"]) == "no markers\n"
