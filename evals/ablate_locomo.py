@@ -394,8 +394,12 @@ def main() -> None:
            "depth": args.depth, "split": DESCRIPTION, "defaults": DEFAULTS.name(),
            "n_questions": len(rows), "summary": {n: s["all"] for n, s in summary.items()},
            "by_split": summary, "held_out": held}
+    write_artefact("locomo-ablation", stamp, out)
+
+
+def write_artefact(kind: str, stamp: str, out: dict[str, object]) -> None:
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
-    path = RESULTS_DIR / f"locomo-ablation-{stamp}.json"
+    path = RESULTS_DIR / f"{kind}-{stamp}.json"
     path.write_text(json.dumps(out, indent=1))
     sys.stdout.write(f"{path}\n")
 

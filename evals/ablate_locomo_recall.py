@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import re
 import sys
 from dataclasses import dataclass, replace
@@ -48,8 +47,9 @@ from ablate_locomo import (
     recalls,
     rrf,
     summarise,
+    write_artefact,
 )
-from bench_locomo import DEFAULT_AUDIT, DEFAULT_DATA, RESULTS_DIR, load_conversations
+from bench_locomo import DEFAULT_AUDIT, DEFAULT_DATA, load_conversations
 from benchlib import command_line, parse_with_smoke
 from locomo_split import DESCRIPTION
 
@@ -334,10 +334,7 @@ def report(summary: dict, grid: list[Idea], args: argparse.Namespace, model: str
            "depth": args.depth, "split": DESCRIPTION, "base": BASE.name(),
            "base_ranking": DEFAULTS.name(), "ks": list(KS), "n_questions": n,
            "best_on_tune": best, "by_split": summary}
-    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
-    path = RESULTS_DIR / f"locomo-ablation-recall-{stamp}.json"
-    path.write_text(json.dumps(out, indent=1))
-    sys.stdout.write(f"{path}\n")
+    write_artefact("locomo-ablation-recall", stamp, out)
 
 
 if __name__ == "__main__":

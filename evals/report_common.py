@@ -56,3 +56,13 @@ def table(head: list[str], rows: list[list[str]]) -> list[str]:
 def source(a: Artefact, data: dict[str, Any]) -> str:
     cmd = data.get("command", "")
     return f"Artefact `evals/results/{a.name}`" + (f"; command `{cmd}`." if cmd else ".")
+
+
+def between_markers(text: str, begin: str, end: str, block: list[str]) -> str:
+    """`text` with its marked block (markers included in `block`) replaced;
+    unchanged when either marker is missing."""
+    head, sep, rest = text.partition(begin)
+    _, sep2, tail = rest.partition(end)
+    if not sep or not sep2:
+        return text
+    return head + "\n".join(block) + tail

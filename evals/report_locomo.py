@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from report_common import Artefact, f, source, table
+from report_common import Artefact, between_markers, f, source, table
 
 BASELINE_NAMES = {"bm25": "BM25 (plain tokens)", "bm25-stem": "BM25 (stemmed, stop words)",
                   "dense": "dense MiniLM", "rrf": "RRF(BM25, dense)",
@@ -198,8 +198,4 @@ def readme_block(d: dict[str, Any]) -> list[str]:
 
 def with_block(readme: str, block: list[str]) -> str:
     """The README with its locomo block replaced; unchanged without the markers."""
-    head, sep, rest = readme.partition(README_BEGIN)
-    _, sep2, tail = rest.partition(README_END)
-    if not sep or not sep2:
-        return readme
-    return head + "\n".join(block) + tail
+    return between_markers(readme, README_BEGIN, README_END, block)
