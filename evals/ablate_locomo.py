@@ -335,13 +335,19 @@ def choose(summary: dict[str, dict[str, dict[str, float]]], names: list[str]) ->
             > summary[d]["held_out"]["turn_r@10"]}
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+def lab_parser(doc: str | None) -> argparse.ArgumentParser:
+    """The arguments every LoCoMo lab script takes."""
+    ap = argparse.ArgumentParser(description=(doc or "").split("\n")[0])
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
     ap.add_argument("--audit", type=Path, default=DEFAULT_AUDIT)
     ap.add_argument("--model", default="", help="sentence-transformers model dir (default MiniLM)")
     ap.add_argument("--cache", type=Path, default=Path("/tmp/engram-ablation-cache"))
     ap.add_argument("--conversations", type=int, default=10)
+    return ap
+
+
+def main() -> None:
+    ap = lab_parser(__doc__)
     ap.add_argument("--show", type=int, default=25, help="print the best N variants")
     ap.add_argument("--depth", type=int, default=100, help="candidates per channel")
     args = parse_with_smoke(ap, {"conversations": 1, "depth": 20, "show": 5})

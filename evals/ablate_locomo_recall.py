@@ -42,6 +42,7 @@ from ablate_locomo import (
     Row,
     candidates,
     embed_cached,
+    lab_parser,
     lifts,
     order,
     recalls,
@@ -49,7 +50,7 @@ from ablate_locomo import (
     summarise,
     write_artefact,
 )
-from bench_locomo import DEFAULT_AUDIT, DEFAULT_DATA, load_conversations
+from bench_locomo import load_conversations
 from benchlib import command_line, parse_with_smoke
 from locomo_split import DESCRIPTION
 
@@ -267,12 +268,7 @@ def contextual_texts(c, n: int) -> list[str]:  # noqa: ANN001
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
-    ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    ap.add_argument("--audit", type=Path, default=DEFAULT_AUDIT)
-    ap.add_argument("--model", default="", help="sentence-transformers model dir (default MiniLM)")
-    ap.add_argument("--cache", type=Path, default=Path("/tmp/engram-ablation-cache"))
-    ap.add_argument("--conversations", type=int, default=10)
+    ap = lab_parser(__doc__)
     ap.add_argument("--depth", type=int, default=100, help="candidates per channel")
     ap.add_argument("--only", default="", help="score only the ideas whose name holds this")
     args = parse_with_smoke(ap, {"conversations": 1, "depth": 20})
