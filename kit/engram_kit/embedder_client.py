@@ -131,10 +131,11 @@ class EmbedderClient:
             EMBED_FAILURES.labels(self._service, "document").inc()
             return None
         try:
-            reply = await self._caller.call(
-                self._stub.Embed, embedder_pb2.EmbedRequest(
-                    texts=texts, kind=embedder_pb2.ENCODE_KIND_DOCUMENT), ctx,
-                timeout_s=self._timeout_s, idempotent=True, attempts=2)
+            with stage("embed"):
+                reply = await self._caller.call(
+                    self._stub.Embed, embedder_pb2.EmbedRequest(
+                        texts=texts, kind=embedder_pb2.ENCODE_KIND_DOCUMENT), ctx,
+                    timeout_s=self._timeout_s, idempotent=True, attempts=2)
         except DomainError as exc:
             EMBED_FAILURES.labels(self._service, "document").inc()
             log.warning("embedder unavailable", extra={"fields": {"error": exc.message}})

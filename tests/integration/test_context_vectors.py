@@ -52,3 +52,24 @@ async def test_a_reply_is_found_by_a_question_about_the_line_it_answers(
         admin_dsn, "SELECT context_embedding IS NULL FROM memory.entries"
         " WHERE id = $1::uuid", line["id"])
     assert first is None  # forgotten: the row is gone
+
+
+async def test_a_superseded_line_stays_out_of_the_next_lines_context(
+        stack: Stack, admin_dsn: str):
+    ns = f"ctx-{uuid.uuid4().hex[:6]}"
+    token = stack.principals.create(f"p-{ns}", "agent", [ns])
+    async with mcp_client(stack.mcp_url, token) as client:
+        await call(client, "episode_start", {"title": "plans", "namespace": ns})
+        old = await call(client, "memory_store", {
+            "text": "Melanie: The pottery workshop is in Denver on Saturday.", "namespace": ns})
+        new = await call(client, "memory_store", {
+            "text": "Melanie: The pottery workshop moved to Boulder, Sunday.",
+            "supersedes": old["id"], "namespace": ns})
+        reply = await call(client, "memory_store", {"text": REPLY, "namespace": ns})
+        await call(client, "episode_end", {"namespace": ns})
+    # The live line before the reply is the correction; the superseded line
+    # is no longer part of what the reply answers.
+    refs = await admin_fetchval(
+        admin_dsn, "SELECT array[context_of::text, coalesce(context_of_prior::text, '')]"
+        " FROM memory.entries WHERE id = $1::uuid", reply["id"])
+    assert refs == [new["id"], ""]

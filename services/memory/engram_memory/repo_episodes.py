@@ -61,8 +61,9 @@ async def recent_with_entries(conn: asyncpg.Connection, limit: int,
 
 async def episode_tail(conn: asyncpg.Connection, episode: str,
                        n: int) -> list[asyncpg.Record]:
-    """The latest n entries written in an episode, latest first (the order
-    episode_context reads)."""
+    """The latest n live entries written in an episode, latest first (the
+    order episode_context reads): a superseded or archived line is not
+    folded into the next line's context vector."""
     return await conn.fetch(
-        "SELECT id, text FROM entries WHERE episode = $1"
+        "SELECT id, text FROM live_entries WHERE episode = $1"
         " ORDER BY created_at DESC LIMIT $2", episode, n)
