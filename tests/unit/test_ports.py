@@ -3,6 +3,7 @@ server was given by the OS, with no probe-then-bind race."""
 
 from __future__ import annotations
 
+import asyncio
 import socket
 from pathlib import Path
 
@@ -31,3 +32,26 @@ def test_the_ports_file_is_absent_then_whole(tmp_path: Path) -> None:
     write_ports_file(str(path), {"grpc": 41000, "http": 41001})
     assert read_ports_file(path) == {"grpc": 41000, "http": 41001}
     assert [p.name for p in tmp_path.iterdir()] == ["ports.json"]  # no temp file left
+
+
+def test_a_server_on_the_socket_sends_without_waiting_for_acks() -> None:
+    """An asyncio server (uvicorn's) on this socket answers with Nagle off:
+    with it on, every reply written as head then body on a kept-alive
+    connection stalled for the client's delayed ACK."""
+    async def accepted_nodelay() -> int:
+        seen: asyncio.Queue[int] = asyncio.Queue()
+
+        async def on_client(_r: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            conn = writer.get_extra_info("socket")
+            seen.put_nowait(conn.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+            writer.close()
+
+        sock = bind_tcp("127.0.0.1", 0)
+        server = await asyncio.start_server(on_client, sock=sock)
+        async with server:
+            _r, w = await asyncio.open_connection("127.0.0.1", bound_port(sock))
+            value = await asyncio.wait_for(seen.get(), 5)
+            w.close()
+        return value
+
+    assert asyncio.run(accepted_nodelay()) != 0
