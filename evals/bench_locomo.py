@@ -336,8 +336,10 @@ async def unembedded(dsn: str, namespace: str) -> int:
     try:
         async with conn.transaction():
             await conn.execute("SELECT set_config('engram.namespace', $1, true)", namespace)
+            # Rows still waiting for their own vector or their context vector.
             return await conn.fetchval(
-                "SELECT count(*) FROM live_entries WHERE embedding IS NULL")
+                "SELECT (SELECT count(*) FROM live_entries WHERE embedding IS NULL)"
+                " + (SELECT count(*) FROM context_vector_queue)")
     finally:
         await conn.close()
 

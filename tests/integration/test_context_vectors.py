@@ -1,15 +1,21 @@
-"""Contextual vectors through the real stack (migration 0020): a reply
-whose meaning is in the line it answers is found by the dense channel from a
-question about that line, and forgetting the line drops its words from the
-reply's second vector."""
+"""Contextual vectors through the real stack (migrations 0020, 0021): a
+reply whose meaning is in the line it answers is found by the dense channel
+from a question about that line once its context vector is filled (after the
+write is acknowledged), and forgetting the line drops its words from the
+reply's second vector, even from a fill that read the line before."""
 
 from __future__ import annotations
 
 import uuid
 
-from engram_cli.stack import Stack
+import asyncpg
+import numpy as np
+from pgvector.asyncpg import register_vector
 
-from ..helpers import admin_fetchval, call, mcp_client
+from engram_cli.stack import Stack
+from engram_memory import repo_vector_queue as vq
+
+from ..helpers import admin_fetchval, call, eventually, mcp_client
 from .test_ranking import HIKES
 
 LINE = "Melanie: Did you ever make it to the pottery workshop in Denver?"
@@ -24,6 +30,16 @@ async def dense_distance(client, ns: str, entry_id: str) -> float:  # noqa: ANN0
     return {e["id"]: e["trace"]["dense_distance"] for e in found["entries"]}[entry_id]
 
 
+async def context_filled(admin_dsn: str, entry_id: str) -> None:
+    """The sweep fills the vector and empties the queue moments after the write."""
+    async def filled() -> bool:
+        return await admin_fetchval(
+            admin_dsn, "SELECT e.context_embedding IS NOT NULL AND NOT EXISTS ("
+            " SELECT 1 FROM memory.context_vector_queue q WHERE q.entry_id = e.id)"
+            " FROM memory.entries e WHERE e.id = $1::uuid", entry_id) is True
+    await eventually(filled, 30, "the context vector filled")
+
+
 async def test_a_reply_is_found_by_a_question_about_the_line_it_answers(
         stack: Stack, admin_dsn: str):
     ns = f"ctx-{uuid.uuid4().hex[:6]}"
@@ -35,6 +51,7 @@ async def test_a_reply_is_found_by_a_question_about_the_line_it_answers(
         line = await call(client, "memory_store", {"text": LINE, "namespace": ns})
         reply = await call(client, "memory_store", {"text": REPLY, "namespace": ns})
         await call(client, "episode_end", {"namespace": ns})
+        await context_filled(admin_dsn, reply["id"])
         with_context = await dense_distance(client, ns, reply["id"])
         await call(client, "memory_forget", {"entry_id": line["id"], "namespace": ns,
                                              "reason": "test"})
@@ -73,3 +90,30 @@ async def test_a_superseded_line_stays_out_of_the_next_lines_context(
         admin_dsn, "SELECT array[context_of::text, coalesce(context_of_prior::text, '')]"
         " FROM memory.entries WHERE id = $1::uuid", reply["id"])
     assert refs == [new["id"], ""]
+
+
+async def test_a_late_fill_does_not_bring_a_forgotten_lines_words_back(
+        stack: Stack, admin_dsn: str):
+    """The sweep reads a row's lines, encodes, then writes: a line forgotten
+    in between must not reach the row through that write."""
+    ns = f"ctx-{uuid.uuid4().hex[:6]}"
+    token = stack.principals.create(f"p-{ns}", "agent", [ns])
+    async with mcp_client(stack.mcp_url, token) as client:
+        await call(client, "episode_start", {"title": "catching up", "namespace": ns})
+        line = await call(client, "memory_store", {"text": LINE, "namespace": ns})
+        reply = await call(client, "memory_store", {"text": REPLY, "namespace": ns})
+        await call(client, "episode_end", {"namespace": ns})
+        await context_filled(admin_dsn, reply["id"])
+        await call(client, "memory_forget", {"entry_id": line["id"], "namespace": ns,
+                                             "reason": "test"})
+    conn = await asyncpg.connect(admin_dsn, server_settings={"search_path": "memory,public"})
+    try:
+        await register_vector(conn)
+        stale = (uuid.UUID(reply["id"]), np.ones(384, dtype=np.float32),
+                 uuid.UUID(line["id"]), None)  # what the sweep read before the forget
+        await vq.fill_contexts(conn, [stale])
+        left = await conn.fetchval("SELECT context_embedding IS NULL FROM entries"
+                                   " WHERE id = $1", uuid.UUID(reply["id"]))
+    finally:
+        await conn.close()
+    assert left is True

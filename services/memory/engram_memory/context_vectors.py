@@ -13,11 +13,9 @@ from typing import Any
 from uuid import UUID
 
 import asyncpg
-import numpy as np
 
 from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
-from engram_kit.embedder_client import EmbedderClient
 
 from . import repo_episodes
 
@@ -54,23 +52,16 @@ async def preceding_entries(pool: asyncpg.Pool, ctx: CallerContext,
     return Preceding(episode, [r["id"] for r in rows], [r["text"] for r in reversed(rows)])
 
 
-async def embed_entry(embedder: EmbedderClient, ctx: CallerContext, text: str,
-                      preceding: Preceding | None
-                      ) -> tuple[np.ndarray | None, np.ndarray | None]:
-    """The entry's own vector and its context vector (None without a
-    preceding entry, or with the embedder down)."""
-    if preceding is None:
-        return await embedder.embed_one(text, ctx, query=False), None
-    vectors = await embedder.embed_many([text, context_text(preceding.texts, text)], ctx)
-    return (vectors[0], vectors[1]) if vectors is not None else (None, None)
-
-
-def context_fields(preceding: Preceding | None, vector: np.ndarray | None,
-                   episode: str | None) -> dict[str, Any]:
-    """NewEntry's context columns; none when the write landed in another
-    episode than the one read before it (a session turned over meanwhile)."""
-    if preceding is None or vector is None or preceding.episode != episode:
+def context_fields(preceding: Preceding | None, episode: str | None) -> dict[str, Any]:
+    """NewEntry's context references (its vector is queued); none when the
+    write landed in another episode than the one read before it (a session
+    turned over meanwhile)."""
+    if preceding is None or preceding.episode != episode:
         return {}
     prior = preceding.ids[1] if len(preceding.ids) > 1 else None
-    return {"context_embedding": vector, "context_of": preceding.ids[0],
-            "context_of_prior": prior}
+    return {"context_of": preceding.ids[0], "context_of_prior": prior}
+
+
+def context_of_row(text: str, before: str, prior: str | None) -> str:
+    """The context text of a queued row: its lines oldest first, then it."""
+    return context_text([prior, before] if prior is not None else [before], text)

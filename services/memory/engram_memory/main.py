@@ -58,13 +58,14 @@ async def amain(stop: asyncio.Event) -> None:
         raise SystemExit(f"memory refuses to start: {exc}") from None
     link = NatsLink(s, name=s.service_name)
     relay = OutboxRelay(pool, link, SCHEMA, s.service_name)
-    service = MemoryService(pool, embedder, s, on_outbox_write=relay.notify)
+    sweep = ReembedSweep(pool, embedder, s.reembed_interval_s)
+    service = MemoryService(pool, embedder, s, on_outbox_write=relay.notify,
+                            on_vector_queued=sweep.notify)
     pdf = PdfExtractor(s)
     await pdf.warm()
     documents = Documents(pool, embedder, s, pdf)
     uses = UseMarks(pool)
     searcher = Searcher(pool, embedder, s, documents, uses)
-    sweep = ReembedSweep(pool, embedder, s.reembed_interval_s)
     sessions = Sessions(pool, s.session_idle_s, s.session_sweep_s)
 
     readiness = Readiness(s.service_name)

@@ -41,7 +41,7 @@ class NewEntry:
     session_id: str
     valid_from: datetime
     embedding: np.ndarray | None
-    context_embedding: np.ndarray | None = None  # migration 0020 (context_vectors.py)
+    # migration 0020: the lines its context vector holds (filled later, 0021)
     context_of: UUID | None = None
     context_of_prior: UUID | None = None
 
@@ -97,15 +97,15 @@ async def insert_entry(conn: asyncpg.Connection, e: NewEntry) -> asyncpg.Record:
     row = await conn.fetchrow(
         "WITH e AS (INSERT INTO entries (id, namespace, text, text_hash, source, tags, origin,"
         " episode, writer_principal, client_id, session_id, valid_from, embedding,"
-        " context_embedding, context_of, context_of_prior)"
-        " VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16)"
+        " context_of, context_of_prior)"
+        " VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)"
         f" RETURNING {ENTRY_COLUMNS}),"
         " v AS (INSERT INTO entry_versions (namespace, entry_id, version, text, changed_by,"
         " reason) VALUES ($2, $1, 1, $3, $9, 'created'))"
         " SELECT * FROM e",
         e.id, e.namespace, e.text, e.text_hash, e.source, e.tags, e.origin, e.episode,
         e.writer_principal, e.client_id, e.session_id, e.valid_from, e.embedding,
-        e.context_embedding, e.context_of, e.context_of_prior,
+        e.context_of, e.context_of_prior,
     )
     assert row is not None  # INSERT ... RETURNING yields the row
     return row

@@ -1,7 +1,8 @@
 """SQL of the re-embed queues: rows stored while the embedder was down wait
-for a vector. Entries and document chunks each have a queue; the sweep lists
-them across namespaces inside its duty transaction and fills the vectors in
-tenant transactions. The caller owns the transaction."""
+for a vector, and entries wait for their context vector (migration 0021),
+which is filled after the write is acknowledged. Each queue is listed
+across namespaces inside the sweep's duty transaction; the vectors are
+filled in tenant transactions. The caller owns the transaction."""
 
 from __future__ import annotations
 
@@ -18,10 +19,14 @@ class VectorQueue:
     queue: str  # the queue table
     key: str    # its id column
     rows: str   # the table holding text and embedding
+    label: str  # the `kind` label of the sweep's metrics
 
 
-ENTRIES = VectorQueue("entries", "embedding_queue", "entry_id", "entries")
-CHUNKS = VectorQueue("document chunks", "chunk_embedding_queue", "chunk_id", "document_chunks")
+ENTRIES = VectorQueue("entries", "embedding_queue", "entry_id", "entries", "entries")
+CHUNKS = VectorQueue("document chunks", "chunk_embedding_queue", "chunk_id", "document_chunks",
+                     "document_chunks")
+CONTEXTS = VectorQueue("context vectors", "context_vector_queue", "entry_id", "entries",
+                       "context_vectors")
 
 
 async def enqueue(conn: asyncpg.Connection, q: VectorQueue, namespace: str,
@@ -55,3 +60,26 @@ async def fill(conn: asyncpg.Connection, q: VectorQueue,
 
 async def dequeue(conn: asyncpg.Connection, q: VectorQueue, ids: list[UUID]) -> None:
     await conn.execute(f"DELETE FROM {q.queue} WHERE {q.key} = ANY($1::uuid[])", ids)
+
+
+async def context_texts(conn: asyncpg.Connection, ids: list[UUID]) -> list[asyncpg.Record]:
+    """The queued entries still waiting for a context vector, with the lines
+    it holds (the one before first) as they were written; an entry whose
+    line was forgotten meanwhile has no reference left and is not listed."""
+    return await conn.fetch(
+        "SELECT e.id, e.text, e.context_of, e.context_of_prior,"
+        "  p.text AS before_text, pp.text AS prior_text"
+        " FROM entries e JOIN entries p ON p.id = e.context_of"
+        " LEFT JOIN entries pp ON pp.id = e.context_of_prior"
+        " WHERE e.id = ANY($1::uuid[]) AND e.context_embedding IS NULL"
+        "  AND (e.context_of_prior IS NULL OR pp.id IS NOT NULL)", ids)
+
+
+async def fill_contexts(conn: asyncpg.Connection,
+                        rows: list[tuple[UUID, np.ndarray, UUID, UUID | None]]) -> None:
+    """(id, vector, context_of, context_of_prior): written only while the
+    row still names the lines the vector was made of; a line forgotten
+    since set its reference NULL, and the vector must not carry its words."""
+    await conn.executemany(
+        "UPDATE entries SET context_embedding = $2 WHERE id = $1 AND context_of = $3"
+        " AND context_of_prior IS NOT DISTINCT FROM $4", rows)

@@ -23,7 +23,7 @@ from engram_kit.outbox import enqueue
 
 from . import repo, repo_hygiene
 from . import repo_vector_queue as vector_queue
-from .context_vectors import context_fields, embed_entry, preceding_entries
+from .context_vectors import context_fields, preceding_entries
 from .episodes import current_episode
 from .events import entry_stored_event
 from .findings import Neighbour, Typed, classify
@@ -99,11 +99,13 @@ async def _replayed(conn: asyncpg.Connection, earlier: dict[str, Any],
 
 class MemoryService:
     def __init__(self, pool: asyncpg.Pool, embedder: EmbedderClient, settings: MemorySettings,
-                 on_outbox_write: Callable[[], None]) -> None:
+                 on_outbox_write: Callable[[], None],
+                 on_vector_queued: Callable[[], None]) -> None:
         self.pool = pool
         self.embedder = embedder
         self.s = settings
         self._on_outbox_write = on_outbox_write
+        self._on_vector_queued = on_vector_queued  # wakes the sweep that fills it
 
     async def store(self, ctx: CallerContext, data: StoreInput) -> StoreResult:
         namespace = ctx.require_namespace()
@@ -113,7 +115,7 @@ class MemoryService:
         origin = clean_origin(data.origin)
         preceding = await preceding_entries(self.pool, ctx, data.episode) \
             if self.s.context_vector_weight > 0 else None
-        vector, context_vector = await embed_entry(self.embedder, ctx, text, preceding)
+        vector = await self.embedder.embed_one(text, ctx, query=False)
         text_hash, digest = normalised_hash(text), forgotten_digest(text)
         keyed = Keyed.of("Store", ctx.idempotency_key, dataclasses.asdict(data))
         async with audit.audited_tx(self.pool, namespace) as conn:
@@ -137,7 +139,7 @@ class MemoryService:
                 source=source, tags=tags, origin=origin, episode=episode,
                 writer_principal=ctx.principal, client_id=ctx.client_id,
                 session_id=ctx.session_id, valid_from=data.valid_from or datetime.now(UTC),
-                embedding=vector, **context_fields(preceding, context_vector, episode),
+                embedding=vector, **context_fields(preceding, episode),
             )
             row = await repo.insert_entry(conn, entry)
             await self._apply(conn, ctx, entry.id, typed, data.reason)
@@ -149,6 +151,8 @@ class MemoryService:
             await enqueue(conn, event_id, namespace, subject, payload)
             if vector is None:
                 await vector_queue.enqueue(conn, vector_queue.ENTRIES, namespace, [entry.id])
+            if entry.context_of is not None:
+                await vector_queue.enqueue(conn, vector_queue.CONTEXTS, namespace, [entry.id])
             action = "entry.consolidate" if data.consolidates else "entry.store"
             await audit.append(conn, namespace, ctx.principal, action, str(entry.id), {
                 "finding": typed.finding, "text_hmac": digest,
@@ -158,6 +162,8 @@ class MemoryService:
                                embedded=vector is not None, reasserts_forgotten=forgotten)
             await idempotency.remember(conn, namespace, keyed, _replay_of(done))
         self._on_outbox_write()
+        if entry.context_of is not None:
+            self._on_vector_queued()
         return done
 
     async def _lock_live_target(self, conn: asyncpg.Connection, target: uuid.UUID) -> None:
