@@ -255,3 +255,35 @@ async def test_a_search_that_nothing_answers_says_low_confidence(stack: Stack):
     assert near["low_confidence"] is False
     assert far["low_confidence"] is True
     assert far["entries"]  # still served: the flag says how far, not what to hide
+
+
+async def test_the_line_before_a_candidate_is_one_index_step_not_a_sort_of_its_episode(
+        stack: Stack, admin_dsn: str):
+    """Migration 0022: search's episode context (and the write's context
+    lines) read the entry just before each candidate in its episode. On a
+    one-tenant stack under RLS the planner took the (namespace, episode)
+    index and sorted the whole episode per candidate, a cost that grew with
+    the episode (5.2 ms of a 10 ms search transaction on a 150-line
+    episode); whichever index it takes now, the read must be bounded by
+    created_at in the index, never a sort of the episode."""
+    ns, token = namespace_agent(stack)
+    async with mcp_client(stack.mcp_url, token) as client:
+        await call(client, "episode_start", {"title": "a long talk", "namespace": ns})
+        ids = [(await call(client, "memory_store", {
+            "text": f"Line {i} of a long talk about trains and rivers, number {i}.",
+            "namespace": ns}))["id"] for i in range(30)]
+    await admin_fetchval(admin_dsn, "ANALYZE memory.entries")  # the planner sees the rows
+    conn = await asyncpg.connect(stack.service_dsn("memory"))
+    try:
+        async with conn.transaction():
+            await conn.execute("SELECT set_config('engram.namespace', $1, true)", ns)
+            await conn.execute("SET LOCAL search_path = memory, public")
+            context = await repo.episode_context(conn, [uuid.UUID(i) for i in ids])
+            assert context.previous[uuid.UUID(ids[5])] == uuid.UUID(ids[4])
+            plan = [r[0] for r in await conn.fetch(
+                "EXPLAIN " + repo.EPISODE_CONTEXT_SQL, [uuid.UUID(i) for i in ids])]
+    finally:
+        await conn.close()
+    assert any("Index Cond" in line and "created_at < c.created_at" in line
+               for line in plan), plan
+    assert not any("Sort" in line for line in plan), plan

@@ -191,11 +191,16 @@ class EpisodeContext:
     episode: dict[UUID, str]
 
 
+# The line before each candidate in its episode: one backward step of the
+# (namespace, episode, created_at) index per candidate (migration 0022).
+EPISODE_CONTEXT_SQL = (
+    "SELECT c.id, c.episode, (SELECT p.id FROM entries p WHERE p.episode = c.episode"
+    "   AND p.created_at < c.created_at ORDER BY p.created_at DESC LIMIT 1) AS prev"
+    " FROM entries c WHERE c.id = ANY($1::uuid[]) AND c.episode IS NOT NULL")
+
+
 async def episode_context(conn: asyncpg.Connection, ids: list[UUID]) -> EpisodeContext:
-    rows = await conn.fetch(
-        "SELECT c.id, c.episode, (SELECT p.id FROM entries p WHERE p.episode = c.episode"
-        "   AND p.created_at < c.created_at ORDER BY p.created_at DESC LIMIT 1) AS prev"
-        " FROM entries c WHERE c.id = ANY($1::uuid[]) AND c.episode IS NOT NULL", ids)
+    rows = await conn.fetch(EPISODE_CONTEXT_SQL, ids)
     return EpisodeContext({r["id"]: r["prev"] for r in rows if r["prev"] is not None},
                           {r["id"]: r["episode"] for r in rows})
 

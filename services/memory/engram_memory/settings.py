@@ -65,9 +65,10 @@ class MemorySettings(ServiceSettings, DatabaseSettings, NatsSettings, AuditSetti
     # the two lines before it and itself, and the dense channel ranks a row
     # by (1 - w) x its own distance + w x its context vector's
     # (context_vectors.py, migration 0020): a reply is found by a question
-    # about the lines it answers. Costs a second text in the write's one
-    # embedder call and a second index scan per search. 0: off (neither
-    # written nor read).
+    # about the lines it answers. The context vector is encoded after the
+    # write is acknowledged (migration 0021, the re-embed sweep's context
+    # queue); a search costs a second index scan. 0: off (neither written
+    # nor read).
     context_vector_weight: float = Field(0.5, ge=0, le=1)
     # A search whose served entries are all further than this cosine from
     # the query says low_confidence (memory_recall's seeds use the same 0.5).
