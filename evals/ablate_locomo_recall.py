@@ -7,7 +7,8 @@ cached embeddings:
   ctx        contextual vectors: a second vector per entry embedding the entry
              after the one or two entries before it in its episode; the dense
              score is the max or a blend of the two similarities, or the
-             second vector is a third RRF channel
+             second vector is a third RRF channel; or, with no encode of its
+             own, the mean of the lines' own vectors
   score      score fusion: a convex combination of the per-query normalised
              (min-max or z) dense cosine and lexical BM25, instead of RRF
   stmt       the question rewritten as a statement for the dense query
@@ -77,6 +78,7 @@ class Idea:
     ctx: str = ""  # "", max, blend, blendu (the service's: over either top `depth`), rrf
     ctx_n: int = 1  # entries before it that the contextual vector includes
     ctx_w: float = 0.0  # blend share / channel weight
+    ctx_src: str = "text"  # text: one encode of the lines joined; mean: their own vectors averaged
     fusion: str = "rrf"  # rrf, minmax, z
     alpha: float = 0.5  # the dense share under score fusion
     stmt: str = ""  # "", replace, blend, rrf
@@ -88,7 +90,8 @@ class Idea:
     def name(self) -> str:
         out = ["defaults"]
         if self.ctx:
-            out.append(f"ctx{self.ctx_n}-{self.ctx}" + (f"{self.ctx_w}" if self.ctx_w else ""))
+            out.append(f"ctx{self.ctx_n}-{self.ctx}" + (f"{self.ctx_w}" if self.ctx_w else "")
+                       + ("-mean" if self.ctx_src == "mean" else ""))
         if self.fusion != "rrf":
             out.append(f"score-{self.fusion} a={self.alpha}")
         if self.stmt:
@@ -106,7 +109,7 @@ BASE = Idea()
 
 
 class Conv2(Conv):
-    def __init__(self, c, vecs, depth, ctx_vecs: dict[int, np.ndarray]) -> None:  # noqa: ANN001
+    def __init__(self, c, vecs, depth, ctx_vecs: dict[tuple[int, str], np.ndarray]) -> None:  # noqa: ANN001
         super().__init__(c, vecs, depth)
         self.ctx_vecs = ctx_vecs
 
@@ -130,7 +133,7 @@ def dense_scores(cv: Conv2, qv: np.ndarray, sv: np.ndarray, idea: Idea) -> np.nd
         q = q / np.linalg.norm(q)
     dense = cv.vecs @ q
     if idea.ctx in ("max", "blend", "blendu"):
-        other = cv.ctx_vecs[idea.ctx_n] @ q
+        other = cv.ctx_vecs[(idea.ctx_n, idea.ctx_src)] @ q
         mixed = np.maximum(dense, other) if idea.ctx == "max" else \
             (1 - idea.ctx_w) * dense + idea.ctx_w * other
         if idea.ctx == "blendu":  # only rows in either index's nearest `depth`
@@ -240,6 +243,8 @@ def ideas(smoke: bool) -> list[Idea]:
         out += [Idea(ctx="blend", ctx_n=n, ctx_w=w) for w in (0.2, 0.3, 0.5)]
         out += [Idea(ctx="rrf", ctx_n=n, ctx_w=w) for w in (0.3, 0.5, 1.0)]
     out += [Idea(ctx="blendu", ctx_n=2, ctx_w=w) for w in (0.3, 0.5)]
+    out += [Idea(ctx="blendu", ctx_n=n, ctx_w=w, ctx_src="mean")
+            for n, w in itertools.product((1, 2), (0.3, 0.5))]
     out += [Idea(fusion=f, alpha=a) for f, a in itertools.product(
         ("minmax", "z"), (0.3, 0.4, 0.5, 0.6, 0.7))]
     out += [Idea(stmt="replace")]
@@ -267,6 +272,17 @@ def contextual_texts(c, n: int) -> list[str]:  # noqa: ANN001
     return out
 
 
+def mean_vectors(c, vecs: np.ndarray, n: int) -> np.ndarray:  # noqa: ANN001
+    """Each turn's own vector averaged with those of up to n turns before it
+    in its session, renormalised: a context vector with no encode of its own."""
+    out = np.empty_like(vecs)
+    for i, t in enumerate(c.turns):
+        rows = [j for j in range(max(0, i - n), i) if c.turns[j].session == t.session] + [i]
+        m = vecs[rows].sum(axis=0)
+        out[i] = m / np.linalg.norm(m)
+    return out
+
+
 def main() -> None:
     ap = lab_parser(__doc__)
     ap.add_argument("--depth", type=int, default=100, help="candidates per channel")
@@ -287,10 +303,11 @@ def main() -> None:
                                args.conversations)
     rows: list[Row] = []
     for c in convs:
-        ctx = {n: embed_cached(encode, contextual_texts(c, n), args.cache, f"{tag}-ctx{n}")
-               for n in (1, 2)}
-        cv = Conv2(c, embed_cached(encode, [t.text for t in c.turns], args.cache, tag),
-                   args.depth, ctx)
+        own = embed_cached(encode, [t.text for t in c.turns], args.cache, tag)
+        ctx = {(n, "text"): embed_cached(encode, contextual_texts(c, n), args.cache,
+                                         f"{tag}-ctx{n}") for n in (1, 2)}
+        ctx |= {(n, "mean"): mean_vectors(c, own, n) for n in (1, 2)}
+        cv = Conv2(c, own, args.depth, ctx)
         qvecs = embed_cached(encode, [q.question for q in c.questions], args.cache, tag + "-q")
         svecs = embed_cached(encode, [statement(q.question) for q in c.questions], args.cache,
                              tag + "-stmt")
