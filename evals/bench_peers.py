@@ -9,9 +9,15 @@ SDK client, one after the other, so both meet the same moment's load:
 2. sequential latency: lone memory_store of LoCoMo turns, then lone
    memory_search of its questions, engram and the peer call by call;
    around engram's calls, its services' histograms say where each
-   millisecond went (the breakdown);
+   millisecond went (the breakdown). engram encodes a store's context
+   vector after its reply: after each engram call the harness waits,
+   untimed, until memory's vector queues are empty, so the next timed call
+   (the peer's or engram's) does not pay for it; the embedder spans of the
+   store breakdown include those deferred encodes;
 3. concurrency: N clients (8) calling back to back, half stores and half
-   searches, for S seconds, in rounds alternating engram and the peer.
+   searches, for S seconds, in rounds alternating engram and the peer
+   (after each engram round its queues drain before the next round); the
+   deferred encodes' CPU counts here.
 
 The peer is installed into a venv of its own under .cache/ (CPU torch first;
 reliability_peer_daemon says how and why it embeds with MiniLM). It keeps
@@ -29,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import os
 import platform
@@ -41,9 +48,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import asyncpg
 from bench_locomo import (
     DEFAULT_AUDIT,
     DEFAULT_DATA,
+    MEMORY_SCHEMA,
     TOP_K,
     Conversation,
     git_state,
@@ -73,6 +82,40 @@ from engram_embedder.backend import SentenceTransformerBackend
 WARMUP = 5
 # The targets of issue 25 (engram / peer).
 SEQ_P50_RATIO_MAX, SEQ_P95_RATIO_MAX = 1.5, 1.5
+
+
+class DeferredWork:
+    """engram's work after a store's reply: the context vector it queued
+    (and any vector the embedder could not give at once). `wait` returns
+    when memory's vector queues are empty, in every namespace."""
+
+    def __init__(self, dsn: str) -> None:
+        self.dsn = dsn
+        self.conn: asyncpg.Connection | None = None
+
+    async def queued(self) -> int:
+        conn = self.conn or await asyncpg.connect(
+            self.dsn, server_settings={"search_path": f'"{MEMORY_SCHEMA}"'})
+        self.conn = conn
+        async with conn.transaction():
+            # The sweep's duty setting: its policy shows every namespace's queue rows.
+            await conn.execute("SELECT set_config('engram.embedding_sweep', 'on', true)")
+            left = await conn.fetchval(
+                "SELECT (SELECT count(*) FROM context_vector_queue)"
+                " + (SELECT count(*) FROM embedding_queue)")
+            return int(left or 0)
+
+    async def wait(self, timeout_s: float = 120.0) -> None:
+        deadline = time.monotonic() + timeout_s
+        while await self.queued() > 0:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"engram's vector queues not empty after {timeout_s:.0f} s")
+            await asyncio.sleep(0.005)
+
+    async def close(self) -> None:
+        if self.conn is not None:
+            await self.conn.close()
+            self.conn = None
 
 
 def engram_target(stack: Stack, token: str) -> Target:
@@ -199,11 +242,25 @@ async def latency(stack: Stack, eng: Target, peer: Target, convs: list[Conversat
     urls = [stack.mcp_url.rsplit("/mcp", 1)[0] + "/metrics",
             *(f"http://127.0.0.1:{ports[n][p]}/metrics"
               for n, p in (("memory", 8761), ("embedder", 8763), ("cortex", 8762)))]
+    deferred = DeferredWork(stack.service_dsn("memory"))
+    try:
+        return await _latency(eng, peer, texts, queries, lone_texts, lone_queries, urls,
+                              deferred, sizes, out)
+    finally:
+        await deferred.close()
+
+
+async def _latency(eng: Target, peer: Target, texts: list[str], queries: list[str],
+                   lone_texts: list[str], lone_queries: list[str], urls: list[str],
+                   deferred: DeferredWork, sizes: argparse.Namespace,
+                   out: Any) -> dict[str, Any]:
     snaps: dict[str, Any] = {}
 
     async def between(phase: str) -> None:
+        await deferred.wait()
         snaps[phase] = await asyncio.to_thread(scrape, urls)
 
+    eng = dataclasses.replace(eng, settle=deferred.wait)
     seq = await sequential([eng, peer], lone_texts, lone_queries, "peers-lone", WARMUP,
                            between)
     parts = {op: breakdown(op, snaps[op], snaps["search" if op == "store" else "end"],
@@ -217,6 +274,7 @@ async def latency(stack: Stack, eng: Target, peer: Target, convs: list[Conversat
             got = await concurrent(t, sizes.clients, sizes.concurrent_s, texts, queries,
                                    f"peers-load-r{r}", seed=100 * r)
             rounds[t.name].append(got)
+            await deferred.wait()  # engram's queued vectors, before the next round
             out.write(f"{t.name} round {r}: {got['ops_per_s']} ops/s, "
                       f"p99 {got['all'].get('p99_ms')} ms, errors {got['errors']}\n")
             out.flush()

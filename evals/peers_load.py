@@ -69,6 +69,10 @@ class Target:
     token: str
     store_args: Callable[[str, str], dict[str, Any]]  # (text, scope) -> args
     search_args: Callable[[str, str], dict[str, Any]]  # (query, scope) -> args
+    # Waits, untimed, until the work a system does after its reply is done,
+    # so that the next timed call (the other system's, or its own) does not
+    # pay for it; that work's CPU still counts in the concurrent phase.
+    settle: Callable[[], Awaitable[None]] | None = None
 
 
 # --------------------------------------------------------------------- sequential
@@ -99,6 +103,8 @@ async def sequential(targets: list[Target], texts: list[str], queries: list[str]
                     t0 = time.perf_counter()
                     await call(c, f"memory_{phase}", args)
                     timings[t.name][phase].append(time.perf_counter() - t0)
+                    if t.settle is not None:
+                        await t.settle()
         if between is not None:
             await between("end")
     return {name: {p: quantiles_ms(s) for p, s in d.items()} for name, d in timings.items()}
