@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 import asyncpg
+import numpy as np
 
 from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
@@ -90,9 +91,22 @@ class FactReader:
 
     async def search(self, ctx: CallerContext, query: str, top_k: int) -> Served:
         """Live facts near the query (dense) or matching its words (lexical)."""
+        vector = await self.query_vector(ctx, query, top_k)
+        return await self.search_by(ctx, query, top_k, vector)
+
+    async def query_vector(self, ctx: CallerContext, query: str,
+                           top_k: int) -> np.ndarray | None:
+        """The query's vector (None: the embedder is down), for one encode
+        shared by the searches of one request; the arguments are checked first."""
+        query, _ = check_query(query, top_k, self._s)
+        return await self._embedder.embed_one(query, ctx, query=True)
+
+    async def search_by(self, ctx: CallerContext, query: str, top_k: int,
+                        vector: np.ndarray | None) -> Served:
+        """`search` with the query's vector already encoded (None: the
+        embedder is down, lexical only)."""
         ns = ctx.require_namespace()
         query, top_k = check_query(query, top_k, self._s)
-        vector = await self._embedder.embed_one(query, ctx, query=True)
         async with tenant_tx(self._pool, ns) as conn:
             rows = await ranked(conn, "live_facts", FACT_TEXT, query, vector, top_k,
                                 self._s.search_min_cosine)

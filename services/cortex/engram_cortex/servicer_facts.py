@@ -110,9 +110,11 @@ class FactsServicer(rpc.CortexFactsServicer):
     async def SearchFacts(self, request: pb.SearchFactsRequest,
                           context: Any) -> pb.SearchFactsResponse:
         caller = current_caller()
+        # One encode for both (memory_search's facts and world blocks).
+        vector = await self._d.reader.query_vector(caller, request.query, request.top_k)
         found, world = await asyncio.gather(
-            self._d.reader.search(caller, request.query, request.top_k),
-            self._d.world.search(caller, request.query, request.top_k))
+            self._d.reader.search_by(caller, request.query, request.top_k, vector),
+            self._d.world.search_by(caller, request.query, request.top_k, vector))
         return pb.SearchFactsResponse(facts=served(found),
                                       world=[world_message(v) for v in world])
 

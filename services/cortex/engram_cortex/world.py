@@ -97,9 +97,15 @@ class World:
             freshness, confidence, ctx.principal, vectors[0] if vectors else None)
 
     async def search(self, ctx: CallerContext, query: str, top_k: int) -> list[WorldView]:
-        ns = ctx.require_namespace()
         query, top_k = check_query(query, top_k, self._s)
         vector = await self._embedder.embed_one(query, ctx, query=True)
+        return await self.search_by(ctx, query, top_k, vector)
+
+    async def search_by(self, ctx: CallerContext, query: str, top_k: int,
+                        vector: np.ndarray | None) -> list[WorldView]:
+        """`search` with the query's vector already encoded (None: lexical only)."""
+        ns = ctx.require_namespace()
+        query, top_k = check_query(query, top_k, self._s)
         async with tenant_tx(self._pool, ns) as conn:
             rows = await ranked(conn, "live_world_facts", "entity || ' ' || "
                                 "replace(attribute, '_', ' ') || ' ' || value",
