@@ -155,7 +155,8 @@ def fused(cv: Conv2, question: str, qv: np.ndarray, sv: np.ndarray,
     if idea.fusion == "rrf":
         channels = [(lex_top, p.w_lex), (dense_top, 1.0)]
         if idea.ctx == "rrf":
-            channels.append((candidates(cv.ctx_vecs[idea.ctx_n] @ qv, d, False), idea.ctx_w))
+            ctx_dense = cv.ctx_vecs[(idea.ctx_n, idea.ctx_src)] @ qv
+            channels.append((candidates(ctx_dense, d, False), idea.ctx_w))
         if idea.stmt == "rrf":
             channels.append((candidates(cv.vecs @ sv, d, False), idea.stmt_w))
         base = rrf(cv.n, channels, p.k)
