@@ -24,7 +24,7 @@ reliability_peer_daemon says how and why it embeds with MiniLM). It keeps
 conversations apart by `source` (it has no namespaces), engram by namespace.
 
 Usage: .venv/bin/python evals/bench_peers.py [--smoke] [--data locomo10.json]
-Writes evals/results/peers-<UTC timestamp>.json. Full run: about 15 minutes
+Writes evals/results/peers-<UTC timestamp>.json. Full run: about 20 minutes
 on 2 idle cores (most of it the two LoCoMo ingests; each conversation's
 wait for engram's vectors is bounded at 600 s), plus the peer's install the
 first time (about 2 minutes); --smoke about 3. Under heavy load from other
