@@ -3,8 +3,10 @@
 entry itself. A reply ("Yes! Last Saturday.") carries little meaning alone;
 with the lines it answers it is found by a question about them. The dense
 channel ranks a row by a blend of its two similarities (repo.dense_ranked).
-Both texts go to the embedder in one call, so a write costs one round trip
-as before, with a second text to encode."""
+A write encodes the entry alone and names the lines before it; the context
+vector is encoded after the write is acknowledged (migration 0021: the
+re-embed sweep's context queue), so its longer text stays off the write's
+critical path and the writes queued meanwhile share one batch."""
 
 from __future__ import annotations
 

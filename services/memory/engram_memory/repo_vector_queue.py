@@ -63,9 +63,10 @@ async def dequeue(conn: asyncpg.Connection, q: VectorQueue, ids: list[UUID]) -> 
 
 
 async def context_texts(conn: asyncpg.Connection, ids: list[UUID]) -> list[asyncpg.Record]:
-    """The queued entries still waiting for a context vector, with the lines
-    it holds (the one before first) as they were written; an entry whose
-    line was forgotten meanwhile has no reference left and is not listed."""
+    """The queued entries still waiting for a context vector, with the texts
+    of the line before each (`before_text`) and the one before that
+    (`prior_text`); an entry whose line was forgotten meanwhile has lost its
+    reference and is not listed."""
     return await conn.fetch(
         "SELECT e.id, e.text, e.context_of, e.context_of_prior,"
         "  p.text AS before_text, pp.text AS prior_text"
