@@ -22,6 +22,7 @@ from .context import CallerContext
 from .db import duty_tx, fetchrow_one
 from .events import NatsLink, publish_event
 from .metrics import OUTBOX_LAG, OUTBOX_PENDING, OUTBOX_PUBLISHED
+from .runtime import woken_or_stop
 
 log = logging.getLogger(__name__)
 
@@ -91,10 +92,7 @@ class OutboxRelay:
             # While the database or NATS is down, passes back off to 5 s.
             idle = min(5.0, self.idle_s * 2 ** min(failures, 4))
             self._wake.clear()
-            waiters = [asyncio.create_task(self._wake.wait()), asyncio.create_task(stop.wait())]
-            await asyncio.wait(waiters, timeout=idle, return_when=asyncio.FIRST_COMPLETED)
-            for w in waiters:
-                w.cancel()
+            await woken_or_stop(self._wake, stop, idle)
 
     async def publish_pending(self) -> int:
         js = await self.link.ensure_stream()

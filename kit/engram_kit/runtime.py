@@ -43,6 +43,17 @@ async def sleep_or_stop(stop: asyncio.Event, seconds: float) -> None:
         await asyncio.wait_for(stop.wait(), timeout=seconds)
 
 
+async def woken_or_stop(wake: asyncio.Event, stop: asyncio.Event, seconds: float) -> None:
+    """Wait up to `seconds`, returning early when `wake` or `stop` is set
+    (the caller clears `wake`)."""
+    waiters = [asyncio.create_task(wake.wait()), asyncio.create_task(stop.wait())]
+    try:
+        await asyncio.wait(waiters, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for w in waiters:
+            w.cancel()
+
+
 def periodically(name: str, job: Callable[[], Awaitable[object]],
                  interval_s: float) -> Callable[[asyncio.Event], Coroutine[Any, Any, None]]:
     """A background task that runs `job` every `interval_s` until `stop`; a

@@ -17,7 +17,7 @@ from prometheus_client import Counter, Gauge
 from engram_kit.context import CallerContext
 from engram_kit.db import duty_tx, tenant_tx
 from engram_kit.embedder_client import EmbedderClient
-from engram_kit.runtime import sleep_or_stop
+from engram_kit.runtime import sleep_or_stop, woken_or_stop
 
 from . import repo_vector_queue as vq
 from .context_vectors import context_of_row
@@ -60,13 +60,7 @@ class ReembedSweep:
             if failed:  # the embedder is down: wait the interval, whatever is queued
                 await sleep_or_stop(stop, self.interval_s)
             else:
-                await self._wait(stop)
-
-    async def _wait(self, stop: asyncio.Event) -> None:
-        waiters = [asyncio.create_task(self._wake.wait()), asyncio.create_task(stop.wait())]
-        await asyncio.wait(waiters, timeout=self.interval_s, return_when=asyncio.FIRST_COMPLETED)
-        for w in waiters:
-            w.cancel()
+                await woken_or_stop(self._wake, stop, self.interval_s)
 
     async def sweep_once(self, q: vq.VectorQueue) -> int:
         """Rows given a vector this pass; -1 when the embedder did not answer."""
