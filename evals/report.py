@@ -19,7 +19,7 @@ from typing import Any
 
 from report_capacity import block as capacity_block
 from report_capacity import with_block as with_capacity_block
-from report_common import ROOT, Artefact, artefacts, f, latest, source, table
+from report_common import ROOT, Artefact, artefacts, f, latest, latest_variant, source, table
 from report_hooks import hooks
 from report_locomo import ablation, locomo
 from report_locomo import readme_block as locomo_block
@@ -130,6 +130,24 @@ def embedder(a: Artefact) -> list[str]:
             "![embedder throughput](img/embedder.png)", ""]
 
 
+def embedder_gpu(a: Artefact) -> list[str]:
+    """The newest embedder run on a GPU (a variant artefact: evals/gpu/)."""
+    d = a.load()
+    raw, runs = d["raw"]["short"], d["service_batched"]["short"]
+    idle = d["idle_single_request"]
+    rows = [[str(r["concurrency"]), f(r["sentences_per_s"], 0),
+             f(d["ratio_vs_raw_by_concurrency"][str(r["concurrency"])], 2)] for r in runs]
+    return ["### Embedder on a GPU", "",
+            f"{d['backend']['model'].rsplit('/', 1)[-1]} in {d['machine']['dtype']} on one "
+            f"{d['machine']['accelerator']} ({d['backend']['name']}), one text per request, "
+            f"batched service settings {d['backend']['service_env']}; command "
+            f"`{d['wrapper']}`. " + source(a, d), "",
+            *table(["concurrency", "served texts/s", "of raw"], rows),
+            f"Raw model in-process: {f(raw['best_sentences_per_s'], 0)}/s at batch "
+            f"{raw['best_batch']}; a lone encode {f(idle['direct_encode_p50_ms'])} ms, served "
+            f"{f(idle['service_p50_ms'])} ms p50.", ""]
+
+
 def embedder_probe(a: Artefact) -> list[str]:
     d = a.load()
     race = d["tokenizer_race"]
@@ -238,6 +256,8 @@ def render(found: list[Artefact]) -> str:
         art = used[kind]
         if art:
             parts += section(art)
+        if kind == "embedder" and (gpu := latest_variant(found, "embedder", "cuda")):
+            parts += embedder_gpu(gpu)
     if used["extraction-rules"] or used["extraction-openai"]:
         parts += extraction(used["extraction-rules"], used["extraction-openai"])
     if rel := used["reliability"]:

@@ -44,6 +44,12 @@ def latest(found: list[Artefact], kind: str) -> Artefact | None:
     return max(plain, key=lambda a: a.stamp) if plain else None
 
 
+def latest_variant(found: list[Artefact], kind: str, prefix: str) -> Artefact | None:
+    """The newest artefact of `kind` whose variant starts with `prefix`."""
+    hits = [a for a in found if a.kind == kind and a.variant.startswith(prefix)]
+    return max(hits, key=lambda a: a.stamp) if hits else None
+
+
 def f(value: float, digits: int = 1) -> str:
     return f"{value:,.{digits}f}".replace(",", " ")
 

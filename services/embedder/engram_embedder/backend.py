@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Protocol
 
 import httpx
@@ -47,6 +48,16 @@ class EncoderBackend(Protocol):
         ...
 
 
+class ModelDtype(StrEnum):
+    """The precision the sentence-transformers model computes in. Half
+    precision is for GPUs: on a CPU float16 is slower than float32, and
+    bfloat16 only pays on CPUs with AMX or AVX512-BF16."""
+
+    FLOAT32 = "float32"
+    FLOAT16 = "float16"
+    BFLOAT16 = "bfloat16"
+
+
 def _approx_tokens(text: str) -> int:
     return len(text) // 4 + 2
 
@@ -56,7 +67,10 @@ class SentenceTransformerBackend:
     normalized = True
 
     def __init__(self, model_path: str, device: str, sub_batch: int = 64,
-                 tokens_per_call: int = 1024) -> None:
+                 tokens_per_call: int = 1024, dtype: ModelDtype = ModelDtype.FLOAT32) -> None:
+        if dtype is ModelDtype.FLOAT16 and not device.startswith("cuda"):
+            raise SystemExit("ENGRAM_DTYPE=float16 needs ENGRAM_DEVICE=cuda: on a CPU half "
+                             "precision is slower than float32 (use float32 or bfloat16)")
         self.sub_batch = sub_batch
         self.tokens_per_call = tokens_per_call
         self._threads: int | None = None
@@ -71,6 +85,11 @@ class SentenceTransformerBackend:
         else:
             self.model = model_path
         self._st = SentenceTransformer(model_path, device=device, local_files_only=True)
+        if dtype is not ModelDtype.FLOAT32:
+            import torch
+
+            self._st.to(dtype=getattr(torch, dtype.value))
+        self.dtype = dtype
         self._st.eval()
         dimension = self._st.get_embedding_dimension()
         if dimension is None:
@@ -177,13 +196,14 @@ class VllmBackend:
 
 def build_backend(name: str, model_path: str, device: str, vllm_url: str = "",
                   model_name: str = "", timeout_s: float = 30.0, sub_batch: int = 64,
-                  tokens_per_call: int = 1024, model_processes: bool = False) -> EncoderBackend:
+                  tokens_per_call: int = 1024, model_processes: bool = False,
+                  dtype: ModelDtype = ModelDtype.FLOAT32) -> EncoderBackend:
     if name == "sentence-transformers" and model_processes:
         from .model_process import ProcessBackend
 
-        return ProcessBackend(model_path, device, sub_batch, tokens_per_call)
+        return ProcessBackend(model_path, device, sub_batch, tokens_per_call, dtype)
     if name == "sentence-transformers":
-        return SentenceTransformerBackend(model_path, device, sub_batch, tokens_per_call)
+        return SentenceTransformerBackend(model_path, device, sub_batch, tokens_per_call, dtype)
     if name == "vllm":
         return VllmBackend(vllm_url, model_name, timeout_s)
     raise SystemExit(f"unknown embedder backend {name!r}: use 'sentence-transformers' or 'vllm'")

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
 
-from .backend import Encoded
+from .backend import Encoded, ModelDtype
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +34,7 @@ class ModelProcessLost(Exception):
 
 
 def _serve(conn: Connection, model_path: str, device: str, sub_batch: int,
-           tokens_per_call: int) -> None:
+           tokens_per_call: int, dtype: ModelDtype) -> None:
     """Worker main: load the model, then answer encode calls until the pipe closes."""
     # The embedder drains on SIGTERM, then closes the pipe; a signal sent to
     # the whole process group must not kill the model under an in-flight batch.
@@ -42,7 +42,7 @@ def _serve(conn: Connection, model_path: str, device: str, sub_batch: int,
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     from .backend import SentenceTransformerBackend
 
-    backend = SentenceTransformerBackend(model_path, device, sub_batch, tokens_per_call)
+    backend = SentenceTransformerBackend(model_path, device, sub_batch, tokens_per_call, dtype)
     conn.send((backend.model, backend.dimension))
     while True:
         try:
@@ -77,8 +77,8 @@ class ProcessBackend:
     normalized = True
 
     def __init__(self, model_path: str, device: str, sub_batch: int = 64,
-                 tokens_per_call: int = 1024) -> None:
-        self._args = (model_path, device, sub_batch, tokens_per_call)
+                 tokens_per_call: int = 1024, dtype: ModelDtype = ModelDtype.FLOAT32) -> None:
+        self._args = (model_path, device, sub_batch, tokens_per_call, dtype)
         self._context = multiprocessing.get_context("spawn")  # no fork of gRPC/torch threads
         self._local = threading.local()
         self._workers: list[_Worker] = []

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 from engram_kit.settings import ServiceSettings
 
+from .backend import ModelDtype
+
 
 class EmbedderSettings(ServiceSettings):
     service_name: str = "embedder"
@@ -16,6 +18,9 @@ class EmbedderSettings(ServiceSettings):
     # Measured), so it is off by default.
     model_processes: bool = False
     device: str = "cpu"  # or "cuda"
+    # sentence-transformers: float16 (CUDA only) or bfloat16 halve the
+    # model's memory traffic on a GPU; float32 is the CPU's best.
+    dtype: ModelDtype = ModelDtype.FLOAT32
     # vllm: the OpenAI-compatible server and the model it serves.
     vllm_url: str = ""
     model_name: str = ""
