@@ -15,16 +15,16 @@ from engram_cli.stack import Stack
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 
 
-def _csrf(html: str) -> str:
+def csrf_in(html: str) -> str:
     match = CSRF.search(html)
     assert match is not None, html[:300]
     return match.group(1)
 
 
-async def _signed_in(http: httpx.AsyncClient, token: str) -> str:
+async def signed_in(http: httpx.AsyncClient, token: str) -> str:
     """Signs in; returns the session cookie."""
     form = await http.get("/console/signin")
-    done = await http.post("/console/signin", data={"token": token, "csrf": _csrf(form.text)})
+    done = await http.post("/console/signin", data={"token": token, "csrf": csrf_in(form.text)})
     assert done.status_code == 303, done.text
     cookie = http.cookies.get("engram_console")
     assert cookie
@@ -36,10 +36,10 @@ async def test_a_signed_out_cookie_no_longer_signs_in(stack: Stack):
     token = stack.principals.create(f"rev-{ns}", "reviewer", [ns])
     base = stack.mcp_url.removesuffix("/mcp")
     async with httpx.AsyncClient(base_url=base, timeout=30) as http:
-        cookie = await _signed_in(http, token)
+        cookie = await signed_in(http, token)
         page = await http.get(f"/console/?ns={ns}")
         assert page.status_code == 200
-        out = await http.post("/console/signout", data={"csrf": _csrf(page.text)})
+        out = await http.post("/console/signout", data={"csrf": csrf_in(page.text)})
         assert out.status_code == 303 and out.headers["location"] == "/console/signin"
     async with httpx.AsyncClient(base_url=base, timeout=30,
                                  cookies={"engram_console": cookie}) as thief:
@@ -47,7 +47,7 @@ async def test_a_signed_out_cookie_no_longer_signs_in(stack: Stack):
         assert replayed.status_code == 303, replayed.text[:300]
         assert replayed.headers["location"] == "/console/signin"
     async with httpx.AsyncClient(base_url=base, timeout=30) as http:
-        assert (await _signed_in(http, token)) != cookie  # signing in again works
+        assert (await signed_in(http, token)) != cookie  # signing in again works
 
 
 async def test_forwarded_https_from_an_untrusted_peer_is_ignored(stack: Stack):
