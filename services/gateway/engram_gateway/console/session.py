@@ -12,6 +12,7 @@ generation (every cookie it had, in every browser, stops matching)."""
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import hmac
 import json
@@ -103,7 +104,9 @@ class Sessions:
 
     def end(self, viewer: Viewer) -> None:
         """Sign out: every cookie of the principal stops working on every replica."""
-        self.store.end_console_sessions(viewer.name)
+        # Revoked meanwhile (ValueError): no cookie of it works any more.
+        with contextlib.suppress(ValueError):
+            self.store.end_console_sessions(viewer.name)
 
     def csrf(self, viewer: Viewer) -> str:
         return self._mac("csrf", viewer.cookie)
