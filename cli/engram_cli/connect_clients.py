@@ -1,7 +1,9 @@
 """Each client's own configuration format and place, as connect writes it.
 
 - Claude Code: an `http` server in `~/.claude.json` (user scope) or
-  `<project>/.mcp.json` (project scope); hooks in `~/.claude/settings.json`
+  `<project>/.mcp.json` (project scope: a file meant to be shared, so its
+  header names the ${ENGRAM_TOKEN} variable Claude Code expands, never the
+  token itself); hooks in `~/.claude/settings.json`
   or `<project>/.claude/settings.local.json` (machine-specific paths, so the
   file Claude Code keeps out of version control).
 - Codex: `[mcp_servers.engram]` with `url` and `bearer_token_env_var` in
@@ -78,10 +80,19 @@ def hook_command(t: Target, event: str) -> str:
             f"--token-file {shlex.quote(str(t.token_file))}")
 
 
-def http_server(t: Target, with_type: bool) -> dict[str, Any]:
+def http_server(t: Target, with_type: bool, by_reference: bool = False) -> dict[str, Any]:
+    """An http server entry; `by_reference`: the header names the token's
+    environment variable (expanded by the client) instead of holding it."""
     server: dict[str, Any] = {"type": "http"} if with_type else {}
-    server.update(url=t.url, headers={"Authorization": f"Bearer {t.token}"})
+    token = f"${{{TOKEN_ENV}}}" if by_reference else t.token
+    server.update(url=t.url, headers={"Authorization": f"Bearer {token}"})
     return server
+
+
+def token_export(t: Target) -> str:
+    """The shell line that puts the token in the environment, read from its file."""
+    return f'export {TOKEN_ENV}="$(cat {shlex.quote(str(t.token_file))})"'
+
 
 
 def claude_desktop_config(home: Path, default_home: bool) -> Path:
@@ -105,8 +116,8 @@ def _claude_code(t: Target, prior: Prior) -> Planned:
     hooks = {event: {"hooks": [{"type": "command", "command": hook_command(t, name),
                                 "timeout": HOOK_TIMEOUT_S}]}
              for event, name in HOOK_EVENTS.items()}
-    return [(servers, root, JsonEdit(True, server=http_server(t, True),
-                                     previous=prior(servers))),
+    server = http_server(t, True, by_reference=t.project is not None)
+    return [(servers, root, JsonEdit(True, server=server, previous=prior(servers))),
             (settings, root, JsonEdit(False, hooks=hooks, previous=prior(settings)))]
 
 
@@ -121,7 +132,7 @@ def _codex(t: Target, prior: Prior) -> Planned:
     body = "[mcp_servers.engram]\n" + "".join(f"{k} = {json.dumps(v)}\n"
                                               for k, v in table.items())
     env = codex_env_file(t.home)
-    line = f'export {TOKEN_ENV}="$(cat {shlex.quote(str(t.token_file))})"\n'
+    line = token_export(t) + "\n"
     return [(config, t.home, BlockEdit(TOML_BEGIN, TOML_END, body, kind="toml",
                                        check=toml_check("mcp_servers", "engram", table),
                                        previous=prior(config))),
@@ -157,6 +168,10 @@ def client_files(client: Client, t: Target, prior: Prior, default_home: bool) ->
 
 
 def next_steps(client: Client, t: Target) -> str:
+    if client is Client.CLAUDE_CODE and t.project:
+        return (f"start Claude Code in {shlex.quote(str(t.project))} from a shell that ran "
+                f"`{token_export(t)}` (.mcp.json names ${{{TOKEN_ENV}}}, not the token); "
+                "`claude mcp list` shows engram, `/hooks` lists the hooks")
     if client is Client.CLAUDE_CODE:
         return "restart Claude Code; `claude mcp list` shows engram, `/hooks` lists the hooks"
     if client is Client.CODEX:

@@ -73,7 +73,7 @@ def cmd_up(args: argparse.Namespace) -> int:
         out.write("\nFirst start: an agent token for namespace 'default' was minted.\n"
                   f"It is shown once here and kept in {stack.data_dir / 'agent-token'}:\n\n"
                   f"  {stack.first_token}\n\nConnect Claude Code with:\n\n"
-                  f"  {stack.claude_command(stack.first_token)}\n\n")
+                  f"  {stack.connect_command()}\n\n")
     out.write("Ctrl-C stops the stack.\n")
     out.flush()
     supervisor = Supervisor(stack, settings, _say)

@@ -6,6 +6,7 @@ exactly what users run."""
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
 import time
 import urllib.request
@@ -252,6 +253,9 @@ class Stack:
         self.nats.stop()
         self.postgres.stop()
 
-    def claude_command(self, token: str) -> str:
-        return (f"claude mcp add --transport http engram {self.mcp_url} "
-                f'--header "Authorization: Bearer {token}"')
+    def connect_command(self) -> str:
+        """How to connect Claude Code to this stack with the first agent token.
+        The token is read from its file: a command line is kept in shell
+        history and shown to every local user by ps."""
+        return (f"engram connect claude-code --url {shlex.quote(self.mcp_url)} "
+                f"--token-file {shlex.quote(str(self.data_dir / AGENT_TOKEN_FILE))}")

@@ -35,9 +35,11 @@ def test_engram_up_prints_ready_and_stops_cleanly_on_ctrl_c(tmp_path: Path):
                 break
         output = "".join(lines)
         assert "ready" in output and f"http://127.0.0.1:{8750 + OFFSET}/mcp" in output
-        assert "claude mcp add --transport http engram" in output
+        assert "engram connect claude-code --url" in output and "--token-file" in output
         token = (tmp_path / "agent-token").read_text().strip()
         assert token in output
+        # Shown once on a line of its own, never inside a command to paste.
+        assert [line.strip() for line in output.splitlines() if token in line] == [token]
         assert port_open(8750 + OFFSET)
         proc.send_signal(signal.SIGINT)
         rest, _ = proc.communicate(timeout=90)

@@ -113,9 +113,10 @@ async def test_a_clashing_merge_is_refused_and_a_rejected_one_never_returns(stac
 
 
 async def test_near_identical_lessons_merge_and_roll_back(stack: Stack):
-    ns, token, _ = principals(stack)
+    ns, token, reviewer = principals(stack)
     task = "deploying the billing service"
-    async with mcp_client(stack.mcp_url, token) as client:
+    async with mcp_client(stack.mcp_url, token) as client, \
+            mcp_client(stack.mcp_url, reviewer) as rev:
         for _ in range(2):
             success = await call(client, "outcome_record", {
                 "task": task, "outcome": "success",
@@ -135,7 +136,8 @@ async def test_near_identical_lessons_merge_and_roll_back(stack: Stack):
         assert lesson["id"] == correction["lesson"]["id"], "a correction outranks a success"
         assert lesson["signals"] == 3
 
-        rolled = await call(client, "dream", {"action": "rollback", "run_id": run["id"]})
+        # A rollback needs the erase grant: the reviewer's.
+        rolled = await call(rev, "dream", {"action": "rollback", "run_id": run["id"]})
         assert rolled["run"]["status"] == "rolled_back"
         found = await call(client, "lesson_search", {"query": "database migrations deploy"})
         assert {x["id"] for x in found["lessons"]} >= ids

@@ -80,7 +80,8 @@ async def stack_flush_uses(admin_dsn: str, entry_id: str) -> None:
 
 async def test_rollback_restores_what_a_pass_archived(stack: Stack, admin_dsn: str):
     ns = f"decay-{uuid.uuid4().hex[:6]}"
-    token = stack.principals.create(f"p-{ns}", "agent", [ns])
+    # A reviewer: the rollback needs the erase grant.
+    token = stack.principals.create(f"p-{ns}", "reviewer", [ns])
     async with mcp_client(stack.mcp_url, token) as client:
         a = (await call(client, "memory_store", {"text": "The basalt cron runs at 02:00."}))["id"]
         b = (await call(client, "memory_store", {"text": "The basalt mirror is read-only."}))["id"]

@@ -27,9 +27,11 @@ CORTEX_STATE = """SELECT coalesce(md5(string_agg(x, ',' ORDER BY x)), '') FROM (
     UNION ALL SELECT e::text FROM cortex.entities e WHERE namespace = $1) rows"""
 
 
-def principal(stack: Stack) -> tuple[str, str]:
+def principal(stack: Stack, role: str = "agent") -> tuple[str, str]:
+    """A namespace and a token for it (a reviewer where the test rolls a run
+    back: that needs the erase grant)."""
     ns = f"dream-{uuid.uuid4().hex[:6]}"
-    return ns, stack.principals.create(f"p-{ns}", "agent", [ns])
+    return ns, stack.principals.create(f"p-{ns}", role, [ns])
 
 
 async def pending(client, n: int) -> None:
@@ -39,7 +41,7 @@ async def pending(client, n: int) -> None:
 
 
 async def test_rules_pass_writes_anchored_facts_and_rolls_back(stack: Stack, admin_dsn: str):
-    ns, token = principal(stack)
+    ns, token = principal(stack, "reviewer")
     entries = ["billing-api uses PostgreSQL 16.", "Never force-push to main.",
                "Running the tests now.", "On 2025-03-04 the payments database failed over."]
     async with mcp_client(stack.mcp_url, token) as client:
@@ -223,7 +225,7 @@ async def test_graph_link_proposals_are_reviewed_and_never_reproposed(stack: Sta
         walk = await call(client, "graph_neighbors", {"entity": "billing-api"})
         assert [(e["relation"], e["dst"], e["provenance"]) for e in walk["edges"]
                 if not e.get("derived")] == [("deployed_to", "postgres", "inferred")]
-        err = await call_error(client, "dream", {"action": "rollback", "run_id": run["id"]})
+        err = await call_error(rev, "dream", {"action": "rollback", "run_id": run["id"]})
         assert "proposals already decided" in err
 
 

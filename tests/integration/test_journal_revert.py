@@ -41,7 +41,7 @@ async def craft_rollback(admin_dsn: str, ns: str, fact_id: str) -> str:
 
 async def test_rollback_never_runs_sql_from_a_journal_image(stack: Stack, admin_dsn: str):
     ns = f"jr-{uuid.uuid4().hex[:6]}"
-    token = stack.principals.create(f"p-{ns}", "agent", [ns])
+    token = stack.principals.create(f"p-{ns}", "reviewer", [ns])  # rollback: erase grant
     async with mcp_client(stack.mcp_url, token) as client:
         fact = await call(client, "fact_set", {"entity": "billing", "attribute": "owner",
                                                "value": "ana", "namespace": ns})

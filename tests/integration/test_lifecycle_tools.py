@@ -40,7 +40,11 @@ async def audit_of(admin_dsn: str, schema: str, ns: str, action: str) -> str:
 async def test_document_forget(stack: Stack, admin_dsn: str):
     ns, word = f"lt-{uuid.uuid4().hex[:6]}", marker()
     who = principals(stack, ns)
-    async with mcp_client(stack.mcp_url, who["agent"]) as client:
+    # Erasing for good needs the erase grant: a reviewer's, not an agent's.
+    async with mcp_client(stack.mcp_url, who["agent"]) as agent:
+        assert "needs the erase grant" in await call_error(agent, "document_forget", {
+            "document_id": NO_ID, "reason": "x", "namespace": ns})
+    async with mcp_client(stack.mcp_url, who["reviewer"]) as client:
         doc = await call(client, "document_ingest", {
             "content": f"# Runbook\n\nThe vault opens with {word}.\n", "format": "markdown",
             "source": "runbook.md", "namespace": ns})
@@ -97,7 +101,10 @@ async def test_world_retract_restore_and_erase(stack: Stack, admin_dsn: str):
                                                            slot | {"reason": "again"})
         assert "reason is 1-500" in await call_error(client, "world_retract",
                                                      slot | {"reason": " "})
-        gone = await call(client, "world_retract", slot | {"reason": "secret", "erase": True})
+        assert "needs the erase grant" in await call_error(
+            client, "world_retract", slot | {"reason": "secret", "erase": True})
+        async with mcp_client(stack.mcp_url, who["reviewer"]) as rev:
+            gone = await call(rev, "world_retract", slot | {"reason": "secret", "erase": True})
         assert gone == {"facts": [], "erased": 1}
         assert "no retracted world fact" in await call_error(client, "world_restore",
                                                              slot | {"reason": "x"})
@@ -137,7 +144,10 @@ async def test_lesson_retire_restore_and_erase(stack: Stack, admin_dsn: str):
             "lesson_id": NO_ID, "reason": "x", "namespace": ns})
         assert "must be a lesson id" in await call_error(client, "lesson_retire", {
             "lesson_id": "nope", "reason": "x", "namespace": ns})
-        gone = await call(client, "lesson_retire", args | {"reason": "secret", "erase": True})
+        assert "needs the erase grant" in await call_error(
+            client, "lesson_retire", args | {"reason": "secret", "erase": True})
+        async with mcp_client(stack.mcp_url, who["reviewer"]) as rev:
+            gone = await call(rev, "lesson_retire", args | {"reason": "secret", "erase": True})
         assert gone == {"lesson": None, "erased": True}
         assert "no lesson" in await call_error(client, "lesson_restore", args | {"reason": "x"})
     async with mcp_client(stack.mcp_url, who["reader"]) as client:
@@ -154,7 +164,10 @@ async def test_fact_forget_leaves_no_history(stack: Stack, admin_dsn: str):
     ns, word = f"lt-{uuid.uuid4().hex[:6]}", marker()
     who = principals(stack, ns)
     slot = {"entity": "side-door", "attribute": "code", "namespace": ns}
-    async with mcp_client(stack.mcp_url, who["agent"]) as client:
+    async with mcp_client(stack.mcp_url, who["agent"]) as agent:
+        assert "needs the erase grant" in await call_error(agent, "fact_forget",
+                                                           slot | {"reason": "x"})
+    async with mcp_client(stack.mcp_url, who["reviewer"]) as client:
         await call(client, "fact_set", slot | {"value": f"old-{word}"})
         await call(client, "fact_set", slot | {"value": word, "replaces": True})
         await call(client, "fact_retract", slot | {"reason": "leaked"})
@@ -350,11 +363,13 @@ async def test_rest_routes_run_the_same_operations(stack: Stack):
 
     async with http("agent") as agent, http("reviewer") as reviewer:
         r = await agent.post(f"/v1/documents/{doc['id']}/forget", json={"reason": "secret"})
+        assert r.status_code == 403 and "needs the erase grant" in r.json()["detail"]["detail"]
+        r = await reviewer.post(f"/v1/documents/{doc['id']}/forget", json={"reason": "secret"})
         assert r.status_code == 200 and r.json()["document_id"] == doc["id"]
-        r = await agent.post(f"/v1/documents/{doc['id']}/forget", json={"reason": "again"})
+        r = await reviewer.post(f"/v1/documents/{doc['id']}/forget", json={"reason": "again"})
         assert r.status_code == 404 and "was forgotten" in r.json()["detail"]
-        r = await agent.post(f"/v1/documents/{doc['id']}/forget", json={"reason": "x",
-                                                                         "extra": 1})
+        r = await reviewer.post(f"/v1/documents/{doc['id']}/forget", json={"reason": "x",
+                                                                            "extra": 1})
         assert r.status_code == 422
         decide = f"/v1/review/contenders/{bob['fact']['id']}/decide"
         r = await reviewer.post(decide, json={"decision": "discard", "reasoning": "not so"})

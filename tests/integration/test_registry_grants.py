@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 
 from engram_cli.stack import Stack
-from engram_gateway.registry import TOOLS, operations
+from engram_gateway.registry import TOOLS, operations, tool
 from engram_gateway.toolspec import Access, Op, ToolSpec
 
 from ..helpers import call, mcp_client, result_text
@@ -65,7 +65,7 @@ async def test_every_write_refuses_a_read_only_grant(stack: Stack):
     ns = f"reg-{uuid.uuid4().hex[:6]}"
     # An operator, so that only the grant can be the reason for a refusal.
     reader = stack.principals.create(f"reg-ro-{ns}", "operator", [], [ns])
-    writes = _needing(Access.WRITE, Access.REVIEWER, Access.OPERATOR)
+    writes = _needing(Access.WRITE, Access.ERASE, Access.REVIEWER, Access.OPERATOR)
     assert len(writes) > 30
     assert await _mcp_refusals(stack, reader, ns, writes, "read-only access") == []
     assert await _rest_refusals(stack, reader, ns, writes, "read-only access") == []
@@ -85,6 +85,46 @@ async def test_every_reviewer_or_operator_tool_refuses_an_agent(stack: Stack):
     expected = "needs the operator role; you are reviewer"
     assert await _mcp_refusals(stack, reviewer, ns, operator_only, expected) == []
     assert await _rest_refusals(stack, reviewer, ns, operator_only, expected) == []
+
+
+def _erasing() -> list[tuple[ToolSpec, str, Op, dict[str, Any]]]:
+    """Every call the registry marks a permanent deletion: the ERASE
+    operations, and those an `erase_when` flag makes one (with it set)."""
+    calls = [(s, a, o, {}) for s, a, o in _needing(Access.ERASE)]
+    return calls + [(s, a, o, {o.erase_when: True}) for s, a, o in operations()
+                    if o.erase_when]
+
+
+async def test_every_permanent_deletion_needs_the_erase_grant(stack: Stack):
+    """An agent with a read-write grant is refused every erasure (and dream
+    rollback) over MCP and REST, naming the erase grant; a reviewer's same
+    calls get past the grant (they fail, if at all, on the made-up ids); the
+    agent keeps the reversible form of the flagged tools."""
+    ns = f"reg-{uuid.uuid4().hex[:6]}"
+    agent = stack.principals.create(f"reg-era-{ns}", "agent", [ns])
+    reviewer = stack.principals.create(f"reg-erv-{ns}", "reviewer", [ns])
+    calls = _erasing()
+    names = {(s.name, a) for s, a, _, _ in calls}
+    for must in (("document_forget", ""), ("fact_forget", ""), ("world_retract", ""),
+                 ("lesson_retire", ""), ("dream", "rollback")):
+        assert must in names, must
+    expected = "needs the erase grant (the reviewer or operator role); you are agent"
+    wrong, passed = [], []
+    async with mcp_client(stack.mcp_url, agent) as client, \
+            mcp_client(stack.mcp_url, reviewer) as rev:
+        for spec, action, _, flag in calls:
+            args = _args(spec, action, ns) | flag
+            text = result_text(await client.call_tool(spec.name, args))
+            if expected not in text:
+                wrong.append(f"{spec.name} {action}: {text[:200]}")
+            reviewed = result_text(await rev.call_tool(spec.name, args))
+            if "erase grant" in reviewed or "role" in reviewed:
+                passed.append(f"{spec.name} {action}: {reviewed[:200]}")
+        kept = await client.call_tool("world_retract", _args(tool("world_retract"), "", ns))
+        assert "erase grant" not in result_text(kept)
+    assert wrong == [] and passed == []
+    rest_ops = [(s, a, o) for s, a, o, flag in calls if not flag]
+    assert await _rest_refusals(stack, agent, ns, rest_ops, expected) == []
 
 
 async def test_every_tool_lists_its_registry_annotations(stack: Stack, agent_token: str):

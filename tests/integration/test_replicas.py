@@ -20,6 +20,7 @@ from typing import Any
 
 import anyio
 import asyncpg
+import httpx
 import pytest
 
 from engram_cli.settings import CliSettings
@@ -29,6 +30,7 @@ from engram_cli.supervisor import Supervisor
 from ..conftest import PORT_SHIFT
 from ..helpers import call, eventually, mcp_client, result_text
 from ..replica_tools import alternating_client, counter_sum, metrics_text, rpc_calls
+from .test_console_signout import csrf_in, signed_in
 
 OFFSET = 450 + PORT_SHIFT
 SPEC = "gateway=2,memory=2,cortex=2,dreamer=2,coordination=2,embedder=1"
@@ -220,6 +222,29 @@ async def test_toolset_tier_is_seen_by_every_gateway_replica(rstack: Stack):
         assert (await call(client, "toolset", {"action": "expand"}))["tier"] == "core"
     async with mcp_client(first, token) as client:
         assert (await call(client, "toolset", {}))["tier"] == "core"
+
+
+async def test_a_console_sign_out_holds_on_every_gateway_replica(rstack: Stack):
+    """Signed in through one gateway, the cookie works on the other; signed
+    out through the first, a copy of it is refused by both (the generation
+    lives in the shared token file, not in a gateway process)."""
+    ns = f"so-{uuid.uuid4().hex[:6]}"
+    token = rstack.principals.create(f"rev-{ns}", "reviewer", [ns])
+    first, second = (u.removesuffix("/mcp") for u in rstack.gateway_urls)
+    async with httpx.AsyncClient(base_url=first, timeout=30) as http:
+        cookie = await signed_in(http, token)
+        page = await http.get(f"/console/?ns={ns}")
+        async with httpx.AsyncClient(base_url=second, timeout=30,
+                                     cookies={"engram_console": cookie}) as other:
+            assert (await other.get(f"/console/?ns={ns}")).status_code == 200
+            out = await http.post("/console/signout", data={"csrf": csrf_in(page.text)})
+            assert out.status_code == 303
+            for base in (first, second):
+                async with httpx.AsyncClient(base_url=base, timeout=30,
+                                             cookies={"engram_console": cookie}) as thief:
+                    replayed = await thief.get(f"/console/?ns={ns}")
+                    assert replayed.status_code == 303, (base, replayed.text[:200])
+                    assert replayed.headers["location"] == "/console/signin"
 
 
 async def _entry_events(dsn: str, ids: list[str]) -> dict[str, int]:

@@ -13,8 +13,8 @@ from ..helpers import call, eventually, mcp_client, ok_json, rest_client
 NO_ID = "00000000-0000-0000-0000-000000000000"
 
 
-def _agent(stack: Stack, ns: str) -> dict[str, str]:
-    token = stack.principals.create(f"dt-{ns}", "agent", [ns])
+def _agent(stack: Stack, ns: str, role: str = "agent") -> dict[str, str]:
+    token = stack.principals.create(f"dt-{ns}", role, [ns])
     return {"Authorization": f"Bearer {token}", "X-Engram-Namespace": ns}
 
 
@@ -55,7 +55,7 @@ async def test_document_get_pages_its_chunks(stack: Stack):
 
 async def test_dream_run_detail_and_rollback_preview(stack: Stack):
     ns = f"dd-{uuid.uuid4().hex[:6]}"
-    auth = _agent(stack, ns)
+    auth = _agent(stack, ns, "reviewer")  # a rollback needs the erase grant
     entries = ["billing-api uses PostgreSQL 16.", "Never force-push to main.",
                "Running the tests now."]
     async with rest_client(stack, auth) as http, \

@@ -109,3 +109,34 @@ async def test_tokens_list_create_rotate_revoke(stack: Stack):
     assert no_grant.status_code == 400 and "namespace" in no_grant.json()["detail"]
     assert as_agent.status_code == 403 and "needs the operator role" in as_agent.text
     assert me in {p.name for p in stack.principals.list()}
+
+
+async def test_a_peer_operators_token_needs_a_second_operator(stack: Stack):
+    """An operator whose grants cover a peer operator's may neither rotate
+    (it would be handed the peer's new token) nor revoke it, over REST or
+    MCP; the refusal says who can. Its own token it rotates; an agent within
+    its grants it still rotates and revokes."""
+    ns = f"peer-{uuid.uuid4().hex[:6]}"
+    me, op = _principal(stack, "operator", ns)
+    peer, peer_h = _principal(stack, "operator", ns)
+    agent_name, _ = _principal(stack, "agent", ns)
+    async with rest_client(stack, op) as http, \
+            mcp_client(stack.mcp_url, op["Authorization"][7:]) as mcp:
+        rotate = await http.post(f"/v1/operator/tokens/{peer}/rotate")
+        revoke = await http.post(f"/v1/operator/tokens/{peer}/revoke")
+        mcp_rotate = await call_error(mcp, "tokens", {"action": "rotate", "name": peer,
+                                                      "namespace": ns})
+        mcp_revoke = await call_error(mcp, "tokens", {"action": "revoke", "name": peer,
+                                                      "namespace": ns})
+        agent_rotated = await ok_json(await http.post(f"/v1/operator/tokens/{agent_name}/rotate"))
+        assert agent_rotated["token"].startswith("eg_")
+    for refused in (rotate, revoke):
+        assert refused.status_code == 403, refused.text
+        detail = refused.json()["detail"]
+        assert "second operator" in detail and "engram token" in detail
+    assert "second operator" in mcp_rotate and "second operator" in mcp_revoke
+    # The peer's token still works: nothing was changed by the refusals.
+    assert stack.principals.verify(peer_h["Authorization"][7:]) is not None
+    async with rest_client(stack, op) as http:
+        mine = await ok_json(await http.post(f"/v1/operator/tokens/{me}/rotate"))
+    assert stack.principals.verify(mine["token"]) is not None

@@ -122,7 +122,10 @@ async def test_graph_document_and_dream_routes_answer_as_the_tools(stack: Stack)
         assert runs == await call(mcp, "dream", {"action": "runs", "limit": 5,
                                                  "namespace": ns})
         assert run["run_id"] in [r["id"] for r in runs["runs"]]
-        missing = await http.post(f"/v1/dream/runs/{NO_ID}/rollback")
+        refused = await http.post(f"/v1/dream/runs/{NO_ID}/rollback")
+        assert refused.status_code == 403 and "erase grant" in refused.text
+    async with rest_client(stack, _principal(stack, "reviewer", ns)) as rev:
+        missing = await rev.post(f"/v1/dream/runs/{NO_ID}/rollback")
         assert missing.status_code == 404 and missing.json()["error"] == "not_found"
 
 

@@ -165,9 +165,16 @@ def test_claude_code_project_scope(tmp_path: Path, data_dir: Path,
     (project / ".mcp.json").write_text(_dump({"mcpServers": CLAUDE_JSON["mcpServers"]}, 2))
     before_home, before_project = snapshot(home), snapshot(project)
     argv = ["--home", str(home), "--project", str(project)]
-    assert engram(capsys, "connect", "claude-code", *argv, "--data-dir", str(data_dir))[0] == 0
+    rc, out, _ = engram(capsys, "connect", "claude-code", *argv, "--data-dir", str(data_dir))
+    assert rc == 0
     mcp = validate(project / ".mcp.json", "claude_code_mcp.json")
     assert mcp["mcpServers"]["engram"]["type"] == "http" and "other" in mcp["mcpServers"]
+    # .mcp.json is meant to be committed: it names the variable, never the token.
+    assert mcp["mcpServers"]["engram"]["headers"] == {"Authorization": "Bearer ${ENGRAM_TOKEN}"}
+    (token_file,) = (home / ".engram" / "connect").glob("*.token")
+    token = token_file.read_text().strip()
+    assert token.startswith("eg_") and token not in (project / ".mcp.json").read_text()
+    assert f'export ENGRAM_TOKEN="$(cat {token_file})"' in out and token not in out
     local = validate(project / ".claude" / "settings.local.json", "claude_code_settings.json")
     assert set(local["hooks"]) == set(HOOK_EVENTS)
     assert not (home / ".claude.json").exists()

@@ -92,6 +92,9 @@ def caller_context(principal: str, role: str, allowed: list[str], namespace: str
     if access is not Access.READ and chosen not in allowed:
         raise NamespaceRefused(f"principal {principal!r} has read-only access to namespace "
                                f"{chosen!r}; this call writes")
+    if (role or "agent") not in access.roles and access is Access.ERASE:
+        raise RoleRefused(f"{what} erases for good and needs the erase grant (the reviewer "
+                          f"or operator role); you are {role or 'agent'}")
     if (role or "agent") not in access.roles:
         raise RoleRefused(f"{what} needs the {access.value} role; you are "
                           f"{role or 'agent'}")

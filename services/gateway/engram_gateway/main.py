@@ -42,5 +42,8 @@ def main() -> None:
     server = uvicorn.Server(uvicorn.Config(
         build_app(settings), log_level="warning", access_log=False,
         http="h11", h11_max_incomplete_event_size=MAX_HEAD_BYTES,
+        # Forwarded headers are trusted only from ENGRAM_TRUSTED_PROXIES
+        # (proxies.py), not from uvicorn's default of any loopback peer.
+        proxy_headers=False,
         timeout_graceful_shutdown=int(settings.shutdown_grace_s)))
     server.run(sockets=[sock])

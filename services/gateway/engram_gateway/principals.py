@@ -42,6 +42,9 @@ class Principal:
     created_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat())
     read_namespaces: list[str] = field(default_factory=list)
     rotated_at: str = ""
+    # Bumped by a console sign-out: every console cookie minted before it
+    # stops working, on every gateway replica (they all read this file).
+    console_generation: int = 0
 
 
 def hash_token(token: str) -> str:
@@ -133,6 +136,17 @@ class PrincipalStore:
                                             rotated_at=datetime.now(UTC).isoformat())
                     self._write(principals)
                     return token
+        raise ValueError(f"no principal {name!r}")
+
+    def end_console_sessions(self, name: str) -> None:
+        """Sign the principal out of the console everywhere (a new generation)."""
+        with self._locked():
+            principals = self._load()
+            for i, p in enumerate(principals):
+                if p.name == name:
+                    principals[i] = replace(p, console_generation=p.console_generation + 1)
+                    self._write(principals)
+                    return
         raise ValueError(f"no principal {name!r}")
 
     def revoke(self, name: str) -> None:

@@ -49,6 +49,7 @@ def operations() -> list[tuple[ToolSpec, str, Op]]:
 
 RETRY_WORDS = {Retry.SAFE: "safe", Retry.CONDITIONAL: "only as noted", Retry.UNSAFE: "no"}
 GRANT_WORDS = {Access.READ: "read", Access.WRITE: "read-write",
+               Access.ERASE: "read-write, erase (reviewer or operator role)",
                Access.REVIEWER: "read-write, reviewer or operator role",
                Access.OPERATOR: "read-write, operator role"}
 
@@ -71,7 +72,10 @@ def markdown() -> str:
         "`python -m engram_gateway.registry --markdown > docs/tools.md`; do not edit by hand.",
         "", "- **tier**: the smallest toolset (`minimal`, `core`, `full`) that shows the tool.",
         "- **grant**: what the principal needs on the namespace (a read-only grant may call "
-        "the read operations only); reviewer and operator operations also need that role.",
+        "the read operations only); reviewer and operator operations also need that role. "
+        "**erase** marks a permanent deletion or a dream rollback: it needs the erase grant, "
+        "which the reviewer and operator roles carry and an agent does not; `with X=true` "
+        "says the argument that makes a call one.",
         "- **effect**: `none` reads; `session` changes only what you see; `additive` adds or "
         "corrects (history is kept); `destructive` deletes, withdraws or overrides.",
         "- **retry**: whether a client may repeat the same call after a lost reply without "
@@ -83,8 +87,10 @@ def markdown() -> str:
     for spec, action, o in operations():
         rest = f"`{o.rest}`" if o.rest else ""
         note = o.note if o.retry is not Retry.SAFE or o.effect is not Effect.NONE else "reads"
+        grant = GRANT_WORDS[o.access] + (f"; with {o.erase_when}=true: erase"
+                                         if o.erase_when else "")
         lines.append(f"| `{spec.name}` | {action or ''} | {spec.tier.label} | "
-                     f"{GRANT_WORDS[o.access]} | {o.effect.value} | {RETRY_WORDS[o.retry]} | "
+                     f"{grant} | {o.effect.value} | {RETRY_WORDS[o.retry]} | "
                      f"{note} | {rest} |")
     lines += ["", "## MCP annotations", "",
               "Derived from the operations: `readOnlyHint` when none has an effect, "

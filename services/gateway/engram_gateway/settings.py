@@ -53,6 +53,10 @@ class GatewaySettings(BaseSettings):
     # Keys the browser console's session cookies and CSRF tokens (16+ chars; every
     # replica the same). Unset: the console at /console/ says it is off.
     console_session_key: SecretStr | None = Field(default=None, min_length=16)
+    # Addresses or networks (CIDR) of TLS-terminating proxies in front of the
+    # gateway: only a connection from one of them may say, in X-Forwarded-Proto,
+    # that the client used https (the console then marks its cookies Secure).
+    trusted_proxies: list[str] = []
     # How long a console sign-in lasts; a rotated or revoked token ends it sooner.
     console_session_ttl_s: int = Field(default=8 * 3600, gt=0)
 

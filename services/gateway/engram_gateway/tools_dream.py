@@ -39,7 +39,8 @@ def dream(
     errors); detail shows one run with the rows it touched (entries read, facts
     written, entries quarantined; paged by offset/limit); rollback reverts a committed
     pass exactly, or refuses and says which later writes depend on it (dry_run: what it
-    would change, without changing it)."""
+    would change, without changing it); rollback needs the erase grant (reviewer or
+    operator)."""
 
 
 def status_reply(r: pb.DreamStatusResponse) -> dict[str, Any]:
@@ -142,7 +143,7 @@ TOOLS = [
             rest="GET /v1/dream/runs", rest_args=("limit",)),
         "detail": read(D, "RunDetail", build=detail_request, shape=detail_reply,
                        rest="GET /v1/dream/runs/{run_id}", rest_args=("offset", "limit")),
-        "rollback": op(Access.WRITE, Effect.DESTRUCTIVE, Retry.SAFE,
+        "rollback": op(Access.ERASE, Effect.DESTRUCTIVE, Retry.SAFE,
                        "a rolled-back run refuses a second rollback; dry_run changes nothing",
                        run=run_rollback, rest="POST /v1/dream/runs/{run_id}/rollback",
                        rest_args=("dry_run",)),

@@ -32,8 +32,9 @@ def document_forget(
     reason: Reason, namespace: Namespace = None,
 ) -> None:
     """Delete a document for good: its text, chunks, vectors and original file. A
-    tombstone keeps who, why, when and a keyed digest (no words). Not reversible.
-    Returns {document_id, chunks, tombstone_id}."""
+    tombstone keeps who, why, when and a keyed digest (no words). Not reversible:
+    needs the erase grant (reviewer or operator). Returns {document_id, chunks,
+    tombstone_id}."""
 
 
 def world_retract(
@@ -44,7 +45,8 @@ def world_retract(
 ) -> None:
     """Withdraw the live world fact of a slot (a citation that was wrong). The row is
     kept as history and world_restore brings it back; with erase the slot's rows are
-    deleted for good. Returns {facts, erased}."""
+    deleted for good (that needs the erase grant: reviewer or operator). Returns
+    {facts, erased}."""
 
 
 def world_restore(entity: Entity, attribute: Attribute, reason: Reason,
@@ -61,7 +63,8 @@ def lesson_retire(
 ) -> None:
     """Retire a lesson that is wrong or no longer holds: it leaves the briefing and
     search, kept as history; lesson_restore brings it back. With erase it is deleted
-    with its outcomes. Returns {lesson, erased}."""
+    with its outcomes (that needs the erase grant: reviewer or operator). Returns
+    {lesson, erased}."""
 
 
 def lesson_restore(lesson_id: Annotated[Uuid, Field(description="The lesson's id.")],
@@ -78,7 +81,8 @@ def fact_forget(
 ) -> None:
     """Erase facts for good (a value that holds a secret): every fact of the slot, or of
     one value, history included, with their conflicts and tombstones. Unlike
-    fact_retract nothing is kept but an audit row with keyed digests. Returns {erased}."""
+    fact_retract nothing is kept but an audit row with keyed digests. Needs the erase
+    grant (reviewer or operator). Returns {erased}."""
 
 
 def contender_decide(
@@ -152,7 +156,7 @@ SLOT = {"entity": "registry-test", "attribute": "state", "reason": "test"}
 
 TOOLS = [
     ToolSpec(document_forget, Tier.FULL, {"": op(
-        Access.WRITE, D, Retry.SAFE, "a repeat finds the document gone",
+        Access.ERASE, D, Retry.SAFE, "a repeat finds the document gone",
         service=M, method="DocumentForget", rest="POST /v1/documents/{document_id}/forget",
         build=lambda a: memory_pb2.DocumentForgetRequest(document_id=a["document_id"],
                                                          reason=a["reason"]),
@@ -161,7 +165,7 @@ TOOLS = [
         example={"document_id": NO_ID, "reason": "test"}),
     ToolSpec(world_retract, Tier.FULL, {"": op(
         Access.WRITE, D, Retry.SAFE, "a repeat finds nothing live (or left) to retract",
-        service=C, method="WorldRetract", shape=world_reply,
+        service=C, method="WorldRetract", shape=world_reply, erase_when="erase",
         build=lambda a: pb.WorldRetractRequest(entity=a["entity"], attribute=a["attribute"],
                                                reason=a["reason"], erase=a["erase"]))},
         example=SLOT),
@@ -173,7 +177,7 @@ TOOLS = [
         example=SLOT),
     ToolSpec(lesson_retire, Tier.FULL, {"": op(
         Access.WRITE, D, Retry.SAFE, "a repeat is refused: the lesson is already retired",
-        service=C, method="LessonRetire", shape=lesson_reply,
+        service=C, method="LessonRetire", shape=lesson_reply, erase_when="erase",
         build=lambda a: pb.LessonRetireRequest(lesson_id=a["lesson_id"], reason=a["reason"],
                                                erase=a["erase"]))},
         example={"lesson_id": NO_ID, "reason": "test"}),
@@ -183,7 +187,7 @@ TOOLS = [
         build=lambda a: pb.LessonRetireRequest(lesson_id=a["lesson_id"], reason=a["reason"]))},
         example={"lesson_id": NO_ID, "reason": "test"}),
     ToolSpec(fact_forget, Tier.FULL, {"": op(
-        Access.WRITE, D, Retry.SAFE, "a repeat finds nothing left to erase",
+        Access.ERASE, D, Retry.SAFE, "a repeat finds nothing left to erase",
         service=C, method="FactForget", shape=lambda r: {"erased": list(r.ids)},
         build=lambda a: pb.FactForgetRequest(entity=a["entity"], attribute=a["attribute"],
                                              value=a["value"], reason=a["reason"]))},

@@ -4,9 +4,13 @@ roles and namespaces as for `engram token`). Operator role only.
 
 An operator manages only principals whose grants lie within its own
 (read-write within its read-write grants, read within any of its grants):
-a token for one namespace cannot mint or revoke access to another. It may
-not revoke its own principal (it would lock itself out). A created or
-rotated token is in that reply only; listings show a sha256 prefix."""
+a token for one namespace cannot mint or revoke access to another. Another
+operator is a peer, not a subordinate: rotating or revoking it is refused
+(`SecondOperatorNeeded`, a typed refusal naming who can do it) so that one
+operator's token cannot take over or lock out the others. It may rotate its
+own token but not revoke its own principal (it would lock itself out). A
+created or rotated token is in that reply only; listings show a sha256
+prefix."""
 
 from __future__ import annotations
 
@@ -16,6 +20,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from engram_kit.errors import Conflict, InvalidArgument, NotFound, PermissionDenied
+from engram_kit.vocab import Role
 
 from .argtypes import Check, Rule
 from .principals import MAX_GRANTS, NAME_RE, Principal, PrincipalStore
@@ -42,6 +47,10 @@ Grants = Annotated[list[GrantName], Rule({"maxItems": MAX_GRANTS}, lambda v, f: 
 SHA_PREFIX = 12
 
 
+class SecondOperatorNeeded(PermissionDenied):
+    """Rotating or revoking a peer operator takes more than one operator."""
+
+
 def tokens(
     action: Annotated[Literal["list", "create", "rotate", "revoke"], Field(
         description="list | create a principal | rotate its token | revoke it")] = "list",
@@ -56,8 +65,9 @@ def tokens(
     """Operator only: the principals and their bearer tokens. list shows each one's role,
     grants and a sha256 prefix of its token (never the token); create and rotate return
     the new token once (rotate stops the old one at once); revoke removes a principal.
-    You manage only principals whose grants lie within yours, and cannot revoke your
-    own."""
+    You manage only principals whose grants lie within yours; another operator's
+    token is refused (that operator rotates its own, or the stack's owner runs
+    `engram token` on the host), and you cannot revoke your own."""
 
 
 def _listed(p: Principal) -> dict[str, Any]:
@@ -93,6 +103,16 @@ def _target(inv: Invocation, me: Principal, everyone: list[Principal]) -> Princi
     return target
 
 
+def _not_a_peer(action: str, target: Principal, me: Principal) -> None:
+    """A peer operator's token is not one operator's to rotate (it would be
+    handed the peer's new token) or to revoke (it would lock the peer out)."""
+    if target.role == Role.OPERATOR and target.name != me.name:
+        raise SecondOperatorNeeded(
+            f"refusing to {action} operator {target.name!r}: another operator's token needs a "
+            f"second operator; {target.name!r} can rotate its own token, or whoever holds "
+            f"the stack's data directory runs `engram token {action} {target.name}`")
+
+
 async def run_tokens(inv: Invocation) -> dict[str, Any]:
     store, me, everyone = await _state(inv)
     action = inv.args["action"]
@@ -102,6 +122,7 @@ async def run_tokens(inv: Invocation) -> dict[str, Any]:
     if action == "create":
         return await _create(inv, store, me, everyone)
     target = _target(inv, me, everyone)
+    _not_a_peer(action, target, me)
     if action == "revoke":
         if target.name == me.name:
             raise Conflict(f"refusing to revoke your own principal {me.name!r}: you would lock "

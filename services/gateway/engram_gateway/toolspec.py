@@ -33,17 +33,20 @@ Args = Mapping[str, Any]
 
 class Access(StrEnum):
     """The grant an operation needs: a read grant, a read-write grant, or a
-    read-write grant held by a principal with the reviewer (or operator) role."""
+    read-write grant held by a principal with the reviewer (or operator) role.
+    ERASE marks a permanent deletion (or a dream rollback): the erase grant,
+    which the reviewer and operator roles carry and an agent does not."""
 
     READ = "read"
     WRITE = "write"
+    ERASE = "erase"
     REVIEWER = "reviewer"
     OPERATOR = "operator"
 
     @property
     def roles(self) -> tuple[str, ...]:
         """The principal roles that may perform it."""
-        return {Access.REVIEWER: ("reviewer", "operator"),
+        return {Access.REVIEWER: ("reviewer", "operator"), Access.ERASE: ("reviewer", "operator"),
                 Access.OPERATOR: ("operator",)}.get(self, ("agent", "reviewer", "operator"))
 
 
@@ -113,6 +116,9 @@ class Op:
     # (another action of the tool does without).
     rest_required: tuple[str, ...] = ()
     keyed: bool = False  # the `request_id` argument keys the write (a retry takes effect once)
+    # A boolean argument that, when true, makes the call a permanent deletion:
+    # it then needs Access.ERASE (ToolSpec.op_for applies it).
+    erase_when: str = ""
 
     async def invoke(self, inv: Invocation,
                      shape: Callable[..., dict[str, Any]] | None = None) -> dict[str, Any]:
@@ -174,7 +180,12 @@ class ToolSpec:
         return f"{self.name}({self.action_arg}={action!r})" if self.action_arg else self.name
 
     def op_for(self, args: Args) -> Op:
-        return self.ops[args.get(self.action_arg, "")] if self.action_arg else self.ops[""]
+        """The operation these arguments run, with the grant they need (an
+        `erase_when` flag set raises it to Access.ERASE)."""
+        o = self.ops[args.get(self.action_arg, "")] if self.action_arg else self.ops[""]
+        if o.erase_when and args.get(o.erase_when):
+            return dataclasses.replace(o, access=Access.ERASE)
+        return o
 
     @property
     def annotations(self) -> ToolAnnotations:

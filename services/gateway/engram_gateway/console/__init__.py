@@ -7,6 +7,7 @@ from fastapi import APIRouter
 
 from ..clients import Backends
 from ..principals import PrincipalStore
+from ..proxies import networks
 from ..settings import GatewaySettings
 from .routes import Console
 from .session import Sessions
@@ -18,7 +19,7 @@ def build_console_router(settings: GatewaySettings, store: PrincipalStore,
     key = settings.console_session_key
     sessions = (Sessions(key.get_secret_value(), settings.console_session_ttl_s, store)
                 if key is not None else None)
-    return Console(sessions, backends).router()
+    return Console(sessions, backends, networks(settings.trusted_proxies)).router()
 
 
 __all__ = ["ConsoleHeaders", "build_console_router"]

@@ -5,6 +5,7 @@ Origin, when the browser sends one, is this very site."""
 
 from __future__ import annotations
 
+import asyncio
 from importlib import resources
 from typing import Any
 from urllib.parse import urlsplit
@@ -15,6 +16,7 @@ from starlette.responses import Response
 
 from ..auth import NamespaceRefused, caller_context
 from ..clients import Backends
+from ..proxies import Network, over_https
 from ..toolspec import Access
 from .pages import PAGES
 from .session import COOKIE, PATH, PRE_COOKIE, PRE_TTL_S, Sessions, Viewer, console_role
@@ -32,11 +34,6 @@ from .web import (
 )
 
 STATIC = {"console.js": "text/javascript", "console.css": "text/css"}
-
-
-def _cookie(response: Response, request: Request, name: str, value: str, max_age: int) -> None:
-    response.set_cookie(name, value, max_age=max_age, path=PATH, httponly=True,
-                        samesite="strict", secure=request.url.scheme == "https")
 
 
 def _same_origin(request: Request) -> bool:
@@ -62,9 +59,17 @@ def _namespace(viewer: Viewer, request: Request, form: dict[str, str]) -> str:
 class Console:
     """Builds the router over the sessions and backends it serves."""
 
-    def __init__(self, sessions: Sessions | None, backends: Backends) -> None:
+    def __init__(self, sessions: Sessions | None, backends: Backends,
+                 trusted_proxies: tuple[Network, ...] = ()) -> None:
         self.sessions = sessions
         self.backends = backends
+        self.trusted_proxies = trusted_proxies
+
+    def _cookie(self, response: Response, request: Request, name: str, value: str,
+                max_age: int) -> None:
+        response.set_cookie(name, value, max_age=max_age, path=PATH, httponly=True,
+                            samesite="strict",
+                            secure=over_https(request, self.trusted_proxies))
 
     def router(self) -> APIRouter:
         r = APIRouter(include_in_schema=False)
@@ -102,7 +107,7 @@ class Console:
         nonce = request.cookies.get(PRE_COOKIE) or self.sessions.new_nonce()
         resp = page("signin.html", 200 if not note else 403, note=note,
                     signin_csrf=self.sessions.pre_csrf(nonce))
-        _cookie(resp, request, PRE_COOKIE, nonce, PRE_TTL_S)
+        self._cookie(resp, request, PRE_COOKIE, nonce, PRE_TTL_S)
         return resp
 
     async def signin(self, request: Request) -> Response:
@@ -125,12 +130,16 @@ class Console:
                 "The console takes a reviewer or operator token "
                 "(engram token create NAME --role reviewer).")
         resp = redirect(f"{PATH}/")
-        _cookie(resp, request, COOKIE, self.sessions.issue(principal), self.sessions.ttl_s)
+        self._cookie(resp, request, COOKIE, self.sessions.issue(principal),
+                     self.sessions.ttl_s)
         resp.delete_cookie(PRE_COOKIE, path=PATH)
         return resp
 
     async def signout(self, request: Request) -> Response:
         async def out(ctx: Ctx) -> Response:
+            # Deleting the cookie is not enough: a copy of it would still
+            # work. The new generation in the token file ends it everywhere.
+            await asyncio.to_thread(ctx.sessions.end, ctx.viewer)
             resp = redirect(f"{PATH}/signin")
             resp.delete_cookie(COOKIE, path=PATH, httponly=True, samesite="strict")
             return resp

@@ -1,15 +1,18 @@
 """Console sign-in: a signed, expiring session cookie and the CSRF tokens
 derived from it.
 
-The cookie holds the principal's name, an HMAC of its token's sha256 and an
-expiry, signed with the console key (ENGRAM_CONSOLE_SESSION_KEY). No server
-state: any replica with the key accepts it. Each request looks the principal
-up again in the token file, so a rotated or revoked token ends the session at
-once (the stored hash no longer matches)."""
+The cookie holds the principal's name, an HMAC of its token's sha256 and of
+its console generation, and an expiry, signed with the console key
+(ENGRAM_CONSOLE_SESSION_KEY). The only server state is in the token file,
+which every replica reads: each request looks the principal up again there,
+so a rotated or revoked token ends the session at once (the stored hash no
+longer matches), and so does a sign-out, which bumps the principal's console
+generation (every cookie it had, in every browser, stops matching)."""
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import hmac
 import json
@@ -70,7 +73,7 @@ class Sessions:
         return hmac.new(self._key, "\0".join(parts).encode(), hashlib.sha256).hexdigest()
 
     def _bind(self, p: Principal) -> str:
-        return self._mac("bind", p.name, p.token_sha256)[:32]
+        return self._mac("bind", p.name, p.token_sha256, str(p.console_generation))[:32]
 
     def issue(self, p: Principal) -> str:
         payload = json.dumps({"p": p.name, "b": self._bind(p),
@@ -79,8 +82,9 @@ class Sessions:
         return f"{body}.{self._mac('session', body)}"
 
     def viewer(self, cookie: str | None) -> Viewer | None:
-        """The viewer a cookie signs in, or None: bad signature, expired, or the
-        token behind it rotated or revoked, or the role no longer a console role."""
+        """The viewer a cookie signs in, or None: bad signature, expired, the
+        token behind it rotated or revoked, signed out since, or the role no
+        longer a console role."""
         if not cookie or "." not in cookie:
             return None
         body, _, mac = cookie.rpartition(".")
@@ -97,6 +101,12 @@ class Sessions:
         if p is None or not hmac.compare_digest(bind, self._bind(p)) or not console_role(p):
             return None
         return Viewer(p, cookie)
+
+    def end(self, viewer: Viewer) -> None:
+        """Sign out: every cookie of the principal stops working on every replica."""
+        # Revoked meanwhile (ValueError): no cookie of it works any more.
+        with contextlib.suppress(ValueError):
+            self.store.end_console_sessions(viewer.name)
 
     def csrf(self, viewer: Viewer) -> str:
         return self._mac("csrf", viewer.cookie)
