@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,20 @@ def artefacts(results: Path = RESULTS) -> list[Artefact]:
         if m:
             found.append(Artefact(m["kind"], m["ts"], (m["variant"] or "").lstrip("-"), path))
     return found
+
+
+def committed_artefacts(results: Path = RESULTS) -> list[Artefact]:
+    """The artefacts git tracks: what the committed docs are generated from.
+    A benchmark run leaves its artefact untracked until it is committed, and
+    the docs tests must not fail because one was run. Outside a git checkout
+    every artefact counts."""
+    try:
+        listed = subprocess.run(["git", "ls-files", "-z", "--", "."], cwd=results, check=True,
+                                capture_output=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return artefacts(results)
+    tracked = {name.decode() for name in listed.split(b"\0") if name}
+    return [a for a in artefacts(results) if a.name in tracked]
 
 
 def latest(found: list[Artefact], kind: str) -> Artefact | None:
