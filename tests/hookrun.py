@@ -56,3 +56,22 @@ def run_hook(event: str, session_id: str, env: dict[str, str],
 
 def client_session() -> str:
     return str(uuid.uuid4())
+
+
+def fenced(text: str) -> list[tuple[str, list[str]]]:
+    """(the line above it, the lines inside) for each code fence in `text`,
+    read as a markdown reader does: a fence closes on a line of backticks at
+    least as long as the one that opened it."""
+    out, lines, i = [], text.split("\n"), 0
+    while i < len(lines):
+        if lines[i].startswith("```"):
+            ticks = len(lines[i]) - len(lines[i].lstrip("`"))
+            j = i + 1
+            while j < len(lines) and not (lines[j].startswith("`" * ticks)
+                                          and lines[j].strip("`") == ""):
+                j += 1
+            assert j < len(lines), f"a fence that never closes: {text!r}"
+            out.append((lines[i - 1], lines[i + 1:j]))
+            i = j
+        i += 1
+    return out

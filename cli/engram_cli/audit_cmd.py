@@ -11,6 +11,7 @@ import asyncpg
 
 from engram_kit import audit
 
+from .inert import inert
 from .secrets_store import load_or_mint
 from .settings import CliSettings
 from .topology import load_topology, required_variables
@@ -38,8 +39,8 @@ async def _verify(dsn: str) -> int:
         for schema, extra in AUDITED.items():
             checked, problems = await audit.verify(conn, schema, extra)
             for p in problems:
-                sys.stdout.write(f"[!!] {p.schema}.audit namespace {p.namespace} row {p.row_id}:"
-                                 f" {p.what}\n")
+                sys.stdout.write(f"[!!] {p.schema}.audit namespace {inert(p.namespace)} row "
+                                 f"{p.row_id}: {inert(p.what)}\n")
             sys.stdout.write(f"[{'ok' if not problems else '!!'}] {schema}.audit: {checked} "
                              f"rows, {len(problems)} problem(s)\n")
             bad += len(problems)
@@ -57,8 +58,10 @@ async def _show(dsn: str, schema: str, namespace: str, action: str, limit: int) 
             namespace, action, limit)
         for r in reversed(rows):
             detail = r["detail"] if isinstance(r["detail"], str) else json.dumps(r["detail"])
-            sys.stdout.write(f"{r['at'].isoformat()} {r['namespace']} {r['principal']} "
-                             f"{r['action']} {r['subject']} {detail}\n")
+            # Every field may hold text a client sent: escape sequences and
+            # control characters are shown, never sent to the terminal.
+            fields = (r["namespace"], r["principal"], r["action"], r["subject"], detail)
+            sys.stdout.write(f"{r['at'].isoformat()} {' '.join(inert(f) for f in fields)}\n")
         return 0
     finally:
         await conn.close()

@@ -146,8 +146,8 @@ def _plan_all(args: argparse.Namespace, target: Target, prior: Manifest | None,
         files.append((target.token_file, target.home, FileEdit(target.token + "\n")))
     if args.client:
         files += client_files(Client(args.client), target, spec, default_home=not args.home)
-    if args.instructions:
-        path = Path(args.instructions).absolute()
+    path = Path(args.instructions).absolute() if args.instructions else None
+    if path and all(path != f for f, _, _ in files):  # codex already writes AGENTS.md
         files.append((path, path.parent, instructions_edit(spec(path))))
     return files
 

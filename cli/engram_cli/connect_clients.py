@@ -7,9 +7,13 @@
   or `<project>/.claude/settings.local.json` (machine-specific paths, so the
   file Claude Code keeps out of version control).
 - Codex: `[mcp_servers.engram]` with `url` and `bearer_token_env_var` in
-  `~/.codex/config.toml`, and an env file that exports the variable.
-- Claude Desktop: a stdio server running `engram mcp-stdio`.
-- Cursor: a `url` server with headers in `~/.cursor/mcp.json`."""
+  `~/.codex/config.toml`, and an env file that exports the variable; hooks
+  in `~/.codex/hooks.json` (the same JSON shape and hook I/O as Claude
+  Code's) and the standing instructions in `~/.codex/AGENTS.md`.
+- Claude Desktop: a stdio server running `engram mcp-stdio` (no file of its
+  own takes instructions: next_steps says where to paste them).
+- Cursor: a `url` server with headers in `~/.cursor/mcp.json` (its user rules
+  live in its settings, not in a file: next_steps says so)."""
 
 from __future__ import annotations
 
@@ -25,6 +29,7 @@ from typing import Any
 
 from .connect_edits import BlockEdit, FileEdit, JsonEdit, toml_check
 from .connect_files import Edit
+from .instructions import instructions_edit
 
 TOKEN_ENV = "ENGRAM_TOKEN"
 URL_ENV = "ENGRAM_URL"
@@ -38,6 +43,10 @@ HOOK_EVENTS = {
     "SessionEnd": "session-end",
     "PreCompact": "pre-compact",
 }
+# Codex runs the same hook protocol for these events; it has no SessionEnd,
+# and engram's PreCompact hook does nothing.
+CODEX_HOOK_EVENTS = {"SessionStart": "session-start", "UserPromptSubmit": "prompt",
+                     "Stop": "stop"}
 TOML_BEGIN = "# engram connect: begin (engram disconnect codex removes this block)"
 TOML_END = "# engram connect: end"
 
@@ -108,14 +117,18 @@ def claude_desktop_config(home: Path, default_home: bool) -> Path:
     return (Path(xdg) if xdg else home / ".config") / "Claude" / "claude_desktop_config.json"
 
 
+def hook_groups(t: Target, events: dict[str, str]) -> dict[str, Any]:
+    return {event: {"hooks": [{"type": "command", "command": hook_command(t, name),
+                               "timeout": HOOK_TIMEOUT_S}]}
+            for event, name in events.items()}
+
+
 def _claude_code(t: Target, prior: Prior) -> Planned:
     root = t.project or t.home
     servers = root / ".mcp.json" if t.project else t.home / ".claude.json"
     settings = (root / ".claude" / "settings.local.json" if t.project
                 else t.home / ".claude" / "settings.json")
-    hooks = {event: {"hooks": [{"type": "command", "command": hook_command(t, name),
-                                "timeout": HOOK_TIMEOUT_S}]}
-             for event, name in HOOK_EVENTS.items()}
+    hooks = hook_groups(t, HOOK_EVENTS)
     server = http_server(t, True, by_reference=t.project is not None)
     return [(servers, root, JsonEdit(True, server=server, previous=prior(servers))),
             (settings, root, JsonEdit(False, hooks=hooks, previous=prior(settings)))]
@@ -123,6 +136,11 @@ def _claude_code(t: Target, prior: Prior) -> Planned:
 
 def codex_env_file(home: Path) -> Path:
     return home / ".engram" / "connect" / "codex.env"
+
+
+def codex_agents_file(home: Path) -> Path:
+    """Codex's global instructions (it reads them at every start)."""
+    return home / ".codex" / "AGENTS.md"
 
 
 def _codex(t: Target, prior: Prior) -> Planned:
@@ -133,10 +151,14 @@ def _codex(t: Target, prior: Prior) -> Planned:
                                               for k, v in table.items())
     env = codex_env_file(t.home)
     line = token_export(t) + "\n"
+    hooks, agents = t.home / ".codex" / "hooks.json", codex_agents_file(t.home)
     return [(config, t.home, BlockEdit(TOML_BEGIN, TOML_END, body, kind="toml",
                                        check=toml_check("mcp_servers", "engram", table),
                                        previous=prior(config))),
-            (env, t.home, FileEdit(line, secret=False))]
+            (env, t.home, FileEdit(line, secret=False)),
+            (hooks, t.home, JsonEdit(False, hooks=hook_groups(t, CODEX_HOOK_EVENTS),
+                                     previous=prior(hooks))),
+            (agents, t.home, instructions_edit(prior(agents)))]
 
 
 def _claude_desktop(t: Target, prior: Prior, default_home: bool) -> Planned:
@@ -179,5 +201,10 @@ def next_steps(client: Client, t: Target) -> str:
         return (f"add this line to your shell profile, then start Codex from a new shell: "
                 f". {shlex.quote(str(env))}")
     if client is Client.CLAUDE_DESKTOP:
-        return "quit and reopen Claude Desktop; engram's tools appear in its tools menu"
-    return "restart Cursor; Settings > MCP lists engram with its tools"
+        return ("quit and reopen Claude Desktop; engram's tools appear in its tools menu. "
+                "It reads no instructions file: paste the output of `engram connect "
+                "--print-instructions` into a project's instructions (or your profile "
+                "preferences), and start a chat with the `briefing` prompt from the + menu")
+    return ("restart Cursor; Settings > MCP lists engram with its tools. For the standing "
+            "instructions, paste `engram connect --print-instructions` into Settings > "
+            "Rules > User Rules, or run `engram connect --instructions <project>/AGENTS.md`")

@@ -1,69 +1,95 @@
-"""The text hooks hand the agent: the briefing as a short markdown block and
-the per-turn note of what changed. Plain string work, no imports beyond the
-standard library."""
+"""The text hooks hand the agent: the briefing and the per-turn note of what
+changed. Our own headings stand outside the fences; everything another
+principal wrote (rules, lessons, mail, episode text, changed values) is one
+inert line inside a fence, labelled with its kind and author (inert.py).
+Standard library only."""
 
 from __future__ import annotations
 
 from typing import Any
 
-HEADER = "engram memory briefing (long-term memory for this project):"
+from .inert import PREAMBLE, fence, inert, item
+
+HEADER = "engram memory briefing (long-term memory for this project)."
+CHANGES = "engram: changed since your last turn."
+
+
+def _slot(f: dict[str, Any]) -> str:
+    return f"{f.get('entity', '')}.{f.get('attribute', '')}"
 
 
 def _fact(f: dict[str, Any]) -> str:
-    value = f"{f.get('entity', '')}.{f.get('attribute', '')} = {f.get('value', '')}"
-    kind = f.get("kind", "")
-    return f"- [{kind}] {value}" + (" (contested)" if f.get("conflict_id") else "")
+    kind = str(f.get("kind", "") or "fact").lower()
+    text = f"{_slot(f)} = {f.get('value', '')}" + (
+        " (contested)" if f.get("conflict_id") else "")
+    return item(kind, f.get("writer", ""), text)
+
+
+def _conflict(c: dict[str, Any]) -> str:
+    a, b = c.get("fact_a", {}), c.get("fact_b", {})
+    return (f"- conflict {inert(c.get('id', ''))} on {inert(_slot(a))}: "
+            f"{inert(repr(a.get('value')))} by {inert(a.get('writer') or 'unknown')} vs "
+            f"{inert(repr(b.get('value')))} by {inert(b.get('writer') or 'unknown')}")
+
+
+def _lesson(x: dict[str, Any]) -> str:
+    authors = ", ".join(x.get("recorded_by") or []) or "unknown"
+    return item(f"lesson ({x.get('polarity', '')})", authors, x.get("text", ""))
+
+
+def _mail(m: dict[str, Any]) -> str:
+    author = m.get("from_principal") or "unknown"
+    if m.get("from") and m.get("from") != author:
+        author = f"{author} (agent {m['from']})"
+    return item("board mail", author, m.get("text", ""))
+
+
+def _episode(e: dict[str, Any]) -> str:
+    latest = "; ".join(e.get("latest", [])[:2])
+    text = (f"{e.get('started', '')} {e.get('title', '')} ({e.get('memories', 0)} memories)"
+            + (f": {latest}" if latest else ""))
+    return item("episode", e.get("by", ""), text)
 
 
 def _section(title: str, lines: list[str]) -> list[str]:
-    return [f"## {title}", *lines] if lines else []
+    return [f"## {title}", *fence(lines)] if lines else []
 
 
 def briefing_text(b: dict[str, Any]) -> str:
-    rules = [_fact(f) for f in b.get("rules_and_constraints", {}).get("facts", [])]
-    conflicts = [
-        f"- {c['fact_a'].get('entity')}.{c['fact_a'].get('attribute')}: "
-        f"{c['fact_a'].get('value')!r} vs {c['fact_b'].get('value')!r} (conflict {c['id']})"
-        for c in b.get("open_conflicts", {}).get("conflicts", [])]
-    lessons = [f"- ({x.get('polarity', '')}) {x.get('text', '')}"
-               for x in b.get("lessons", {}).get("lessons", [])]
-    mail = [f"- from {m.get('from')}: {m.get('text')}"
-            for m in b.get("board_mail", {}).get("messages", [])]
-    episodes = []
-    for e in b.get("episodes", []):
-        latest = "; ".join(e.get("latest", [])[:2])
-        episodes.append(f"- {e.get('started', '')} {e.get('title', '')} "
-                        f"({e.get('memories', 0)} memories){': ' + latest if latest else ''}")
-    lines = [*_section("Rules, decisions and preferences", rules),
-             *_section("Open conflicts", conflicts), *_section("Lessons", lessons),
-             *_section("Unread board mail", mail), *_section("Recent episodes", episodes)]
+    sections = [
+        ("Rules, decisions and preferences",
+         [_fact(f) for f in b.get("rules_and_constraints", {}).get("facts", [])]),
+        ("Open conflicts", [_conflict(c) for c in b.get("open_conflicts", {})
+                            .get("conflicts", [])]),
+        ("Lessons", [_lesson(x) for x in b.get("lessons", {}).get("lessons", [])]),
+        ("Unread board mail", [_mail(m) for m in b.get("board_mail", {})
+                               .get("messages", [])]),
+        ("Recent episodes", [_episode(e) for e in b.get("episodes", [])])]
+    lines = [line for title, items in sections for line in _section(title, items)]
     if not lines:
         return ""
-    return "\n".join([HEADER, *lines])
+    return "\n".join([HEADER, PREAMBLE, *lines])
+
+
+def _change(f: dict[str, Any]) -> str:
+    slot, was, by = _slot(f), repr(f.get("value")), f.get("by") or "unknown"
+    if f.get("change") == "contested":
+        return item("contested fact", by, f"{slot} = {was}, which you read, is now contested "
+                    f"by {f.get('new_value')!r}; conflict {f.get('conflict_id')}")
+    if f.get("change") == "superseded":
+        return item("superseded fact", by, f"{slot} = {was}, which you read, was superseded "
+                    f"by {f.get('new_value')!r}")
+    return item("retired fact", by, f"{slot} = {was}, which you read, was retired")
 
 
 def changes_text(c: dict[str, Any]) -> str:
     """The note for the next turn; empty when nothing changed."""
-    lines = []
-    for f in c.get("facts", []):
-        slot = f"{f.get('entity')}.{f.get('attribute')}"
-        was = f.get("value")
-        if f.get("change") == "contested":
-            lines.append(f"- {slot} = {was!r}, which you read, is now contested by "
-                         f"{f.get('by')} ({f.get('new_value')!r}); conflict "
-                         f"{f.get('conflict_id')}")
-        elif f.get("change") == "superseded":
-            lines.append(f"- {slot} = {was!r}, which you read, was superseded by "
-                         f"{f.get('new_value')!r} ({f.get('by')})")
-        else:
-            lines.append(f"- {slot} = {was!r}, which you read, was retired")
+    lines = [_change(f) for f in c.get("facts", [])]
+    lines += [_mail(m) for m in c.get("mail", [])]
     told = {f.get("conflict_id") for f in c.get("facts", []) if f.get("conflict_id")}
     opened = int(c.get("conflicts_opened") or 0) - len(told)
-    if opened > 0:
-        lines.append(f"- {opened} {'other ' if told else ''}fact conflict(s) opened since "
-                     "your last turn (conflict_list shows them)")
-    for m in c.get("mail", []):
-        lines.append(f"- new board mail from {m.get('from')}: {m.get('text')}")
-    if not lines:
+    note = ([f"- {opened} {'other ' if told else ''}fact conflict(s) opened since your last "
+             "turn (conflict_list shows them)"] if opened > 0 else [])
+    if not lines and not note:
         return ""
-    return "\n".join(["engram: changed since your last turn:", *lines])
+    return "\n".join([CHANGES, *note, *([PREAMBLE, *fence(lines)] if lines else [])])

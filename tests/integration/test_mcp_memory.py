@@ -98,6 +98,7 @@ async def test_handshake_teaches_the_memory_loop(stack: Stack, agent_token: str)
         tools = {t.name: t for t in (await client.list_tools()).tools}
     assert "Search before acting" in instructions
     assert "Correct instead of duplicating" in instructions
+    assert "At session start call briefing" in instructions
     search, store = tools["memory_search"].annotations, tools["memory_store"].annotations
     assert search is not None and search.read_only_hint is True
     assert store is not None and store.read_only_hint is False

@@ -151,3 +151,21 @@ async def test_toolset_tiers_filter_the_tool_list(stack: Stack):
         assert listed < core < full and "fact_set" in core and "dream" not in core
         await call(client, "toolset", {"tier": "full"})
         assert {t.name for t in (await client.list_tools()).tools} == full
+
+
+async def test_audit_show_prints_escape_sequences_inert(stack: Stack):
+    """A lease name is the agent's own text and lands in the audit row's
+    subject: shown, its escape sequences must not reach the terminal."""
+    ns = f"esc-{uuid.uuid4().hex[:6]}"
+    token = stack.principals.create(f"a-{ns}", "agent", [ns])
+    name = "deploy\x1b]0;owned\x07\x1b[2J\x1b[31m\u202e\u009b1m\nforged row"
+    async with mcp_client(stack.mcp_url, token) as client:
+        await call(client, "board_lease", {"action": "claim", "name": name,
+                                           "ttl_seconds": 60, "namespace": ns})
+    shown = engram(stack, "audit", "show", "--schema", "coordination", "--namespace", ns)
+    assert shown.returncode == 0, shown.stderr
+    rows = shown.stdout.splitlines()
+    [claim] = [r for r in rows if " lease." in r]
+    assert len(rows) == 2, rows  # the agent's registration and the claim; no forged row
+    assert all(c.isprintable() for c in shown.stdout.replace("\n", ""))
+    assert "deploy\\x1b]0;owned\\x07\\x1b[2J\\x1b[31m\\u202e\\x9b1m\\nforged row" in claim

@@ -17,7 +17,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from engram_cli.connect_clients import HOOK_EVENTS, claude_desktop_config
+from engram_cli.connect_clients import CODEX_HOOK_EVENTS, HOOK_EVENTS, claude_desktop_config
 from engram_cli.instructions import BEGIN, END
 from engram_cli.main import build_parser
 from engram_cli.settings import REPO_ROOT
@@ -31,6 +31,8 @@ CLAUDE_JSON = {"numStartups": 7, "mcpServers": {"other": {"type": "http",
                "projects": {"/x": {"allowedTools": []}}}
 CLAUDE_SETTINGS = {"model": "opus", "hooks": {"SessionStart": [OTHER_HOOK],
                                               "PreToolUse": [{"matcher": "Bash", **OTHER_HOOK}]}}
+CODEX_HOOKS = {"hooks": {"SessionStart": [{"matcher": "startup", **OTHER_HOOK}]}}
+CODEX_AGENTS = "# Global\n\nPrefer pnpm.\n"
 CODEX_TOML = ('model = "o3"\n\n[mcp_servers.other]\ncommand = "npx"\nargs = ["-y", "other"]\n'
               '\n[profiles.fast]\nmodel = "o4-mini"\n')
 STDIO_SERVERS = {"mcpServers": {"other": {"command": "npx", "args": ["-y", "other"],
@@ -48,7 +50,9 @@ def client_files(home: Path) -> dict[str, dict[str, tuple[str, str]]]:
         "claude-code": {".claude.json": (_dump(CLAUDE_JSON, 2), "claude_code_mcp.json"),
                         ".claude/settings.json": (_dump(CLAUDE_SETTINGS),
                                                   "claude_code_settings.json")},
-        "codex": {".codex/config.toml": (CODEX_TOML, "codex_config.json")},
+        "codex": {".codex/config.toml": (CODEX_TOML, "codex_config.json"),
+                  ".codex/hooks.json": (_dump(CODEX_HOOKS, 2), "codex_hooks.json"),
+                  ".codex/AGENTS.md": (CODEX_AGENTS, "")},
         "claude-desktop": {desktop: (_dump(STDIO_SERVERS), "claude_desktop_config.json")},
         "cursor": {".cursor/mcp.json": (_dump(STDIO_SERVERS, 2), "cursor_mcp.json")},
     }
@@ -68,6 +72,8 @@ def engram(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, st
 
 def validate(path: Path, schema: str) -> dict[str, Any]:
     text = path.read_text()
+    if not schema:  # markdown: the text itself
+        return {"text": text}
     doc = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
     jsonschema.validate(doc, json.loads((SCHEMAS / schema).read_text()))
     return doc
@@ -94,19 +100,27 @@ def home(tmp_path: Path) -> Path:
 
 
 def _check_entry(client: str, doc: dict[str, Any], token: str, token_file: Path) -> None:
-    if client == "codex":
+    if "text" in doc:  # Codex's AGENTS.md: theirs kept, the block added once
+        assert doc["text"].startswith(CODEX_AGENTS) and doc["text"].count(BEGIN) == 1
+        assert "`briefing`" in doc["text"]
+        return
+    if client == "codex" and "mcp_servers" in doc:
         assert doc["mcp_servers"]["engram"] == {"url": "http://127.0.0.1:9999/mcp",
                                                 "bearer_token_env_var": "ENGRAM_TOKEN"}
         assert doc["mcp_servers"]["other"]["command"] == "npx" and doc["model"] == "o3"
         return
     if "hooks" in doc:
-        for event, name in HOOK_EVENTS.items():
+        events = CODEX_HOOK_EVENTS if client == "codex" else HOOK_EVENTS
+        assert set(events) <= set(doc["hooks"])
+        for event, name in events.items():
             commands = [h["command"] for g in doc["hooks"][event] for h in g["hooks"]]
             ours = [c for c in commands if f" hook {name} " in c]
             assert len(ours) == 1, commands
             assert ours[0].startswith("ENGRAM_URL=http://127.0.0.1:9999/mcp ")
             assert ours[0].endswith(f"--token-file {token_file}")
-        assert OTHER_HOOK in doc["hooks"]["SessionStart"] and doc["model"] == "opus"
+        other = CODEX_HOOKS["hooks"]["SessionStart"][0] if client == "codex" else OTHER_HOOK
+        assert other in doc["hooks"]["SessionStart"]
+        assert client == "codex" or doc["model"] == "opus"
         return
     server = doc["mcpServers"]["engram"]
     assert "other" in doc["mcpServers"]
@@ -350,3 +364,18 @@ def test_connect_runs_as_a_command_without_prompts(tmp_path: Path):
                           timeout=60)
     assert done.returncode == 0, done.stderr
     assert "[mcp_servers.engram]" in done.stdout and not any(tmp_path.iterdir())
+
+
+def test_codex_takes_the_instructions_once_and_the_others_are_told_where_to_paste(
+        home: Path, data_dir: Path, capsys: pytest.CaptureFixture[str]):
+    agents = home / ".codex" / "AGENTS.md"
+    argv = ["--home", str(home), "--data-dir", str(data_dir)]
+    rc, _, err = engram(capsys, "connect", "codex", *argv, "--instructions", str(agents))
+    assert rc == 0, err
+    assert agents.read_text().count(BEGIN) == 1
+    assert engram(capsys, "disconnect", "codex", "--home", str(home))[0] == 0
+    assert agents.read_text() == CODEX_AGENTS
+    for client in ("claude-desktop", "cursor"):
+        rc, out, _ = engram(capsys, "connect", client, *argv)
+        assert rc == 0 and "--print-instructions" in out.split("next: ")[1], out
+        assert engram(capsys, "disconnect", client, "--home", str(home))[0] == 0

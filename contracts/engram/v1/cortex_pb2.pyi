@@ -563,7 +563,7 @@ class OutcomeRequest(_message.Message):
     def __init__(self, task: _Optional[str] = ..., outcome: _Optional[str] = ..., detail: _Optional[str] = ..., used_ids: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class Lesson(_message.Message):
-    __slots__ = ("id", "polarity", "text", "task", "confidence", "signals", "subject_fact_ids", "re_verify", "distilled_by", "score")
+    __slots__ = ("id", "polarity", "text", "task", "confidence", "signals", "subject_fact_ids", "re_verify", "distilled_by", "score", "recorded_by")
     ID_FIELD_NUMBER: _ClassVar[int]
     POLARITY_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
@@ -574,6 +574,7 @@ class Lesson(_message.Message):
     RE_VERIFY_FIELD_NUMBER: _ClassVar[int]
     DISTILLED_BY_FIELD_NUMBER: _ClassVar[int]
     SCORE_FIELD_NUMBER: _ClassVar[int]
+    RECORDED_BY_FIELD_NUMBER: _ClassVar[int]
     id: str
     polarity: str
     text: str
@@ -584,7 +585,8 @@ class Lesson(_message.Message):
     re_verify: bool
     distilled_by: str
     score: float
-    def __init__(self, id: _Optional[str] = ..., polarity: _Optional[str] = ..., text: _Optional[str] = ..., task: _Optional[str] = ..., confidence: _Optional[float] = ..., signals: _Optional[int] = ..., subject_fact_ids: _Optional[_Iterable[str]] = ..., re_verify: _Optional[bool] = ..., distilled_by: _Optional[str] = ..., score: _Optional[float] = ...) -> None: ...
+    recorded_by: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, id: _Optional[str] = ..., polarity: _Optional[str] = ..., text: _Optional[str] = ..., task: _Optional[str] = ..., confidence: _Optional[float] = ..., signals: _Optional[int] = ..., subject_fact_ids: _Optional[_Iterable[str]] = ..., re_verify: _Optional[bool] = ..., distilled_by: _Optional[str] = ..., score: _Optional[float] = ..., recorded_by: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class OutcomeResponse(_message.Message):
     __slots__ = ("outcome_id", "identical_signals", "lesson")

@@ -441,7 +441,7 @@ class BriefingRequest(_message.Message):
     def __init__(self, token_budget: _Optional[int] = ...) -> None: ...
 
 class EpisodeRecap(_message.Message):
-    __slots__ = ("id", "title", "parent_id", "started_at", "ended_at", "entries", "latest")
+    __slots__ = ("id", "title", "parent_id", "started_at", "ended_at", "entries", "latest", "started_by")
     ID_FIELD_NUMBER: _ClassVar[int]
     TITLE_FIELD_NUMBER: _ClassVar[int]
     PARENT_ID_FIELD_NUMBER: _ClassVar[int]
@@ -449,6 +449,7 @@ class EpisodeRecap(_message.Message):
     ENDED_AT_FIELD_NUMBER: _ClassVar[int]
     ENTRIES_FIELD_NUMBER: _ClassVar[int]
     LATEST_FIELD_NUMBER: _ClassVar[int]
+    STARTED_BY_FIELD_NUMBER: _ClassVar[int]
     id: str
     title: str
     parent_id: str
@@ -456,7 +457,8 @@ class EpisodeRecap(_message.Message):
     ended_at: _timestamp_pb2.Timestamp
     entries: int
     latest: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, id: _Optional[str] = ..., title: _Optional[str] = ..., parent_id: _Optional[str] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., entries: _Optional[int] = ..., latest: _Optional[_Iterable[str]] = ...) -> None: ...
+    started_by: str
+    def __init__(self, id: _Optional[str] = ..., title: _Optional[str] = ..., parent_id: _Optional[str] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., entries: _Optional[int] = ..., latest: _Optional[_Iterable[str]] = ..., started_by: _Optional[str] = ...) -> None: ...
 
 class BriefingResponse(_message.Message):
     __slots__ = ("episodes", "truncated")

@@ -115,7 +115,7 @@ def lesson_message(r: Any) -> pb.Lesson:
         confidence=r["confidence"], signals=r["signals"],
         subject_fact_ids=[str(i) for i in r["subject_fact_ids"]],
         re_verify=bool(r["re_verify"]), distilled_by=r["distilled_by"],
-        score=float(r.get("score") or 0.0))
+        score=float(r.get("score") or 0.0), recorded_by=list(r.get("recorded_by") or ()))
 
 
 def review_item_message(i: Item) -> pb.ReviewItem:

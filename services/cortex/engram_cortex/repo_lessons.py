@@ -61,9 +61,14 @@ async def upsert(conn: asyncpg.Connection, ns: str, signature: str, polarity: st
 
 
 async def strongest(conn: asyncpg.Connection, limit: int) -> list[asyncpg.Record]:
+    """The strongest live lessons, each with the principals whose outcomes
+    its text is drawn from (`recorded_by`: a reader labels peer text by them)."""
     return await conn.fetch(
-        """SELECT * FROM live_lessons
-           ORDER BY signals DESC, confidence DESC, updated_at DESC, id LIMIT $1""", limit)
+        """SELECT l.*, ARRAY(SELECT DISTINCT o.writer_principal FROM outcomes o
+                             WHERE o.signature = l.signature ORDER BY 1 LIMIT 5) AS recorded_by
+           FROM live_lessons l
+           ORDER BY l.signals DESC, l.confidence DESC, l.updated_at DESC, l.id LIMIT $1""",
+        limit)
 
 
 async def count_live(conn: asyncpg.Connection) -> int:

@@ -21,8 +21,8 @@ from engram_kit.errors import DomainError
 from .clients import Calls
 from .shaping import approx_tokens, briefing_reply
 from .shaping_board import inbox_reply
-from .shaping_facts import conflict_item, fact_item
-from .shaping_knowledge import lesson_item
+from .shaping_facts import briefing_conflict, briefing_fact
+from .shaping_knowledge import briefing_lesson
 
 RULES, LESSONS, CONFLICTS, MAIL = 10, 5, 5, 5
 # The cortex and board sections take at most this share of the budget; the
@@ -57,14 +57,14 @@ async def _gather(backends: Calls, caller: CallerContext) -> tuple[dict, dict]:
         unavailable["rules_and_constraints"] = unavailable["lessons"] = k_err
     else:
         sections["rules_and_constraints"] = {
-            "facts": [fact_item(f) for f in knowledge.rules], "total": knowledge.rules_total}
-        sections["lessons"] = {"lessons": [lesson_item(x) for x in knowledge.lessons],
+            "facts": [briefing_fact(f) for f in knowledge.rules], "total": knowledge.rules_total}
+        sections["lessons"] = {"lessons": [briefing_lesson(x) for x in knowledge.lessons],
                                "total": knowledge.lessons_total}
     if conflicts is None:
         unavailable["open_conflicts"] = c_err
     else:
         sections["open_conflicts"] = {
-            "conflicts": [conflict_item(c) for c in conflicts.conflicts],
+            "conflicts": [briefing_conflict(c) for c in conflicts.conflicts],
             "more": "conflict_list shows them all" if len(conflicts.conflicts) == CONFLICTS
             else None}
     if mail is None:

@@ -163,7 +163,8 @@ def briefing_reply(resp: memory_pb2.BriefingResponse) -> dict[str, Any]:
             "started": e.started_at.ToDatetime(tzinfo=UTC).isoformat(timespec="minutes"),
             "ended": e.ended_at.ToDatetime(tzinfo=UTC).isoformat(timespec="minutes")
             if e.HasField("ended_at") else None,
-            "memories": e.entries, "latest": list(e.latest)} for e in resp.episodes],
+            "memories": e.entries, "latest": list(e.latest), "by": e.started_by}
+            for e in resp.episodes],
         "truncated": resp.truncated,
     }
 

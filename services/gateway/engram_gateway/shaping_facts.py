@@ -75,6 +75,17 @@ def member_reply(r: pb.SetMemberResponse) -> dict[str, Any]:
     return reply
 
 
+def briefing_fact(f: pb.Fact) -> dict[str, Any]:
+    """The compact form plus its writer: the briefing labels every item a
+    peer wrote with its author."""
+    return fact_item(f) | {"writer": f.writer_principal}
+
+
+def briefing_conflict(c: pb.Conflict) -> dict[str, Any]:
+    return conflict_item(c) | {"fact_a": briefing_fact(c.fact_a),
+                               "fact_b": briefing_fact(c.fact_b)}
+
+
 def conflict_item(c: pb.Conflict) -> dict[str, Any]:
     item = {"id": c.id, "lane": c.lane, "status": c.status,
             "fact_a": fact_item(c.fact_a), "fact_b": fact_item(c.fact_b),

@@ -29,6 +29,11 @@ def lesson_item(x: pb.Lesson) -> dict[str, Any]:
     return item
 
 
+def briefing_lesson(x: pb.Lesson) -> dict[str, Any]:
+    """A lesson plus the principals whose outcomes its text is drawn from."""
+    return lesson_item(x) | {"recorded_by": list(x.recorded_by)}
+
+
 def edge_item(e: pb.Edge) -> dict[str, Any]:
     item: dict[str, Any] = {"src": e.src, "relation": e.relation, "dst": e.dst,
                             "provenance": e.provenance}

@@ -84,7 +84,8 @@ async def _mail(inv: Invocation, since: str) -> tuple[list[dict[str, Any]], str]
     at = datetime.fromisoformat(since)  # cortex validated it
     fresh = [m for m in inbox.messages if _after(m, at)]
     items = inbox_reply(coordination_pb2.ReceiveMessagesResponse(messages=fresh))["messages"]
-    return [{k: m[k] for k in ("id", "from", "text", "sent_at")} for m in items], ""
+    return [{k: m[k] for k in ("id", "from", "from_principal", "text", "sent_at")}
+            for m in items], ""
 
 
 async def run_changes(inv: Invocation) -> dict[str, Any]:

@@ -51,7 +51,7 @@ async def recent_with_entries(conn: asyncpg.Connection, limit: int,
                               per_episode: int) -> list[asyncpg.Record]:
     """Recent episodes with their live entry count and newest live entries."""
     return await conn.fetch(
-        "SELECT ep.id, ep.title, ep.parent_id, ep.started_at, ep.ended_at,"
+        "SELECT ep.id, ep.title, ep.parent_id, ep.started_at, ep.ended_at, ep.started_by,"
         "  (SELECT count(*) FROM live_entries e WHERE e.episode = ep.id::text) AS entries,"
         "  ARRAY(SELECT e.text FROM live_entries e WHERE e.episode = ep.id::text"
         "        ORDER BY e.created_at DESC LIMIT $2) AS latest"

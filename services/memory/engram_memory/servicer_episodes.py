@@ -46,7 +46,7 @@ async def briefing(episodes: Episodes, request: Any) -> memory_pb2.BriefingRespo
             id=str(row["id"]), title=row["title"], parent_id=str(row["parent_id"] or ""),
             started_at=to_timestamp(row["started_at"]),
             ended_at=to_timestamp(row["ended_at"]), entries=row["entries"],
-            latest=list(row["latest"])))
+            latest=list(row["latest"]), started_by=row["started_by"]))
     return memory_pb2.BriefingResponse(episodes=recaps, truncated=len(recaps) < len(rows))
 
 
