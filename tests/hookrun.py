@@ -24,6 +24,10 @@ class HookRun:
     stderr: str
     seconds: float
 
+    def output(self) -> dict[str, Any]:
+        """The hook's JSON output ({} for none)."""
+        return json.loads(self.stdout) if self.stdout.strip() else {}
+
     def context(self) -> str:
         """The additionalContext the hook handed the agent ("" for none)."""
         if not self.stdout.strip():
@@ -44,11 +48,13 @@ def hook_input(event: str, session_id: str, cwd: str = "/tmp") -> dict[str, Any]
 
 
 def run_hook(event: str, session_id: str, env: dict[str, str],
-             extra_args: list[str] | None = None) -> HookRun:
+             extra_args: list[str] | None = None,
+             fields: dict[str, Any] | None = None) -> HookRun:
     cmd = [str(ENGRAM)] if ENGRAM.exists() else [sys.executable, "-m", "engram_cli"]
     started = time.monotonic()
     proc = subprocess.run([*cmd, "hook", event, *(extra_args or [])],
-                          input=json.dumps(hook_input(event, session_id)).encode(),
+                          input=json.dumps({**hook_input(event, session_id),
+                                           **(fields or {})}).encode(),
                           env=env, capture_output=True, timeout=30)
     return HookRun(proc.returncode, proc.stdout.decode(), proc.stderr.decode(),
                    time.monotonic() - started)
