@@ -70,14 +70,14 @@ async def test_session_end_closes_the_episode_the_tools_wrote_into(
     async with mcp_client(stack.mcp_url, token) as client:
         episode = await episode_of(admin_dsn, await store(
             client, "The billing-api migration to Postgres 16 finished on Tuesday."))
-        assert run_hook("session-end", sid, env).rc == 0
+        assert run_hook("session-end", sid, env, fields={"reason": "clear"}).rc == 0
         assert await ended(admin_dsn, episode), "SessionEnd closed the tools' episode"
         session = await admin_fetchval(
             admin_dsn, "SELECT session_id FROM memory.episodes WHERE id = $1", episode)
         assert session == f"{name}/{sid}"
         # /clear: a new client session on the same MCP connection gets its own episode.
         after = client_session()
-        assert run_hook("session-start", after, env).rc == 0
+        assert run_hook("session-start", after, env, fields={"source": "clear"}).rc == 0
         second = await episode_of(admin_dsn, await store(client, "The cache TTL is 300 s."))
     assert second != episode
     assert await admin_fetchval(admin_dsn, "SELECT session_id FROM memory.episodes "
@@ -130,6 +130,23 @@ async def test_stop_continues_once_for_urgent_mail(stack: Stack, tmp_path: Path,
                                                "text": "second"})
         looped = run_hook("stop", sid, env, fields={"stop_hook_active": True})
         assert looped.stdout == "", "a stop already continued is let go"
+
+
+async def test_codex_payloads_bind_and_wake_the_same_way(stack: Stack, tmp_path: Path):
+    ns = f"hb-{uuid.uuid4().hex[:6]}"
+    mine = stack.principals.create(f"me-{ns}", "agent", [ns])
+    other = stack.principals.create(f"them-{ns}", "agent", [ns])
+    sid, env = client_session(), hook_env(stack.mcp_url, mine, tmp_path)
+    assert run_hook("session-start", sid, env, client="codex").rc == 0
+    async with mcp_client(stack.mcp_url, mine) as client:
+        me = (await call(client, "board_agents", {"action": "update", "status": "x"}))["agent"]
+        assert run_hook("prompt", sid, env, client="codex").stdout == ""
+        async with mcp_client(stack.mcp_url, other) as them:
+            await call(them, "board_message", {"action": "send", "to": me["id"],
+                                               "text": "the lease is yours"})
+        assert "the lease is yours" in run_hook("prompt", sid, env, client="codex").context()
+        woke = run_hook("stop", sid, env, client="codex").output()
+    assert woke["decision"] == "block", woke
 
 
 async def session_of(admin_dsn: str, episode: uuid.UUID) -> str:
