@@ -31,7 +31,8 @@ SummaryCaller = Annotated[CallerContext, Depends(grant("episode_summary"))]
 class CloseBody(StrictBody):
     title: Title = ""
     end: Annotated[bool, Field(description="The client ended the session (SessionEnd): "
-                               "its MCP session is free for the next one.")] = False
+                               "tool calls without a session header no longer bind to "
+                               "it.")] = False
 
 
 def hook_session(caller: CallerContext, request: Request, response: Response | None = None,
