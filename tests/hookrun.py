@@ -24,6 +24,10 @@ class HookRun:
     stderr: str
     seconds: float
 
+    def output(self) -> dict[str, Any]:
+        """The hook's JSON output ({} for none)."""
+        return json.loads(self.stdout) if self.stdout.strip() else {}
+
     def context(self) -> str:
         """The additionalContext the hook handed the agent ("" for none)."""
         if not self.stdout.strip():
@@ -43,12 +47,27 @@ def hook_input(event: str, session_id: str, cwd: str = "/tmp") -> dict[str, Any]
     return {**base, **extra}
 
 
+def codex_input(event: str, session_id: str, cwd: str = "/tmp") -> dict[str, Any]:
+    """What Codex sends on stdin for `event` (it has no SessionEnd or
+    PreCompact hook): the common fields, turn_id on turn-scoped events."""
+    base = {"session_id": session_id, "transcript_path": None, "cwd": cwd,
+            "hook_event_name": EVENT_NAMES[event], "model": "gpt-5-codex",
+            "permission_mode": "default"}
+    extra = {"session-start": {"source": "startup"},
+             "prompt": {"turn_id": "turn-1", "prompt": "what next?"},
+             "stop": {"turn_id": "turn-1", "stop_hook_active": False,
+                      "last_assistant_message": "done"}}[event]
+    return {**base, **extra}
+
+
 def run_hook(event: str, session_id: str, env: dict[str, str],
-             extra_args: list[str] | None = None) -> HookRun:
+             extra_args: list[str] | None = None,
+             fields: dict[str, Any] | None = None, client: str = "claude-code") -> HookRun:
     cmd = [str(ENGRAM)] if ENGRAM.exists() else [sys.executable, "-m", "engram_cli"]
+    payload = codex_input if client == "codex" else hook_input
+    stdin = json.dumps({**payload(event, session_id), **(fields or {})}).encode()
     started = time.monotonic()
-    proc = subprocess.run([*cmd, "hook", event, *(extra_args or [])],
-                          input=json.dumps(hook_input(event, session_id)).encode(),
+    proc = subprocess.run([*cmd, "hook", event, *(extra_args or [])], input=stdin,
                           env=env, capture_output=True, timeout=30)
     return HookRun(proc.returncode, proc.stdout.decode(), proc.stderr.decode(),
                    time.monotonic() - started)

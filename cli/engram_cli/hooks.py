@@ -22,6 +22,7 @@ from typing import Any
 
 from .hooks_client import DEFAULT_TIMEOUT_S, DEFAULT_URL, HookClient, read_token, session_header
 from .hooks_render import briefing_text, changes_text
+from .hooks_wake import wake_for_mail
 
 MAX_STDIN_BYTES = 1_000_000
 DEFAULT_BRIEFING_TOKENS = 800
@@ -60,21 +61,29 @@ class Hook:
         key = hashlib.sha256(f"{self.url}\0{self.session}".encode()).hexdigest()[:32]
         return os.path.join(root, f"{key}.json")
 
-    def load_cursor(self) -> str:
+    def load_state(self) -> dict[str, Any]:
         try:
             with open(self._state_file()) as f:
-                return str(json.load(f).get("cursor", ""))
-        except (OSError, ValueError, AttributeError):
-            return ""
+                state = json.load(f)
+        except (OSError, ValueError):
+            return {}
+        return state if isinstance(state, dict) else {}
 
-    def save_cursor(self, cursor: str) -> None:
+    def save_state(self, **changes: Any) -> None:
+        state = {**self.load_state(), **changes}
         path = self._state_file()
         os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
         tmp = f"{path}.{os.getpid()}.tmp"
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w") as f:
-            json.dump({"cursor": cursor}, f)
+            json.dump(state, f)
         os.replace(tmp, path)
+
+    def load_cursor(self) -> str:
+        return str(self.load_state().get("cursor", ""))
+
+    def save_cursor(self, cursor: str) -> None:
+        self.save_state(cursor=cursor)
 
     def forget_cursor(self) -> None:
         with contextlib.suppress(FileNotFoundError):
@@ -94,6 +103,32 @@ def _context(event_name: str, text: str) -> dict[str, Any] | None:
     return {"hookSpecificOutput": {"hookEventName": event_name, "additionalContext": text}}
 
 
+def _open_sessions(hook: Hook) -> int:
+    try:
+        return int(hook.client.last_headers.get("x-engram-open-sessions", "1"))
+    except ValueError:
+        return 1
+
+
+def shared_token_note(hook: Hook, always: bool) -> str:
+    """Say so when other sessions are open on this token: the gateway then
+    cannot bind this session's header-less tool calls (docs/hooks.md). Once
+    per change of the count, unless `always`."""
+    count = _open_sessions(hook)
+    told = hook.load_state().get("told_open")
+    hook.save_state(told_open=count)
+    if count < 2 or (told == count and not always):
+        return ""
+    return (f"engram: {count} sessions are open on this token, and tool calls carry no "
+            "session, so engram cannot tell this session's tool calls from the others': "
+            "until they end, those calls share one episode and these notes miss facts read "
+            "through tools. A token per session avoids it (engram token create).")
+
+
+def _joined(*parts: str) -> str:
+    return "\n\n".join(p for p in parts if p)
+
+
 def session_start(hook: Hook) -> dict[str, Any] | None:
     """The briefing as context; starts the cursor the prompt hook reads from."""
     budget = int(_env_float("ENGRAM_HOOK_BRIEFING_TOKENS", DEFAULT_BRIEFING_TOKENS))
@@ -103,23 +138,36 @@ def session_start(hook: Hook) -> dict[str, Any] | None:
         hook.changes("")
     if not isinstance(briefing, dict):
         raise Skip("briefing failed")
-    return _context("SessionStart", briefing_text(briefing))
+    return _context("SessionStart", _joined(briefing_text(briefing),
+                                            shared_token_note(hook, always=True)))
 
 
 def prompt(hook: Hook) -> dict[str, Any] | None:
     """A note only when something changed since the last turn."""
     since = hook.load_cursor()
     reply = hook.changes(since)
+    shared = shared_token_note(hook, always=False)
     if not since:
-        return None
-    return _context("UserPromptSubmit", changes_text(reply))
+        return _context("UserPromptSubmit", shared)
+    return _context("UserPromptSubmit", _joined(changes_text(reply), shared))
+
+
+def stop(hook: Hook) -> dict[str, Any] | None:
+    """Urgent mail waiting: continue the session once per mail, with a short
+    reason (hooks_wake). Otherwise close the session's episode."""
+    woken = wake_for_mail(hook)
+    if woken is not None:
+        return woken
+    return close(hook)
 
 
 def close(hook: Hook) -> dict[str, Any] | None:
     """Close the session's episode (title and summary from its own memories:
-    nothing from the transcript). Prints nothing."""
-    hook.client.post("/v1/session/close", {})
-    if hook.input.get("hook_event_name") == "SessionEnd":
+    nothing from the transcript). Prints nothing. SessionEnd also tells the
+    gateway the session is over, so its MCP session is free for the next."""
+    ended = hook.input.get("hook_event_name") == "SessionEnd"
+    hook.client.post("/v1/session/close", {"end": True} if ended else {})
+    if ended:
         hook.forget_cursor()
     return None
 
@@ -130,7 +178,7 @@ def pre_compact(hook: Hook) -> dict[str, Any] | None:
 
 
 EVENTS: dict[str, Callable[[Hook], dict[str, Any] | None]] = {
-    "session-start": session_start, "prompt": prompt, "stop": close,
+    "session-start": session_start, "prompt": prompt, "stop": stop,
     "session-end": close, "pre-compact": pre_compact,
 }
 

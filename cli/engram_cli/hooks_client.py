@@ -54,10 +54,12 @@ class HookClient:
         self._port = parts.port or (443 if self._https else 80)
         self._prefix = parts.path.rstrip("/")
         self._timeout = timeout_s
-        self._headers = {"Authorization": f"Bearer {token}", "Accept": "application/json",
-                         "X-Engram-Session": session}
+        self._headers = {"Authorization": f"Bearer {token}", "Accept": "application/json"}
+        if session:
+            self._headers["X-Engram-Session"] = session
         if namespace:
             self._headers["X-Engram-Namespace"] = namespace
+        self.last_headers: dict[str, str] = {}  # of the last reply, names lowercased
 
     def _connect(self) -> socket.socket:
         sock = socket.create_connection((self._host, self._port), timeout=self._timeout)
@@ -77,7 +79,9 @@ class HookClient:
         try:
             with self._connect() as sock:
                 sock.sendall(head.encode("latin-1") + data)
-                return _json_reply(_read_all(sock))
+                raw = _read_all(sock)
+            self.last_headers = _fields(raw)
+            return _json_reply(raw)
         except (OSError, ValueError, UnicodeError):
             return None
 
@@ -111,14 +115,20 @@ def _dechunk(body: bytes) -> bytes:
     return b"".join(out)
 
 
+def _fields(raw: bytes) -> dict[str, str]:
+    """A reply's header fields, names lowercased."""
+    lines = raw.partition(b"\r\n\r\n")[0].decode("latin-1").split("\r\n")
+    return {k.strip().lower(): v.strip() for k, _, v in
+            (line.partition(":") for line in lines[1:])}
+
+
 def _json_reply(raw: bytes) -> Any:
     """The JSON body of a 200 reply, else None."""
     head, _, body = raw.partition(b"\r\n\r\n")
     lines = head.decode("latin-1").split("\r\n")
     if len(lines[0].split(" ")) < 2 or lines[0].split(" ")[1] != "200":
         return None
-    fields = {k.strip().lower(): v.strip() for k, _, v in
-              (line.partition(":") for line in lines[1:])}
+    fields = _fields(raw)
     if fields.get("transfer-encoding", "").lower() == "chunked":
         body = _dechunk(body)
     return json.loads(body)

@@ -16,6 +16,7 @@ from engram_gateway.principals import ROLES, PrincipalStore
 
 from .audit_cmd import run_audit
 from .backup import run_backup, run_restore
+from .board_cmd import add_board_commands
 from .connect import add_commands as add_connect_commands
 from .doctor import run_doctor
 from .files import private_dir
@@ -223,6 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.add_argument("--data-dir")
     doctor.set_defaults(func=lambda a: run_doctor(_settings(a)))
     add_connect_commands(sub)
+    add_board_commands(sub)
     run_hook_command(sub)
     add_mcp_stdio(sub)
     return parser

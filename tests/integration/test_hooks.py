@@ -80,7 +80,8 @@ async def test_prompt_notes_a_contested_fact_only_when_one_was(stack: Stack, tmp
 
 async def test_session_end_closes_the_episode(stack: Stack, tmp_path: Path, admin_dsn: str):
     ns = f"he-{uuid.uuid4().hex[:6]}"
-    token = stack.principals.create(f"a-{ns}", "agent", [ns])
+    name = f"a-{ns}"
+    token = stack.principals.create(name, "agent", [ns])
     sid = client_session()
     async with mcp_client(stack.mcp_url, token, sid) as client:
         stored = await call(client, "memory_store", {
@@ -95,7 +96,7 @@ async def test_session_end_closes_the_episode(stack: Stack, tmp_path: Path, admi
     assert row is True
     session = await admin_fetchval(admin_dsn, "SELECT session_id FROM memory.episodes "
                                    "WHERE id = $1", uuid.UUID(episode))
-    assert session == sid, "the hook and the tool calls share the client's session"
+    assert session == f"{name}/{sid}", "the hook and the tool calls share the client's session"
 
 
 async def test_every_hook_fails_open_with_the_stack_down(tmp_path: Path):

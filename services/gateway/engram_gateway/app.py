@@ -17,7 +17,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from engram_kit.health import engram_version
 
-from . import limits
+from . import limits, session_binding
 from .auth import PrincipalTokenVerifier
 from .clients import Backends
 from .console import ConsoleHeaders, build_console_router
@@ -81,6 +81,9 @@ def build_app(settings: GatewaySettings) -> FastAPI:
         host=settings.http_host, max_request_body_size=settings.max_body_bytes,
         stateless_http=settings.mcp_stateless,
     )
+    # The SDK's session table is read, never changed (as mcp_guard does).
+    session_binding.configure(session_binding.SessionBinder(
+        lambda: mcp.session_manager._server_instances))
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         backends.open()

@@ -69,6 +69,14 @@ class BadSession(Exception):
 SESSION_RE = re.compile(r"[A-Za-z0-9._:@/+=-]{1,128}")
 
 
+def scoped_session(principal: str, session_id: str) -> str:
+    """The session the services see: the client's id under its principal's
+    name, so one principal's X-Engram-Session can never name another's
+    session (its episode, its reads, its board agent). A principal name has
+    no '/' and no ':', so neither form can equal another principal's."""
+    return f"{principal}/{session_id}" if session_id else f"principal:{principal}"
+
+
 def caller_context(principal: str, role: str, allowed: list[str], namespace: str | None,
                    session_id: str = "", *, read_only: list[str] | None = None,
                    access: Access = Access.WRITE, what: str = "this call") -> CallerContext:
@@ -100,6 +108,6 @@ def caller_context(principal: str, role: str, allowed: list[str], namespace: str
                           f"{role or 'agent'}")
     return CallerContext(
         principal=principal, namespace=chosen, client_id=principal,
-        session_id=session_id or f"principal:{principal}",
+        session_id=scoped_session(principal, session_id),
         request_id=uuid.uuid4().hex[:16], role=role, read_only=chosen not in allowed,
     )

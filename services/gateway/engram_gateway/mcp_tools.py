@@ -9,10 +9,12 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS
 
+from . import session_binding
 from .auth import caller_for
 from .briefing import build_briefing
 from .clients import Backends, Calls
@@ -42,14 +44,22 @@ class GatewayMCP(MCPServer):
 
 def session_id(ctx: Context) -> str:
     """The client's session: an `X-Engram-Session` header the client sends
-    (it wins, so a client's hooks over REST and its tool calls share one
-    session), else the MCP session header (handshake-era clients), else empty
-    (the caller falls back to one rolling session per principal)."""
+    (it wins), else the hook session the call is bound to (clients such as
+    Claude Code send their session id to hooks only: session_binding), else
+    the MCP session header (handshake-era clients), else empty (the caller
+    falls back to one rolling session per principal)."""
     request = getattr(ctx.request_context, "request", None)
     headers = getattr(request, "headers", None)
     if headers is None:
         return ""
-    return headers.get("x-engram-session", "") or headers.get("mcp-session-id", "")
+    explicit = headers.get("x-engram-session", "")
+    if explicit:
+        return explicit
+    mcp_session = headers.get("mcp-session-id", "")
+    token = get_access_token()
+    if token is None:
+        return mcp_session
+    return session_binding.BINDER.resolve(token.client_id, mcp_session) or mcp_session
 
 
 async def run_tool(spec: ToolSpec, backends: Backends, ctx: Context, args: dict[str, Any],
