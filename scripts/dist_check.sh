@@ -45,7 +45,9 @@ step "install it into a fresh venv from the lock"
 "$python" -m venv "$work/venv"
 echo "engram[embedder] @ file://$wheel --hash=sha256:$(sha256sum "$wheel" | cut -d' ' -f1)" \
   > "$work/engram.txt"
-"$work/venv/bin/pip" install --quiet --require-hashes \
+# --no-compile: byte-compiling all of torch costs more than the check itself;
+# what runs compiles on import.
+"$work/venv/bin/pip" install --quiet --no-compile --require-hashes \
   -r deploy/requirements-embedder.lock -r "$work/engram.txt"
 
 cd "$work"  # nothing of the checkout from here on
