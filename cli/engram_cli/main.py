@@ -45,6 +45,20 @@ def _say(line: str) -> None:
     sys.stderr.flush()
 
 
+def _greet(stack: Stack, background: bool) -> None:
+    out = sys.stdout
+    if stack.first_token and background:  # a log file is no place for a token
+        out.write(f"First start: an agent token was minted into {stack.data_dir / 'agent-token'}\n")
+    elif stack.first_token:
+        out.write("\nFirst start: an agent token for namespace 'default' was minted.\n"
+                  f"It is shown once here and kept in {stack.data_dir / 'agent-token'}:\n\n"
+                  f"  {stack.first_token}\n\nConnect Claude Code with:\n\n"
+                  f"  {stack.claude_command(stack.first_token)}\n\n")
+    out.write(f"Ctrl-C stops the stack (from elsewhere: engram down --data-dir "
+              f"{stack.data_dir}).\n")
+    out.flush()
+
+
 def cmd_up(args: argparse.Namespace) -> int:
     settings = _settings(args)
     try:
@@ -77,16 +91,7 @@ def cmd_up(args: argparse.Namespace) -> int:
         sys.stderr.write(f"engram up failed: {exc}\n")
         return 1
     out.write(f"engram ready in {time.monotonic() - started:.1f}s: MCP at {stack.mcp_url}\n")
-    if stack.first_token and args.background:  # a log file is no place for a token
-        out.write(f"First start: an agent token was minted into {stack.data_dir / 'agent-token'}\n")
-    elif stack.first_token:
-        out.write("\nFirst start: an agent token for namespace 'default' was minted.\n"
-                  f"It is shown once here and kept in {stack.data_dir / 'agent-token'}:\n\n"
-                  f"  {stack.first_token}\n\nConnect Claude Code with:\n\n"
-                  f"  {stack.claude_command(stack.first_token)}\n\n")
-    out.write(f"Ctrl-C stops the stack (from elsewhere: engram down --data-dir "
-              f"{stack.data_dir}).\n")
-    out.flush()
+    _greet(stack, args.background)
     supervisor = Supervisor(stack, settings, _say)
     try:
         while not stopping:
