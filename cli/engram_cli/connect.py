@@ -15,6 +15,7 @@ import json
 import os
 import stat
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from engram_gateway.principals import NAME_RE, PrincipalStore
@@ -187,8 +188,11 @@ def _connect(args: argparse.Namespace) -> int:
     check_target(manifest_path, home)
     prior = load_manifest(manifest_path)
     project = Path(args.project).absolute() if args.project else None
+    # No URL given: this machine's stack, which a stdio bridge may start itself.
+    local = None if args.url or os.environ.get(URL_ENV) else _data_dir(args)
     target = Target(home, project, _url(args), PENDING_TOKEN,
-                    _state_dir(home) / f"{key}.token", engram_command())
+                    _state_dir(home) / f"{key}.token", engram_command(), local,
+                    CliSettings().port_offset)
     needs_token = args.client is not None
     # A first pass with a stand-in token: every file must parse and accept its
     # change before a token is minted or anything is written.
@@ -197,7 +201,7 @@ def _connect(args: argparse.Namespace) -> int:
                                     else ("", target.token_file, ""))
     if args.dry_run:  # never show a token, not even one read from --token-file
         token = PENDING_TOKEN
-    target = Target(home, project, target.url, token, token_file, target.command)
+    target = replace(target, token=token, token_file=token_file)
     minted = needs_token and not args.token_file and not args.dry_run
     planned = [plan(p, root, e) for p, root, e in _plan_all(args, target, prior, minted)]
     if args.dry_run:

@@ -33,6 +33,7 @@ from .instructions import instructions_edit
 
 TOKEN_ENV = "ENGRAM_TOKEN"
 URL_ENV = "ENGRAM_URL"
+OFFSET_ENV = "ENGRAM_PORT_OFFSET"
 # Seconds Claude Code waits for one engram hook before going on without it.
 HOOK_TIMEOUT_S = 15
 # Claude Code hook events and the `engram hook` event each one runs.
@@ -66,6 +67,10 @@ class Target:
     token: str
     token_file: Path
     command: list[str]  # how to run this engram: [exe] or [python, -m, engram_cli]
+    # The stack's data dir when no URL was given: a stdio bridge then starts
+    # the stack on it when none runs (`engram mcp-stdio --data-dir`).
+    data_dir: Path | None = None
+    port_offset: int = 0
 
 
 Prior = Callable[[Path], "dict[str, Any] | None"]
@@ -164,9 +169,14 @@ def _codex(t: Target, prior: Prior) -> Planned:
 def _claude_desktop(t: Target, prior: Prior, default_home: bool) -> Planned:
     config = claude_desktop_config(t.home, default_home)
     root = t.home if config.is_relative_to(t.home) else config.parent
+    if t.data_dir is None:
+        where, env = [], {URL_ENV: t.url}
+    else:
+        where = ["--data-dir", str(t.data_dir)]
+        env = {OFFSET_ENV: str(t.port_offset)} if t.port_offset else {}
     server = {"command": t.command[0],
-              "args": [*t.command[1:], "mcp-stdio", "--token-file", str(t.token_file)],
-              "env": {URL_ENV: t.url}}
+              "args": [*t.command[1:], "mcp-stdio", *where, "--token-file", str(t.token_file)],
+              "env": env}
     return [(config, root, JsonEdit(False, server=server, previous=prior(config)))]
 
 

@@ -1,4 +1,4 @@
-"""`engram` command line: up, status, token, audit, backup, export, doctor, hook."""
+"""`engram` command line: up, down, status, token, audit, backup, export, doctor, hook."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from pathlib import Path
 from engram_gateway.principals import ROLES, PrincipalStore
 
 from .audit_cmd import run_audit
+from .autostart import StackStartError, hold_up_lock, stop_stack, up_lock_holder
 from .backup import run_backup, run_restore
 from .board_cmd import add_board_commands
 from .connect import add_commands as add_connect_commands
@@ -45,12 +46,33 @@ def _say(line: str) -> None:
     sys.stderr.flush()
 
 
+def _greet(stack: Stack, background: bool) -> None:
+    out = sys.stdout
+    if stack.first_token and background:  # a log file is no place for a token
+        out.write(f"First start: an agent token was minted into {stack.data_dir / 'agent-token'}\n")
+    elif stack.first_token:
+        out.write("\nFirst start: an agent token for namespace 'default' was minted.\n"
+                  f"It is shown once here and kept in {stack.data_dir / 'agent-token'}:\n\n"
+                  f"  {stack.first_token}\n\nConnect Claude Code with:\n\n"
+                  f"  {stack.connect_command()}\n\n")
+    out.write(f"Ctrl-C stops the stack (from elsewhere: engram down --data-dir "
+              f"{stack.data_dir}).\n")
+    out.flush()
+
+
 def cmd_up(args: argparse.Namespace) -> int:
     settings = _settings(args)
     try:
         stack = Stack(settings)
     except (RuntimeError, OSError, ValueError) as exc:  # a data dir not ours, bad --replicas
         sys.stderr.write(f"engram up failed: {exc}\n")
+        return 1
+    # Held until this process ends: one `engram up` per data dir (`engram down` finds it).
+    lock = hold_up_lock(stack.data_dir)
+    if lock is None:
+        sys.stderr.write(f"engram up failed: engram already runs on {stack.data_dir} "
+                         f"(engram up, pid {up_lock_holder(stack.data_dir)}); "
+                         f"`engram down --data-dir {stack.data_dir}` stops it\n")
         return 1
     stopping = False
 
@@ -70,13 +92,7 @@ def cmd_up(args: argparse.Namespace) -> int:
         sys.stderr.write(f"engram up failed: {exc}\n")
         return 1
     out.write(f"engram ready in {time.monotonic() - started:.1f}s: MCP at {stack.mcp_url}\n")
-    if stack.first_token:
-        out.write("\nFirst start: an agent token for namespace 'default' was minted.\n"
-                  f"It is shown once here and kept in {stack.data_dir / 'agent-token'}:\n\n"
-                  f"  {stack.first_token}\n\nConnect Claude Code with:\n\n"
-                  f"  {stack.connect_command()}\n\n")
-    out.write("Ctrl-C stops the stack.\n")
-    out.flush()
+    _greet(stack, args.background)
     supervisor = Supervisor(stack, settings, _say)
     try:
         while not stopping:
@@ -88,6 +104,17 @@ def cmd_up(args: argparse.Namespace) -> int:
         out.flush()
         stack.stop()
     out.write("stopped\n")
+    return 0
+
+
+def cmd_down(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    try:
+        said = stop_stack(settings.data_dir.resolve(), args.timeout)
+    except StackStartError as exc:
+        sys.stderr.write(f"engram down failed: {exc}\n")
+        return 1
+    sys.stdout.write(said + "\n")
     return 0
 
 
@@ -146,7 +173,15 @@ def build_parser() -> argparse.ArgumentParser:
     up.add_argument("--replicas", help="run stateless services as several processes, e.g. "
                     "gateway=2,memory=2,cortex=2,dreamer=2,coordination=2,embedder=1 "
                     "(1..8 each; default one of each)")
+    # What `engram mcp-stdio` starts: no token on the output, which goes to a log.
+    up.add_argument("--background", action="store_true", help=argparse.SUPPRESS)
     up.set_defaults(func=cmd_up)
+    down = sub.add_parser("down", help="stop the stack running on a data dir (the one "
+                          "`engram up` or `engram mcp-stdio` started)")
+    down.add_argument("--data-dir", help="the stack's data dir (default: $ENGRAM_DATA_DIR)")
+    down.add_argument("--timeout", type=float, default=120.0,
+                      help="seconds to wait for it to stop (default 120)")
+    down.set_defaults(func=cmd_down)
     token = sub.add_parser("token", help="manage bearer tokens")
     token_sub = token.add_subparsers(dest="token_command", required=True)
     create = token_sub.add_parser("create", help="mint a token for a new principal")

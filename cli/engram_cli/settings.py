@@ -6,6 +6,14 @@ from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+# An installed wheel has no checkout: it carries a copy of the topology (setup.py).
+BUNDLED = Path(__file__).resolve().parent / "bundled"
+
+
+def default_compose_file() -> Path:
+    """The checkout's docker-compose.yml, else the copy an installed wheel carries."""
+    checkout = REPO_ROOT / "docker-compose.yml"
+    return checkout if checkout.is_file() else BUNDLED / "docker-compose.yml"
 
 
 class CliSettings(BaseSettings):
@@ -13,7 +21,7 @@ class CliSettings(BaseSettings):
 
     data_dir: Path = Path.home() / ".engram"
     port_offset: int = 0
-    compose_file: Path = REPO_ROOT / "docker-compose.yml"
+    compose_file: Path = default_compose_file()
     start_timeout_s: float = 180.0
     # `engram up --replicas`: SERVICE=COUNT,... (1..8 each; default one of each).
     replicas: str = ""

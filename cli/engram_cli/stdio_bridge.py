@@ -2,7 +2,8 @@
 (Claude Desktop), proxied message by message to the gateway's streamable HTTP
 endpoint. Both sides are the official SDK's transports; the bridge adds the
 bearer token, the HTTP headers each message needs, and a JSON-RPC error for
-every request the gateway could not answer (the bridge itself keeps running)."""
+every request the gateway could not answer (the bridge itself keeps running).
+With --data-dir it finds the stack running on that data dir, or starts one."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import json
 import logging
 import sys
 from contextlib import suppress
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -43,13 +46,16 @@ from mcp_types import (
 )
 from pydantic import ValidationError
 
+from .autostart import StackStartError, ensure_stack
 from .settings import CliSettings
+from .stack import AGENT_TOKEN_FILE
 from .stdio_upstream import (
     DEFAULT_URL,
     BridgeConfig,
     BridgeConfigError,
     UpRead,
     UpWrite,
+    check_token,
     describe,
     load_config,
     log,
@@ -62,6 +68,27 @@ OUTBOX_SIZE = 64
 CANCELLED = "notifications/cancelled"
 LOST_SESSION = ("the engram gateway no longer knows this session (it restarted?); "
                 "the bridge opens a new one: retry the request")
+
+
+def say(line: str) -> None:
+    sys.stderr.write(f"engram mcp-stdio: {line}\n")
+    sys.stderr.flush()
+
+
+def agent_token(data_dir: Path) -> str:
+    """The token `engram up` minted into the data dir on its first start."""
+    path = data_dir / AGENT_TOKEN_FILE
+    try:
+        token = path.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise StackStartError(f"no token: cannot read {path} "
+                              f"({getattr(exc, 'strerror', None) or exc}); pass --token-file "
+                              "PATH or set ENGRAM_TOKEN") from None
+    try:
+        check_token(token)
+    except BridgeConfigError as exc:
+        raise StackStartError(f"{path}: {exc}") from None
+    return token
 
 
 def _is_initialize(message: Any) -> bool:
@@ -152,6 +179,7 @@ class Bridge:
                        replay: bool) -> SessionMessage | None:
         """Forward until the input ends (None) or the gateway lost the session
         (the message still to send, on the next session)."""
+        await self._ensure_stack(client)
         async with open_upstream(self.config, client) as (up_read, up_write), \
                 anyio.create_task_group() as tg:
             tg.start_soon(self._downstream, up_read)
@@ -172,6 +200,18 @@ class Bridge:
             await self._drain()
             tg.cancel_scope.cancel()
         return None
+
+    async def _ensure_stack(self, client: httpx2.AsyncClient) -> None:
+        """With --data-dir, before each upstream session: the stack running on
+        it, started first when none runs (requests wait meanwhile; a failed
+        start fails them, and the next request tries again)."""
+        config = self.config
+        if config.data_dir is None:
+            return
+        url = await anyio.to_thread.run_sync(ensure_stack, config.data_dir,
+                                             config.start_timeout_s, say)
+        self.config = replace(config, url=url, token=config.token or agent_token(config.data_dir))
+        client.headers.update(self.config.headers())
 
     async def _settle_handshake(self, message: Any) -> None:
         """Nothing follows an initialize until it is answered: the session id
@@ -276,7 +316,7 @@ async def serve(config: BridgeConfig) -> None:
 
 def cmd_mcp_stdio(args: argparse.Namespace) -> int:
     try:
-        config = load_config(args.url, args.token_file, CliSettings())
+        config = load_config(args.url, args.token_file, CliSettings(), args.data_dir)
     except ValidationError as exc:
         wrong = ", ".join(f"ENGRAM_{str(e['loc'][0]).upper()} ({e['msg']})" for e in exc.errors())
         sys.stderr.write(f"engram mcp-stdio: bad setting: {wrong}\n")
@@ -300,5 +340,9 @@ def add_parser(sub: Any) -> None:
     cmd.add_argument("--url", default=None,
                      help=f"the gateway's MCP endpoint (default: $ENGRAM_URL or {DEFAULT_URL})")
     cmd.add_argument("--token-file", default=None,
-                     help="file holding the bearer token (default: $ENGRAM_TOKEN)")
+                     help="file holding the bearer token (default: $ENGRAM_TOKEN, else with "
+                     "--data-dir its agent-token)")
+    cmd.add_argument("--data-dir", default=None,
+                     help="use the stack running on this data dir, and start it (in the "
+                     "background, until `engram down`) when none runs; excludes --url")
     cmd.set_defaults(func=cmd_mcp_stdio)

@@ -25,6 +25,7 @@ from mcp_types import CONNECTION_CLOSED, JSONRPCRequest
 
 from engram_gateway.auth import SESSION_RE
 
+from .autostart import StackStartError
 from .settings import CliSettings
 
 DEFAULT_URL: str = CliSettings.model_fields["url"].default
@@ -52,6 +53,10 @@ class BridgeConfig:
     # the first, a silent one within the second.
     connect_timeout_s: float = 5.0
     read_timeout_s: float = 300.0
+    # --data-dir: the stack on it gives the URL (started when none runs), and
+    # its agent-token the token when none was given.
+    data_dir: Path | None = None
+    start_timeout_s: float = 180.0
 
     def timeout(self) -> httpx2.Timeout:
         return httpx2.Timeout(WRITE_TIMEOUT_S, connect=self.connect_timeout_s,
@@ -67,9 +72,14 @@ class BridgeConfig:
         return headers
 
 
-def load_config(url: str | None, token_file: str | None, settings: CliSettings) -> BridgeConfig:
-    """The endpoint (--url, else ENGRAM_URL), the token (--token-file, else
-    ENGRAM_TOKEN) and the optional session (ENGRAM_SESSION)."""
+def load_config(url: str | None, token_file: str | None, settings: CliSettings,
+                data_dir: str | None = None) -> BridgeConfig:
+    """The endpoint (--url, else ENGRAM_URL; with --data-dir, the stack on
+    it), the token (--token-file, else ENGRAM_TOKEN, else with --data-dir its
+    agent-token) and the optional session (ENGRAM_SESSION)."""
+    if url and data_dir:
+        raise BridgeConfigError("--url and --data-dir exclude each other: --url relays to a "
+                                "running gateway, --data-dir uses (or starts) that data dir's")
     url = (url or settings.url).strip()
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
@@ -85,27 +95,33 @@ def load_config(url: str | None, token_file: str | None, settings: CliSettings) 
             raise BridgeConfigError(f"--token-file {token_file} is empty")
     else:
         token = settings.token.get_secret_value().strip() if settings.token else ""
-        if not token:
+        if not token and not data_dir:
             raise BridgeConfigError(
                 "no token: pass --token-file PATH or set ENGRAM_TOKEN (the agent token "
                 "`engram up` printed, kept in <data-dir>/agent-token, or one from "
                 "`engram token create`)")
-    if not token.isprintable() or any(c.isspace() for c in token):
-        raise BridgeConfigError("the token holds whitespace or control characters; "
-                                "it must be the single line `engram token create` printed")
+    check_token(token)
     session = settings.session.strip()
     if session and not SESSION_RE.fullmatch(session):
         raise BridgeConfigError("ENGRAM_SESSION must be 1-128 characters of "
                                 "A-Z a-z 0-9 . _ : @ / + = -")
     return BridgeConfig(url=url, token=token, session=session,
                         connect_timeout_s=settings.stdio_connect_timeout_s,
-                        read_timeout_s=settings.stdio_read_timeout_s)
+                        read_timeout_s=settings.stdio_read_timeout_s,
+                        data_dir=Path(data_dir).absolute() if data_dir else None,
+                        start_timeout_s=settings.start_timeout_s)
+
+
+def check_token(token: str) -> None:
+    if not token.isprintable() or any(c.isspace() for c in token):
+        raise BridgeConfigError("the token holds whitespace or control characters; "
+                                "it must be the single line `engram token create` printed")
 
 
 def describe(exc: BaseException, config: BridgeConfig) -> str:
     """What the client is told when a request never got the gateway's answer."""
     url = config.url
-    if isinstance(exc, GatewayRefused):
+    if isinstance(exc, GatewayRefused | StackStartError):
         return str(exc)
     if isinstance(exc, httpx2.ConnectTimeout):
         return (f"engram gateway at {url} did not accept a connection within "

@@ -140,7 +140,7 @@ class Supervisor:
                 "restart_in_s": (max(0.0, w.restart_at - time.monotonic())
                                  if w.restart_at is not None else None),
                 "probe": self.stack.probe(w.name)})
-        return {"version": STATE_VERSION,
+        return {"version": STATE_VERSION, "mcp_url": self.stack.mcp_url,
                 "supervisor": {"pid": os.getpid(), "start_ticks": proctab.start_ticks(os.getpid()),
                                "started_at": self.started_at},
                 "processes": processes}

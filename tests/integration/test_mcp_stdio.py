@@ -63,6 +63,8 @@ def held_port() -> Iterator[socket.socket]:
     ([], {"ENGRAM_TOKEN": "t", "ENGRAM_SESSION": "two words"}, "ENGRAM_SESSION must be"),
     ([], {"ENGRAM_TOKEN": "t", "ENGRAM_STDIO_READ_TIMEOUT_S": "0"},
      "bad setting: ENGRAM_STDIO_READ_TIMEOUT_S (Input should be greater than 0)"),
+    (["--url", "http://127.0.0.1:9/mcp", "--data-dir", "/nonexistent/engram"], {},
+     "--url and --data-dir exclude each other"),
 ])
 def test_refuses_to_start_without_what_it_needs(args: list[str], env: dict[str, str],
                                                 says: str):

@@ -171,6 +171,24 @@ def test_connect_merges_is_idempotent_and_disconnect_restores(
     assert store.verify(token) is None and [p.name for p in store.list()] == ["agent"]
 
 
+def test_claude_desktop_without_a_url_names_the_data_dir(
+        home: Path, data_dir: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch):
+    """No --url nor ENGRAM_URL: the entry runs the bridge on the stack's data
+    dir (which starts that stack when none runs), with its port offset."""
+    monkeypatch.delenv("ENGRAM_URL", raising=False)
+    monkeypatch.setenv("ENGRAM_PORT_OFFSET", "40")
+    rc, _, err = engram(capsys, "connect", "claude-desktop", "--home", str(home),
+                        "--data-dir", str(data_dir))
+    assert rc == 0, err
+    token_file = home / ".engram" / "connect" / "claude-desktop.token"
+    server = validate(claude_desktop_config(home, False), "claude_desktop_config.json")[
+        "mcpServers"]["engram"]
+    assert server["args"][-5:] == ["mcp-stdio", "--data-dir", str(data_dir),
+                                   "--token-file", str(token_file)]
+    assert server["env"] == {"ENGRAM_PORT_OFFSET": "40"}
+
+
 def test_claude_code_project_scope(tmp_path: Path, data_dir: Path,
                                    capsys: pytest.CaptureFixture[str]):
     home, project = tmp_path / "h", tmp_path / "proj"
