@@ -7,6 +7,7 @@ The gateway's memory is read from /proc while 100 stalled uploads are open."""
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 import uuid
 from collections.abc import Iterator
@@ -120,6 +121,26 @@ async def test_the_signin_form_is_small_and_quick(gateway: dict):
                                     {**form, "Content-Length": "200"}) + b"token=", 15)
     assert big.status == 413, big.text
     assert slow.status == 408 and slow.elapsed_s < 10, (slow.text, slow.elapsed_s)
+
+
+async def test_a_signed_in_console_still_posts_its_forms(stack: Stack, gateway: dict):
+    """The sign-in form's body is read without a token, and a form posted
+    with the session cookie is read as one with a token."""
+    ns = f"con-{uuid.uuid4().hex[:6]}"
+    token = stack.principals.create(f"r-{ns}", "reviewer", [ns])
+    base = f"http://127.0.0.1:{gateway['http']}/console"
+    async with httpx.AsyncClient(timeout=10) as http:
+        form = await http.get(f"{base}/signin")
+        csrf = re.search(r'name="csrf" value="([^"]+)"', form.text)
+        assert csrf, form.text
+        signed = await http.post(f"{base}/signin", data={"token": token,
+                                                          "csrf": csrf.group(1)})
+        assert signed.status_code == 303, signed.text
+        page = await http.get(f"{base}/")
+        csrf = re.search(r'name="csrf" value="([^"]+)"', page.text)
+        assert page.status_code == 200 and csrf, page.text
+        out = await http.post(f"{base}/signout", data={"csrf": csrf.group(1)})
+        assert out.status_code == 303 and out.headers["location"].endswith("/signin"), out.text
 
 
 async def test_an_address_holds_few_unauthenticated_connections(stack: Stack, gateway: dict):
