@@ -83,12 +83,19 @@ def gateway(stack: Stack, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
 
 @pytest.mark.parametrize("path", ["/v1/memories", "/mcp", "/console/signout"])
 @pytest.mark.parametrize("token", ["", "Bearer not-a-token"])
+@pytest.mark.parametrize("chunked", [False, True])
 async def test_a_stalled_body_without_a_token_is_401_at_once(stack: Stack, path: str,
-                                                             token: str):
-    # The stack's gateway, default settings: 1 MiB declared, 1 KiB sent.
+                                                             token: str, chunked: bool):
+    # The stack's gateway, default settings: 1 MiB declared (or chunked), 1 KiB sent.
     port = int(stack.mcp_url.split(":")[2].split("/")[0])
     extra = {"Authorization": token} if token else {}
-    answer = await stalled(port, upload(port, path, MiB, 1024, extra))
+    if chunked:
+        request = head(port, "POST", path, {"Content-Type": "application/json",
+                                            "Transfer-Encoding": "chunked", **extra}) \
+            + b"400\r\n" + b"x" * 1024 + b"\r\n"  # and no last chunk
+    else:
+        request = upload(port, path, MiB, 1024, extra)
+    answer = await stalled(port, request)
     assert answer.status == 401, answer.text[:300]
     assert answer.elapsed_s < 2.0, f"answered and closed after {answer.elapsed_s:.2f} s"
 
