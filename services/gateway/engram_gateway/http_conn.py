@@ -51,9 +51,6 @@ class ConnectionTable:
 
     closed = authenticated  # either way the connection no longer counts
 
-    def unauthenticated(self, host: str) -> int:
-        return self._per_host[host]
-
 
 def _raw_response(status: int, reason: str, error: str, detail: str) -> bytes:
     """A whole HTTP/1.1 response that closes the connection, written outside
