@@ -25,7 +25,9 @@ SERVICES = sorted(n for n, s in COMPOSE.items()
 SECRETS = {"engram-internal": {"internal-token", "audit-hmac-key", "console-session-key"},
            "engram-db": {f"{s}-password" for s in ("memory", "cortex", "dreamer", "coordination")},
            "engram-nats": {f"{u}-password"
-                           for u in ("admin", "memory", "cortex", "dreamer", "coordination")},
+                           for u in ("route", "admin", "memory", "cortex", "dreamer",
+                                     "coordination")},
+           "engram-nats-routes-tls": {"tls.crt", "tls.key", "ca.crt"},
            "engram-pg-superuser": {"username", "password"},
            "engram-principals": {"principals.json"}}
 SECRET_NAME = re.compile(r"PASSWORD|_TOKEN$|SECRET|HMAC_KEY$")
@@ -295,6 +297,53 @@ def test_nats_is_a_three_node_cluster_and_streams_keep_three_copies() -> None:
         env = env_of(find(objects, "Deployment", name)["spec"]["template"]["spec"]["containers"][0])
         assert env["ENGRAM_EVENTS_REPLICAS"]["value"] == "3", name
     assert find(objects, "Cluster", "engram-pg")["spec"]["instances"] == 3
+
+
+def cluster_block(conf: str) -> str:
+    """The text of nats.conf's `cluster { ... }` block (braces balanced)."""
+    start = conf.index("cluster {")
+    depth = 0
+    for i in range(start, len(conf)):
+        depth += {"{": 1, "}": -1}.get(conf[i], 0)
+        if conf[i] == "}" and depth == 0:
+            return conf[start:i + 1]
+    raise AssertionError("cluster block not closed")
+
+
+def setting(block: str, name: str) -> str:
+    found = re.search(rf"^\s*{name}\s*[:=]\s*(\S+)\s*$", block, re.M)
+    assert found, f"{name} is not set in {block!r}"
+    return found.group(1)
+
+
+@needs_kubectl
+def test_nats_routes_need_the_route_password_and_a_certificate() -> None:
+    objects = rendered("production")
+    config = next(o for o in objects if o["kind"] == "ConfigMap"
+                  and o["metadata"]["name"].startswith("nats-config"))
+    cluster = cluster_block(config["data"]["nats.conf"])
+    auth = cluster_block(cluster.replace("cluster {", "x {", 1).replace("authorization {",
+                                                                       "cluster {", 1))
+    assert setting(auth, "user") == "route"
+    assert setting(auth, "password") == "$ENGRAM_NATS_ROUTE_PASSWORD"
+    tls = cluster_block(cluster.replace("cluster {", "x {", 1).replace("tls {", "cluster {", 1))
+    assert setting(tls, "verify") == "true"
+    files = {k: setting(tls, k) for k in ("cert_file", "key_file", "ca_file")}
+    assert "routes" not in re.sub(r"#.*", "", cluster), "the routes carry the password: args"
+
+    pod = find(objects, "StatefulSet", "nats")["spec"]["template"]["spec"]
+    container = pod["containers"][0]
+    mount = next(m for m in container["volumeMounts"] if m["name"] == "routes-tls")
+    volume = next(v for v in pod["volumes"] if v["name"] == "routes-tls")
+    assert volume["secret"]["secretName"] == "engram-nats-routes-tls"
+    assert files == {"cert_file": f"{mount['mountPath']}/tls.crt",
+                     "key_file": f"{mount['mountPath']}/tls.key",
+                     "ca_file": f"{mount['mountPath']}/ca.crt"}
+    routes = container["args"][container["args"].index("--routes") + 1].split(",")
+    assert routes == [f"nats://route:$(ENGRAM_NATS_ROUTE_PASSWORD)@nats-{i}.nats-headless:6222"
+                      for i in range(3)]
+    ref = env_of(container)["ENGRAM_NATS_ROUTE_PASSWORD"]["valueFrom"]["secretKeyRef"]
+    assert ref == {"name": "engram-nats", "key": "route-password"}
 
 
 def test_the_nats_users_are_compose_s() -> None:

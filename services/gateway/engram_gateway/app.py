@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -20,8 +20,8 @@ from engram_kit.health import engram_version
 from . import limits, session_binding
 from .auth import PrincipalTokenVerifier
 from .clients import Backends
-from .console import ConsoleHeaders, build_console_router
-from .http_guard import HttpGuard
+from .console import ConsoleHeaders, build_console_router, console_sessions
+from .http_guard import Doors, HttpGuard
 from .mcp_guard import guard_mcp
 from .mcp_tools import GatewayMCP, register_briefing_prompt, register_tools
 from .principals import PrincipalStore
@@ -70,8 +70,13 @@ def _transport_security(settings: GatewaySettings) -> TransportSecuritySettings:
     )
 
 
-def build_app(settings: GatewaySettings) -> FastAPI:
+def build_app(settings: GatewaySettings,
+              on_authenticated: Callable[[tuple[str, int] | None], None] | None = None
+              ) -> FastAPI:
+    """`on_authenticated` hears of each request that showed a valid token or
+    console session, with the client's address (the server's connection cap)."""
     store = PrincipalStore(Path(settings.tokens_file))
+    sessions = console_sessions(settings, store)
     limits.configure(limits.RateLimiter(settings.rate_per_s, settings.rate_burst))
     backends = Backends(settings)
     mcp = build_mcp(settings, store, backends)
@@ -114,7 +119,9 @@ def build_app(settings: GatewaySettings) -> FastAPI:
 
     app.add_middleware(ConsoleHeaders)
     # Inside CORS, so that its refusals still carry the CORS headers.
-    app.add_middleware(HttpGuard, security=security, max_body_bytes=settings.max_body_bytes)
+    app.add_middleware(HttpGuard, security=security, max_body_bytes=settings.max_body_bytes,
+                       doors=Doors(store, sessions), body_timeout_s=settings.body_timeout_s,
+                       on_authenticated=on_authenticated)
     if settings.cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=list(settings.cors_origins),
                            allow_methods=["GET", "POST", "DELETE"],
@@ -125,6 +132,6 @@ def build_app(settings: GatewaySettings) -> FastAPI:
     app.state.principals = store
     for router in build_rest_routers(backends):
         app.include_router(router)
-    app.include_router(build_console_router(settings, store, backends))
+    app.include_router(build_console_router(sessions, backends, settings))
     app.mount("/", guard_mcp(mcp_app, mcp, store, settings.max_sessions_per_principal))
     return app

@@ -11,6 +11,7 @@ from engram_kit.logging import configure_logging
 from engram_kit.ports import bind_tcp, bound_port, write_ports_file
 
 from .app import build_app
+from .http_conn import ConnectionTable, guarded_h11
 from .http_guard import MAX_HEAD_BYTES
 from .principals import PrincipalStore
 from .settings import GatewaySettings
@@ -39,9 +40,11 @@ def main() -> None:
     sock = bind_tcp(settings.http_host, settings.http_port)
     if settings.ports_file:
         write_ports_file(settings.ports_file, {"http": bound_port(sock)})
+    connections = ConnectionTable(settings.max_unauthenticated_connections_per_address)
     server = uvicorn.Server(uvicorn.Config(
-        build_app(settings), log_level="warning", access_log=False,
-        http="h11", h11_max_incomplete_event_size=MAX_HEAD_BYTES,
+        build_app(settings, connections.authenticated), log_level="warning", access_log=False,
+        http=guarded_h11(connections, settings.head_timeout_s),
+        h11_max_incomplete_event_size=MAX_HEAD_BYTES,
         # Forwarded headers are trusted only from ENGRAM_TRUSTED_PROXIES
         # (proxies.py), not from uvicorn's default of any loopback peer.
         proxy_headers=False,

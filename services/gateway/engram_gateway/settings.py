@@ -40,6 +40,19 @@ class GatewaySettings(BaseSettings):
     # Largest HTTP request body on any route (/mcp and /v1); over it: 413.
     # Sized so the largest PDF document_ingest takes (16 MB) fits base64-encoded.
     max_body_bytes: int = Field(default=24 * 1024 * 1024, gt=0)
+    # Seconds a request's whole body may take to arrive once its head has;
+    # over it: 408 and the connection closed. 60 s carries the largest body
+    # at 400 KB/s. Only requests with a valid token get this far: without one
+    # no body is read (docs/security.md).
+    body_timeout_s: float = Field(default=60.0, gt=0)
+    # Seconds a connection may take to send a complete request head (from
+    # its opening, or from the previous response); over it: 408 and closed.
+    head_timeout_s: float = Field(default=10.0, gt=0)
+    # Open connections one client address may hold before any request on
+    # them has shown a valid token; past it a new connection gets 429 and is
+    # closed. Behind a proxy every client has the proxy's address: raise it
+    # or set 0 (no cap) there and cap at the proxy.
+    max_unauthenticated_connections_per_address: int = Field(default=64, ge=0)
     # Handshake-era MCP clients (initialize, then Mcp-Session-Id) without a
     # session table: each request is served on its own, so any gateway replica
     # serves any request. Needed behind a load balancer without session

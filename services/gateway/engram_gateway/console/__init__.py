@@ -14,12 +14,16 @@ from .session import Sessions
 from .web import ConsoleHeaders
 
 
-def build_console_router(settings: GatewaySettings, store: PrincipalStore,
-                         backends: Backends) -> APIRouter:
+def console_sessions(settings: GatewaySettings, store: PrincipalStore) -> Sessions | None:
+    """The console's sessions, or None when no key is set (the console is off)."""
     key = settings.console_session_key
-    sessions = (Sessions(key.get_secret_value(), settings.console_session_ttl_s, store)
-                if key is not None else None)
+    return (Sessions(key.get_secret_value(), settings.console_session_ttl_s, store)
+            if key is not None else None)
+
+
+def build_console_router(sessions: Sessions | None, backends: Backends,
+                         settings: GatewaySettings) -> APIRouter:
     return Console(sessions, backends, networks(settings.trusted_proxies)).router()
 
 
-__all__ = ["ConsoleHeaders", "build_console_router"]
+__all__ = ["ConsoleHeaders", "build_console_router", "console_sessions"]
