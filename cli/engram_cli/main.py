@@ -15,6 +15,7 @@ from pathlib import Path
 from engram_gateway.principals import ROLES, PrincipalStore
 
 from .audit_cmd import run_audit
+from .audit_key import run_key_id
 from .backup import run_backup, run_restore
 from .connect import add_commands as add_connect_commands
 from .doctor import run_doctor
@@ -167,15 +168,18 @@ def build_parser() -> argparse.ArgumentParser:
     audit_sub = audit.add_subparsers(dest="audit_command", required=True)
     verify = audit_sub.add_parser("verify", help="recompute every chain; exit 1 on damage")
     show = audit_sub.add_parser("show", help="recent audit rows, oldest first")
+    key_id = audit_sub.add_parser("key-id", help="the fingerprint this stack signs exports "
+                                  "with (compare it before --trust-signer)")
     show.add_argument("--schema", default="memory", help="memory, cortex or coordination")
     show.add_argument("--namespace", default="")
     show.add_argument("--action", default="", help="action prefix, e.g. fact. or lease.")
     show.add_argument("--limit", type=int, default=50)
-    for cmd in (verify, show):
+    for cmd in (verify, show, key_id):
         cmd.add_argument("--data-dir")
         cmd.add_argument("--database-url", default="",
                          help="admin Postgres URL (default: the embedded stack's)")
     verify.set_defaults(func=lambda a: run_audit(_settings(a), "verify", a.database_url))
+    key_id.set_defaults(func=lambda a: run_key_id(_settings(a), a.database_url))
     show.set_defaults(func=lambda a: run_audit(_settings(a), "show", a.database_url,
                                                a.schema, a.namespace, a.action, a.limit))
     backup = sub.add_parser("backup", help="pg_dump the bank from the running stack")
@@ -195,13 +199,19 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("file")
     imp.add_argument("--namespace", action="append", default=[],
                      help="namespace to import (repeatable; exactly those the file holds)")
+    imp.add_argument("--trust-signer", action="append", default=[], metavar="FINGERPRINT",
+                     help="accept a file signed by this stack (`engram audit key-id` there)")
+    imp.add_argument("--keep-foreign-digests", action="store_true",
+                     help="import a file made under another audit key; its content digests "
+                          "then match nothing here")
     for cmd in (exp, imp):
         cmd.add_argument("--data-dir")
         cmd.add_argument("--database-url", default="",
                          help="admin Postgres URL (default: the embedded stack's)")
     exp.set_defaults(func=lambda a: run_export(_settings(a), a.database_url, a.namespace, a.out))
     imp.set_defaults(func=lambda a: run_import(_settings(a), a.database_url, a.file,
-                                               a.namespace))
+                                               a.namespace, tuple(a.trust_signer),
+                                               a.keep_foreign_digests))
     status = sub.add_parser("status", help="each process of the running stack: pid, uptime, "
                             "restarts, readiness")
     status.add_argument("--data-dir")
