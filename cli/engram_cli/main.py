@@ -17,6 +17,8 @@ from engram_gateway.principals import ROLES, PrincipalStore
 from .audit_cmd import run_audit
 from .audit_key import run_key_id
 from .backup import run_backup, run_restore
+from .backup_keys import BackupRefused, operator_secret
+from .backup_schedule import BackupPlan, BackupSchedule
 from .connect import add_commands as add_connect_commands
 from .doctor import run_doctor
 from .files import private_dir
@@ -27,6 +29,8 @@ from .stack import TOKENS_FILE, Stack
 from .status import run_status
 from .stdio_bridge import add_parser as add_mcp_stdio
 from .supervisor import Supervisor
+
+BACKUP_FINISH_S = 300.0
 
 SUPERVISE_INTERVAL_S = 0.5
 
@@ -45,13 +49,24 @@ def _say(line: str) -> None:
     sys.stderr.flush()
 
 
+def _schedule(settings: CliSettings, args: argparse.Namespace) -> BackupSchedule | None:
+    if not args.backup_every:
+        return None
+    return BackupSchedule(settings, BackupPlan(args.backup_every, args.keep, args.to),
+                          operator_secret(args.backup_key_file), _say)
+
+
 def cmd_up(args: argparse.Namespace) -> int:
     settings = _settings(args)
     try:
         stack = Stack(settings)
+        schedule = _schedule(settings, args)
     except (RuntimeError, OSError, ValueError) as exc:  # a data dir not ours, bad --replicas
         sys.stderr.write(f"engram up failed: {exc}\n")
         return 1
+    except BackupRefused as exc:
+        sys.stderr.write(f"engram up failed: {exc.message}\n")
+        return 2
     stopping = False
 
     def on_signal(signum: int, _frame: object) -> None:
@@ -77,13 +92,15 @@ def cmd_up(args: argparse.Namespace) -> int:
                   f"  {stack.claude_command(stack.first_token)}\n\n")
     out.write("Ctrl-C stops the stack.\n")
     out.flush()
-    supervisor = Supervisor(stack, settings, _say)
+    supervisor = Supervisor(stack, settings, _say, schedule)
     try:
         while not stopping:
             supervisor.tick()
             time.sleep(SUPERVISE_INTERVAL_S)
     finally:
         supervisor.close()
+        if schedule is not None:  # a backup under way finishes before the database stops
+            schedule.wait(BACKUP_FINISH_S)
         out.write("stopping engram...\n")
         out.flush()
         stack.stop()
@@ -146,6 +163,12 @@ def build_parser() -> argparse.ArgumentParser:
     up.add_argument("--replicas", help="run stateless services as several processes, e.g. "
                     "gateway=2,memory=2,cortex=2,dreamer=2,coordination=2,embedder=1 "
                     "(1..8 each; default one of each)")
+    up.add_argument("--backup-every", type=float, default=0.0, metavar="H",
+                    help="take a backup every H hours (needs ENGRAM_BACKUP_PASSPHRASE or "
+                         "--backup-key-file)")
+    up.add_argument("--keep", type=int, default=7, help="scheduled backups to keep")
+    up.add_argument("--to", default="", help="also copy each scheduled backup here")
+    up.add_argument("--backup-key-file", default="")
     up.set_defaults(func=cmd_up)
     token = sub.add_parser("token", help="manage bearer tokens")
     token_sub = token.add_subparsers(dest="token_command", required=True)
@@ -186,11 +209,18 @@ def build_parser() -> argparse.ArgumentParser:
     backup.add_argument("--data-dir")
     backup.add_argument("--out", default="", help="directory (default: <data-dir>/backups)")
     backup.add_argument("--keep", type=int, default=7, help="newest backups to keep")
-    backup.set_defaults(func=lambda a: run_backup(_settings(a), a.out, a.keep))
+    backup.add_argument("--to", default="", help="also copy it here (another disk), rotated")
+    backup.add_argument("--verify", action="store_true", help="restore it into a scratch "
+                        "database and compare row counts and audit chains")
     restore = sub.add_parser("restore", help="replace the bank with a backup (stack stopped)")
     restore.add_argument("archive")
     restore.add_argument("--data-dir")
-    restore.set_defaults(func=lambda a: run_restore(_settings(a), a.archive))
+    for cmd in (backup, restore):
+        cmd.add_argument("--key-file", default="", help="the secret the keys file is "
+                         "sealed under (default: $ENGRAM_BACKUP_PASSPHRASE)")
+    backup.set_defaults(func=lambda a: run_backup(_settings(a), a.out, a.keep, a.verify,
+                                                  a.key_file, a.to))
+    restore.set_defaults(func=lambda a: run_restore(_settings(a), a.archive, a.key_file))
     exp = sub.add_parser("export", help="write one or all namespaces as JSONL")
     exp.add_argument("--namespace", action="append", default=[],
                      help="namespace to export (repeatable; default: all)")
