@@ -34,8 +34,10 @@ from typing import Any
 
 import asyncpg
 
+from engram_kit import audit
+
 from . import export_seal, import_check, import_load
-from .audit_cmd import admin_dsn
+from .audit_cmd import AUDITED, admin_dsn
 from .audit_key import AuditKeyMissing, stack_audit_key
 from .files import open_private
 from .import_check import ImportRefused, Table
@@ -46,6 +48,7 @@ FORMAT = "engram-export/2"
 SCHEMAS = ("memory", "cortex", "coordination", "dreamer")
 # idempotency: replies to retries, naming ids an import re-keys; they expire anyway
 SKIP_TABLES = {"outbox", "schema_migrations", "idempotency"}
+IMPORT_PRINCIPAL = "engram import"
 
 
 async def _tables(conn: asyncpg.Connection) -> list[tuple[str, str, list[str]]]:
@@ -162,9 +165,23 @@ async def import_(dsn: str, path: Path, named: list[str], audit_key: str,
                             lambda label, col, ids: import_load.origins(conn, label, col, ids)))
             if problems:
                 raise ImportRefused("the loaded rows do not hold together", problems)
+            await _record_import(conn, namespaces, signed_by, digest, sum(counts.values()))
     finally:
         await conn.close()
     return counts, signed_by
+
+
+async def _record_import(conn: asyncpg.Connection, namespaces: set[str], signed_by: str,
+                         digest: str, rows: int) -> None:
+    """Each imported namespace's chains go on under this stack with a row
+    naming the file (its digest) and its signer: what came from elsewhere,
+    and on whose word, stays on the record."""
+    for schema, extra in AUDITED.items():
+        await conn.execute(f"SET LOCAL search_path TO {import_check.ident(schema)}")
+        for ns in sorted(namespaces):
+            await audit.append(conn, ns, IMPORT_PRINCIPAL, "import", signed_by,
+                               {"file_sha256": digest, "rows": rows},
+                               {column: "" for column in extra})
 
 
 def _rows(path: Path, seal_line: int, digest: export_seal.LineDigest | None = None

@@ -7,6 +7,7 @@ with nothing changed. The file never holds the audit key."""
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import os
 import subprocess
@@ -208,7 +209,13 @@ async def test_export_import_round_trip(stack: Stack, admin_dsn: str, tmp_path: 
         other_token = other.principals.create(f"p-{ns}", "agent", [ns])
         after = await read_namespace(other, ns, other_token, ids)
         verified = engram("audit", "verify", "--database-url", target, audit_key=key)
+        recorded = engram("audit", "show", "--schema", "cortex", "--namespace", ns, "--action",
+                          "import", "--database-url", target, audit_key=key)
     finally:
         other.stop()
     assert after == before
     assert verified.returncode == 0, verified.stdout + verified.stderr
+    # The chain goes on under the new stack, naming the file and its signer.
+    digest = hashlib.sha256("".join(ln + "\n" for ln in lines[:-1]).encode()).hexdigest()
+    [row] = recorded.stdout.splitlines()
+    assert f"{ns} engram import import {fingerprint} " in row and digest in row
