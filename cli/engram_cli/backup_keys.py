@@ -24,6 +24,7 @@ from typing import Any
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
+from pydantic import SecretStr
 
 from engram_kit.errors import InvalidArgument
 
@@ -53,8 +54,8 @@ class Manifest:
                 "chains": self.chains}
 
 
-def operator_secret(key_file: str) -> bytes:
-    """From --key-file, else from ENGRAM_BACKUP_PASSPHRASE."""
+def operator_secret(key_file: str, passphrase: SecretStr | None) -> bytes:
+    """From --key-file, else from ENGRAM_BACKUP_PASSPHRASE (the settings')."""
     if key_file:
         try:
             value = Path(key_file).read_bytes().strip()
@@ -62,7 +63,7 @@ def operator_secret(key_file: str) -> bytes:
             raise BackupRefused(f"cannot read the backup key file {key_file}: "
                                 f"{exc.strerror}") from None
     else:
-        value = os.environ.get(PASSPHRASE_VARIABLE, "").encode()
+        value = passphrase.get_secret_value().encode() if passphrase is not None else b""
     if len(value) < MIN_SECRET_CHARS:
         raise BackupRefused(
             f"a backup holds the stack's secrets, encrypted: set {PASSPHRASE_VARIABLE} or "

@@ -53,7 +53,8 @@ def _schedule(settings: CliSettings, args: argparse.Namespace) -> BackupSchedule
     if not args.backup_every:
         return None
     return BackupSchedule(settings, BackupPlan(args.backup_every, args.keep, args.to),
-                          operator_secret(args.backup_key_file), _say)
+                          operator_secret(args.backup_key_file, settings.backup_passphrase),
+                          _say)
 
 
 def cmd_up(args: argparse.Namespace) -> int:
