@@ -1,10 +1,13 @@
 """The stack's audit key (ENGRAM_AUDIT_HMAC_KEY), which keys every content
-digest its services keep. Export carries it; import compares it."""
+digest its services keep. It never leaves the stack: an export carries a
+signature made with a key derived from it, and its id (export_seal)."""
 
 from __future__ import annotations
 
 import json
+import sys
 
+from . import export_seal
 from .settings import CliSettings
 
 KEY_VARIABLE = "ENGRAM_AUDIT_HMAC_KEY"
@@ -29,3 +32,14 @@ def stack_audit_key(settings: CliSettings, explicit_dsn: str) -> str:
         raise AuditKeyMissing(f"no {KEY_VARIABLE} in {path}; start the stack once with "
                               "`engram up`")
     return str(known[KEY_VARIABLE])
+
+
+def run_key_id(settings: CliSettings, database_url: str) -> int:
+    """`engram audit key-id`: what an importing operator compares."""
+    try:
+        key = stack_audit_key(settings, database_url)
+    except AuditKeyMissing as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return 2
+    sys.stdout.write(f"{export_seal.fingerprint(export_seal.signer(key))}\n")
+    return 0

@@ -106,10 +106,14 @@ async def catalog(conn: asyncpg.Connection, schemas: tuple[str, ...],
     return out
 
 
-def read(path: Path) -> Iterator[tuple[int, Any]]:
-    """(line number, parsed JSON or NOT_JSON) for each non-blank line."""
+def read(path: Path, seen: Callable[[int, str], None] | None = None
+         ) -> Iterator[tuple[int, Any]]:
+    """(line number, parsed JSON or NOT_JSON) for each non-blank line; `seen`
+    gets every line as read (the seal's digest)."""
     with path.open(encoding="utf-8") as f:
         for n, line in enumerate(f, start=1):
+            if seen is not None:
+                seen(n, line)
             if line.strip():
                 try:
                     yield n, json.loads(line)
@@ -260,10 +264,9 @@ Origins = Callable[[str, str, list[int]], Awaitable[dict[int, tuple[int, int]]]]
 
 async def audit_chains(conn: asyncpg.Connection, tables: dict[tuple[str, str], Table],
                        namespaces: set[str], origins: Origins) -> list[Problem]:
-    """The imported namespaces' chains, verified as `engram audit verify` does;
-    a row without a hash (written before chains existed) may only come
-    before a namespace's first chained row. `origins` maps the renumbered
-    ids back to the file's ids and lines."""
+    """The imported namespaces' chains, verified as `engram audit verify` does
+    (which also refuses a row without a hash after a chain began). `origins`
+    maps the renumbered ids back to the file's ids and lines."""
     found: list[tuple[str, str, int, str]] = []
     for schema, extra in AUDITED.items():
         if (schema, "audit") not in tables:
@@ -271,13 +274,6 @@ async def audit_chains(conn: asyncpg.Connection, tables: dict[tuple[str, str], T
         _, problems = await audit.verify(conn, schema, extra)
         found += [(schema, p.namespace, p.row_id, p.what) for p in problems
                   if p.namespace in namespaces]
-        late = await conn.fetch(
-            f"SELECT a.namespace, a.id FROM {ident(schema)}.audit a"
-            " WHERE a.namespace = ANY($1::text[]) AND a.hash = '' AND EXISTS (SELECT 1 FROM"
-            f" {ident(schema)}.audit b WHERE b.namespace = a.namespace AND b.hash <> ''"
-            " AND b.id < a.id) ORDER BY 1, 2", sorted(namespaces))
-        found += [(schema, r["namespace"], r["id"], "a row without a hash after the chain "
-                   "began") for r in late]
     out = []
     for schema, ns, row_id, what in found:
         old, line = (await origins(f"{schema}.audit", "id", [row_id])).get(row_id, (row_id, 0))

@@ -15,8 +15,11 @@ from pathlib import Path
 from engram_gateway.principals import ROLES, PrincipalStore
 
 from .audit_cmd import run_audit
+from .audit_key import run_key_id
 from .autostart import StackStartError, hold_up_lock, stop_stack, up_lock_holder
 from .backup import run_backup, run_restore
+from .backup_keys import BackupRefused, operator_secret
+from .backup_schedule import BackupPlan, BackupSchedule
 from .board_cmd import add_board_commands
 from .connect import add_commands as add_connect_commands
 from .doctor import run_doctor
@@ -28,6 +31,8 @@ from .stack import TOKENS_FILE, Stack
 from .status import run_status
 from .stdio_bridge import add_parser as add_mcp_stdio
 from .supervisor import Supervisor
+
+BACKUP_FINISH_S = 300.0
 
 SUPERVISE_INTERVAL_S = 0.5
 
@@ -60,13 +65,25 @@ def _greet(stack: Stack, background: bool) -> None:
     out.flush()
 
 
+def _schedule(settings: CliSettings, args: argparse.Namespace) -> BackupSchedule | None:
+    if not args.backup_every:
+        return None
+    return BackupSchedule(settings, BackupPlan(args.backup_every, args.keep, args.to),
+                          operator_secret(args.backup_key_file, settings.backup_passphrase),
+                          _say)
+
+
 def cmd_up(args: argparse.Namespace) -> int:
     settings = _settings(args)
     try:
         stack = Stack(settings)
+        schedule = _schedule(settings, args)
     except (RuntimeError, OSError, ValueError) as exc:  # a data dir not ours, bad --replicas
         sys.stderr.write(f"engram up failed: {exc}\n")
         return 1
+    except BackupRefused as exc:
+        sys.stderr.write(f"engram up failed: {exc.message}\n")
+        return 2
     # Held until this process ends: one `engram up` per data dir (`engram down` finds it).
     lock = hold_up_lock(stack.data_dir)
     if lock is None:
@@ -93,13 +110,15 @@ def cmd_up(args: argparse.Namespace) -> int:
         return 1
     out.write(f"engram ready in {time.monotonic() - started:.1f}s: MCP at {stack.mcp_url}\n")
     _greet(stack, args.background)
-    supervisor = Supervisor(stack, settings, _say)
+    supervisor = Supervisor(stack, settings, _say, schedule)
     try:
         while not stopping:
             supervisor.tick()
             time.sleep(SUPERVISE_INTERVAL_S)
     finally:
         supervisor.close()
+        if schedule is not None:  # a backup under way finishes before the database stops
+            schedule.wait(BACKUP_FINISH_S)
         out.write("stopping engram...\n")
         out.flush()
         stack.stop()
@@ -175,6 +194,12 @@ def build_parser() -> argparse.ArgumentParser:
                     "(1..8 each; default one of each)")
     # What `engram mcp-stdio` starts: no token on the output, which goes to a log.
     up.add_argument("--background", action="store_true", help=argparse.SUPPRESS)
+    up.add_argument("--backup-every", type=float, default=0.0, metavar="H",
+                    help="take a backup every H hours (needs ENGRAM_BACKUP_PASSPHRASE or "
+                         "--backup-key-file)")
+    up.add_argument("--keep", type=int, default=7, help="scheduled backups to keep")
+    up.add_argument("--to", default="", help="also copy each scheduled backup here")
+    up.add_argument("--backup-key-file", default="")
     up.set_defaults(func=cmd_up)
     down = sub.add_parser("down", help="stop the stack running on a data dir (the one "
                           "`engram up` or `engram mcp-stdio` started)")
@@ -203,26 +228,36 @@ def build_parser() -> argparse.ArgumentParser:
     audit_sub = audit.add_subparsers(dest="audit_command", required=True)
     verify = audit_sub.add_parser("verify", help="recompute every chain; exit 1 on damage")
     show = audit_sub.add_parser("show", help="recent audit rows, oldest first")
+    key_id = audit_sub.add_parser("key-id", help="the fingerprint this stack signs exports "
+                                  "with (compare it before --trust-signer)")
     show.add_argument("--schema", default="memory", help="memory, cortex or coordination")
     show.add_argument("--namespace", default="")
     show.add_argument("--action", default="", help="action prefix, e.g. fact. or lease.")
     show.add_argument("--limit", type=int, default=50)
-    for cmd in (verify, show):
+    for cmd in (verify, show, key_id):
         cmd.add_argument("--data-dir")
         cmd.add_argument("--database-url", default="",
                          help="admin Postgres URL (default: the embedded stack's)")
     verify.set_defaults(func=lambda a: run_audit(_settings(a), "verify", a.database_url))
+    key_id.set_defaults(func=lambda a: run_key_id(_settings(a), a.database_url))
     show.set_defaults(func=lambda a: run_audit(_settings(a), "show", a.database_url,
                                                a.schema, a.namespace, a.action, a.limit))
     backup = sub.add_parser("backup", help="pg_dump the bank from the running stack")
     backup.add_argument("--data-dir")
     backup.add_argument("--out", default="", help="directory (default: <data-dir>/backups)")
     backup.add_argument("--keep", type=int, default=7, help="newest backups to keep")
-    backup.set_defaults(func=lambda a: run_backup(_settings(a), a.out, a.keep))
+    backup.add_argument("--to", default="", help="also copy it here (another disk), rotated")
+    backup.add_argument("--verify", action="store_true", help="restore it into a scratch "
+                        "database and compare row counts and audit chains")
     restore = sub.add_parser("restore", help="replace the bank with a backup (stack stopped)")
     restore.add_argument("archive")
     restore.add_argument("--data-dir")
-    restore.set_defaults(func=lambda a: run_restore(_settings(a), a.archive))
+    for cmd in (backup, restore):
+        cmd.add_argument("--key-file", default="", help="the secret the keys file is "
+                         "sealed under (default: $ENGRAM_BACKUP_PASSPHRASE)")
+    backup.set_defaults(func=lambda a: run_backup(_settings(a), a.out, a.keep, a.verify,
+                                                  a.key_file, a.to))
+    restore.set_defaults(func=lambda a: run_restore(_settings(a), a.archive, a.key_file))
     exp = sub.add_parser("export", help="write one or all namespaces as JSONL")
     exp.add_argument("--namespace", action="append", default=[],
                      help="namespace to export (repeatable; default: all)")
@@ -231,13 +266,19 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("file")
     imp.add_argument("--namespace", action="append", default=[],
                      help="namespace to import (repeatable; exactly those the file holds)")
+    imp.add_argument("--trust-signer", action="append", default=[], metavar="FINGERPRINT",
+                     help="accept a file signed by this stack (`engram audit key-id` there)")
+    imp.add_argument("--keep-foreign-digests", action="store_true",
+                     help="import a file made under another audit key; its content digests "
+                          "then match nothing here")
     for cmd in (exp, imp):
         cmd.add_argument("--data-dir")
         cmd.add_argument("--database-url", default="",
                          help="admin Postgres URL (default: the embedded stack's)")
     exp.set_defaults(func=lambda a: run_export(_settings(a), a.database_url, a.namespace, a.out))
     imp.set_defaults(func=lambda a: run_import(_settings(a), a.database_url, a.file,
-                                               a.namespace))
+                                               a.namespace, tuple(a.trust_signer),
+                                               a.keep_foreign_digests))
     status = sub.add_parser("status", help="each process of the running stack: pid, uptime, "
                             "restarts, readiness")
     status.add_argument("--data-dir")

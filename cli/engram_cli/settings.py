@@ -34,6 +34,10 @@ class CliSettings(BaseSettings):
     # The stack's audit key, for export/import against an explicit
     # --database-url (a compose stack: the value in its .env).
     audit_hmac_key: SecretStr | None = None
+    # `engram backup`/`restore` and `engram up --backup-every`: the passphrase
+    # a backup's keys file (secrets, principals) is sealed under, unless a key
+    # file is named; never a command-line value.
+    backup_passphrase: SecretStr | None = None
     # Run as root only: where the Postgres OS user gets its own directory.
     postgres_base: Path = Path("/var/lib/engram-pg")
     # `engram mcp-stdio`: the gateway's MCP endpoint it proxies to (--url wins).

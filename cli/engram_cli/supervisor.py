@@ -21,6 +21,7 @@ from .secrets_store import write_private
 from .settings import CliSettings
 
 if TYPE_CHECKING:
+    from .backup_schedule import BackupSchedule
     from .stack import Stack
 
 STATE_FILE = "stack-state.json"
@@ -56,8 +57,9 @@ class Watched:
 
 class Supervisor:
     def __init__(self, stack: Stack, settings: CliSettings,
-                 say: Callable[[str], None]) -> None:
+                 say: Callable[[str], None], schedule: BackupSchedule | None = None) -> None:
         self.stack = stack
+        self.schedule = schedule
         self.settings = settings
         self._say = say
         self.state_path = stack.data_dir / STATE_FILE
@@ -87,7 +89,10 @@ class Supervisor:
         return backoff_delay(self.settings, failures)
 
     def tick(self) -> None:
-        """One look at every process: note exits, restart those whose delay is over."""
+        """One look at every process: note exits, restart those whose delay is
+        over; start a scheduled backup when one is due."""
+        if self.schedule is not None:
+            self.schedule.tick()
         changed = False
         for watched in self.watched.values():
             if watched.restart_at is None:

@@ -117,15 +117,23 @@ class Problem:
 async def verify(conn: asyncpg.Connection, schema: str,
                  extra_columns: tuple[str, ...] = ()) -> tuple[int, list[Problem]]:
     """Recompute every chain in `schema`.audit (an admin connection reads all
-    namespaces). Returns (rows checked, problems)."""
+    namespaces). Returns (rows checked, problems). A row without a hash is
+    one written before chains existed, so it may only come before its
+    namespace's first chained row: after it, a blank hash would hide a row
+    (an appended or altered last row) from the check."""
     extra_sql = "".join(f", {c}" for c in extra_columns)
     rows = await conn.fetch(
         f"SELECT id, namespace, at, principal, action, subject, detail, prev_hash, hash"
-        f"{extra_sql} FROM \"{schema}\".audit WHERE hash <> '' ORDER BY namespace, id")
+        f"{extra_sql} FROM \"{schema}\".audit ORDER BY namespace, id")
     problems: list[Problem] = []
     last: dict[str, str] = {}
     for r in rows:
         ns = r["namespace"]
+        if not r["hash"]:
+            if ns in last:
+                problems.append(Problem(schema, ns, r["id"], "a row without a hash after the "
+                                        "chain began"))
+            continue
         expected_prev = last.get(ns, GENESIS)
         if r["prev_hash"] != expected_prev:
             problems.append(Problem(schema, ns, r["id"], "link broken: the row before it was "

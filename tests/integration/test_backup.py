@@ -1,6 +1,7 @@
 """Backup and restore round trip on a stack of its own: what a backup holds
-comes back exactly after a restore, later changes are undone, and old
-backups rotate out."""
+comes back exactly after a restore, later changes are undone, old backups
+rotate out with their keys files, and a restore into a data directory that
+lost its secrets brings them back from the keys file."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from ..conftest import PORT_SHIFT
 from ..helpers import call, call_error, mcp_client
 
 OFFSET = 250 + PORT_SHIFT
+KEY_FILE_TEXT = "a key file the operator keeps elsewhere\n"
 
 
 def engram(data_dir: Path, *args: str) -> subprocess.CompletedProcess:
@@ -26,6 +28,8 @@ def engram(data_dir: Path, *args: str) -> subprocess.CompletedProcess:
 
 async def test_backup_restore_round_trip_and_rotation(tmp_path: Path):
     data = tmp_path / "data"
+    key_file = tmp_path / "backup.key"
+    key_file.write_text(KEY_FILE_TEXT)
     settings = CliSettings(data_dir=data, port_offset=OFFSET)
     stack = Stack(settings)
     stack.start()
@@ -38,10 +42,12 @@ async def test_backup_restore_round_trip_and_rotation(tmp_path: Path):
             await call(client, "fact_set", {"entity": "release-train", "attribute": "day",
                                             "value": "Thursday"})
         for _ in range(3):
-            done = engram(data, "backup", "--keep", "2")
+            done = engram(data, "backup", "--keep", "2", "--key-file", str(key_file))
             assert done.returncode == 0, done.stderr
         backups = sorted((data / "backups").glob("engram-*.dump"))
         assert len(backups) == 2, "older backups rotate out"
+        assert sorted((data / "backups").glob("engram-*.keys")) == [
+            b.with_suffix(".keys") for b in backups], "each with its keys file"
         async with mcp_client(stack.mcp_url, token) as client:
             await call(client, "memory_forget", {"entry_id": kept["id"], "reason": "test"})
             await call(client, "fact_set", {"entity": "release-train", "attribute": "day",
@@ -51,8 +57,17 @@ async def test_backup_restore_round_trip_and_rotation(tmp_path: Path):
     finally:
         stack.stop()
 
-    restored = engram(data, "restore", str(backups[-1]))
+    # The data directory lost its secrets and principals (the database stays):
+    # the restore takes them from the keys file, which opens only with the key.
+    lost = {n: (data / n).read_text() for n in ("secrets.json", "principals.json")}
+    for name in lost:
+        (data / name).unlink()
+    locked = engram(data, "restore", str(backups[-1]))
+    assert locked.returncode == 2 and "ENGRAM_BACKUP_PASSPHRASE" in locked.stderr
+    assert not (data / "secrets.json").exists(), "nothing minted in their place"
+    restored = engram(data, "restore", str(backups[-1]), "--key-file", str(key_file))
     assert restored.returncode == 0, restored.stderr
+    assert {n: (data / n).read_text() for n in lost} == lost
     again = Stack(settings)
     again.start()
     try:

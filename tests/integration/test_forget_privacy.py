@@ -34,7 +34,8 @@ def plain_hashes(text: str) -> set[str]:
 def engram(stack: Stack, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "engram_cli", *args, "--data-dir",
                            str(stack.data_dir)], capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "ENGRAM_PORT_OFFSET": str(TEST_PORT_OFFSET)})
+                          env={**os.environ, "ENGRAM_PORT_OFFSET": str(TEST_PORT_OFFSET),
+                               "ENGRAM_BACKUP_PASSPHRASE": "a passphrase for the test"})
 
 
 def backup_as_sql(stack: Stack, out_dir: Path) -> str:

@@ -3,7 +3,9 @@ namespace (a valid name, one the operator named), serial ids (never near a
 shared sequence's end), references (each resolves in the same namespace),
 audit chains (they verify), journals (their images name real columns) and
 column keys (real ones only). A file with any problem is refused with a
-report of each, and the bank is left exactly as it was."""
+report of each, and the bank is left exactly as it was. The crafted files
+are sealed by a signer the operator trusts (--trust-signer): these checks
+hold whoever signed."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from typing import Any
 import asyncpg
 import pytest
 
+from engram_cli import export_seal
 from engram_cli.settings import CliSettings
 from engram_cli.stack import Stack
 
@@ -29,6 +32,8 @@ from .test_portable import write_namespace
 
 OFFSET = 320 + PORT_SHIFT
 OTHER = "tenant-b"
+CRAFTER_KEY = "the-crafters-own-key-0123456789"
+TRUST_CRAFTER = ("--trust-signer", export_seal.fingerprint(export_seal.signer(CRAFTER_KEY)))
 
 
 # Both stacks share the source's audit key (an export moves only between
@@ -67,7 +72,18 @@ async def exported(shared_key: None, stack: Stack, admin_dsn: str,
     out = tmp_path_factory.mktemp("import-src") / "ns.jsonl"
     done = engram("export", "--namespace", ns, "--out", str(out), "--database-url", admin_dsn)
     assert done.returncode == 0, done.stderr
-    return ns, [json.loads(line) for line in out.read_text().splitlines()]
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert "seal" in lines[-1]
+    return ns, lines[:-1]
+
+
+def write_sealed(path: Path, lines: list[dict]) -> Path:
+    """The lines as a file sealed by the crafter, whom the imports trust."""
+    sealer = export_seal.Sealer()
+    header = {**lines[0], "signer": export_seal.signer(CRAFTER_KEY)}
+    path.write_text("".join(sealer.line(json.dumps(item)) for item in [header, *lines[1:]])
+                    + sealer.seal(CRAFTER_KEY))
+    return path
 
 
 @pytest.fixture(scope="module")
@@ -117,10 +133,10 @@ async def refused(target: Stack, tmp_path: Path, lines: list[dict], namespaces: 
                   *expected: str) -> str:
     """Import must be refused naming each expected problem, changing nothing."""
     before = await settled_bank(target.postgres.admin_dsn)
-    path = tmp_path / "crafted.jsonl"
-    path.write_text("".join(json.dumps(item) + "\n" for item in lines))
+    path = write_sealed(tmp_path / "crafted.jsonl", lines)
     args = [a for ns in namespaces for a in ("--namespace", ns)]
-    done = engram("import", str(path), *args, "--database-url", target.postgres.admin_dsn)
+    done = engram("import", str(path), *args, *TRUST_CRAFTER, "--database-url",
+                  target.postgres.admin_dsn)
     assert done.returncode == 2, done.stdout + done.stderr
     assert "nothing changed" in done.stderr and "Traceback" not in done.stderr, done.stderr
     for text in expected:
@@ -227,9 +243,8 @@ async def test_unknown_column_is_refused(target: Stack, exported: tuple[str, lis
 async def test_checked_import_lands(target: Stack, exported: tuple[str, list[dict]],
                                     other_fact: str, tmp_path: Path):
     ns, lines = exported
-    path = tmp_path / "ns.jsonl"
-    path.write_text("".join(json.dumps(item) + "\n" for item in lines))
-    done = engram("import", str(path), "--namespace", ns,
+    path = write_sealed(tmp_path / "ns.jsonl", lines)
+    done = engram("import", str(path), "--namespace", ns, *TRUST_CRAFTER,
                   "--database-url", target.postgres.admin_dsn)
     assert done.returncode == 0, done.stderr
     verified = engram("audit", "verify", "--database-url", target.postgres.admin_dsn)

@@ -1,21 +1,26 @@
 """Export one namespace as JSONL from the session stack, import it into an
 empty stack of its own, and every read answers the same there; the audit
-chains still verify; a second import and a damaged file are refused with
-nothing changed."""
+chains still verify; a second import, a damaged file and a forged one (its
+audit chain recomputed, its seal signed again by the forger) are refused
+with nothing changed. The file never holds the audit key."""
 
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import os
 import subprocess
 import sys
 import uuid
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from engram_cli import export_seal
 from engram_cli.settings import CliSettings
 from engram_cli.stack import Stack
+from engram_kit import audit
 
 from ..conftest import PORT_SHIFT
 from ..helpers import call, eventually, mcp_client
@@ -107,6 +112,34 @@ async def read_namespace(stack: Stack, ns: str, token: str, ids: dict) -> dict[s
     return json.loads(json.dumps(reads, sort_keys=True))
 
 
+def forged(lines: list[str], forger_key: str = "") -> list[str]:
+    """What a holder of the file can make: the first memory audit row's
+    principal changed and the chain recomputed so that it verifies; signed
+    again under a key of the forger's when one is given."""
+    header, seal = json.loads(lines[0]), lines[-1]
+    body = [json.loads(ln) for ln in lines[1:-1]]
+    chain = sorted((i["row"] for i in body if (i["schema"], i["table"]) == ("memory", "audit")),
+                   key=lambda r: r["id"])
+    chain[0]["principal"] = "forger"
+    prev = audit.GENESIS
+    for row in chain:
+        row["prev_hash"], row["hash"] = prev, audit.row_hash(
+            prev, row["namespace"], datetime.fromisoformat(row["at"]), row["principal"],
+            row["action"], row["subject"], row["detail"], {})
+        prev = row["hash"]
+    if not forger_key:
+        return [json.dumps(header), *map(json.dumps, body), seal]
+    sealer = export_seal.Sealer()
+    header["signer"] = export_seal.signer(forger_key)
+    text = [sealer.line(json.dumps(header)), *(sealer.line(json.dumps(i)) for i in body)]
+    return [t.rstrip("\n") for t in text] + [sealer.seal(forger_key).rstrip("\n")]
+
+
+def write_lines(path: Path, lines: list[str]) -> Path:
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
 async def test_export_import_round_trip(stack: Stack, admin_dsn: str, tmp_path: Path):
     ns = f"port-{uuid.uuid4().hex[:6]}"
     token = stack.principals.create(f"p-{ns}", "agent", [ns])
@@ -121,12 +154,20 @@ async def test_export_import_round_trip(stack: Stack, admin_dsn: str, tmp_path: 
     assert done.returncode == 0, done.stderr
     lines = out.read_text().splitlines()
     assert json.loads(lines[0])["namespaces"] == [ns]
-    assert json.loads(lines[0])["audit_key"] == key
-    tables = {(json.loads(ln)["schema"], json.loads(ln)["table"]) for ln in lines[1:]}
+    assert key not in out.read_text(), "the audit key stays with the stack"
+    assert set(json.loads(lines[0])) == {"format", "exported_at", "namespaces", "migrations",
+                                         "signer", "audit_key_id"}
+    fingerprint = export_seal.fingerprint(json.loads(lines[0])["signer"])
+    assert f"signed by {fingerprint}" in done.stdout
+    shown = engram("audit", "key-id", "--database-url", admin_dsn, audit_key=key)
+    assert shown.stdout.strip() == fingerprint
+    lines = lines[:-1] if not lines[-1].strip() else lines
+    assert "seal" in json.loads(lines[-1])
+    tables = {(json.loads(ln)["schema"], json.loads(ln)["table"]) for ln in lines[1:-1]}
     assert {("memory", "entries"), ("memory", "entry_versions"), ("memory", "documents"),
             ("memory", "audit"), ("cortex", "facts")} <= tables
-    assert all(json.loads(ln)["row"]["namespace"] == ns for ln in lines[1:])
-    facts = [json.loads(ln)["row"] for ln in lines[1:] if json.loads(ln)["table"] == "facts"]
+    assert all(json.loads(ln)["row"]["namespace"] == ns for ln in lines[1:-1])
+    facts = [json.loads(ln)["row"] for ln in lines[1:-1] if json.loads(ln)["table"] == "facts"]
     assert {(f["attribute"], f["reopen_trigger"] or f["earned_by"]) for f in facts
             if f["reopen_trigger"] or f["earned_by"]} == {
         ("queue", "past 10k messages/s"), ("deploys", "the Friday outage")}
@@ -146,11 +187,20 @@ async def test_export_import_round_trip(stack: Stack, admin_dsn: str, tmp_path: 
         damaged.write_text("\n".join(lines[:3] + ["{not json"] + lines[3:]) + "\n")
         refused = engram("import", str(damaged), *into, audit_key=key)
         assert refused.returncode == 2 and "nothing changed" in refused.stderr
-        rekeyed = tmp_path / "rekeyed.jsonl"
-        rekeyed.write_text("\n".join([json.dumps({**json.loads(lines[0]),
-                                                  "audit_key": "another-key-0123456789"}),
-                                      *lines[1:]]) + "\n")
-        refused = engram("import", str(rekeyed), *into, audit_key=key)
+        altered = write_lines(tmp_path / "altered.jsonl", forged(lines))
+        refused = engram("import", str(altered), *into, audit_key=key)
+        assert refused.returncode == 2 and "does not match its seal" in refused.stderr
+        resigned = write_lines(tmp_path / "resigned.jsonl", forged(lines, "forger-key-0123456789"))
+        for trust in ((), ("--trust-signer", fingerprint)):
+            refused = engram("import", str(resigned), *into, *trust, audit_key=key)
+            assert refused.returncode == 2 and "does not trust" in refused.stderr
+        # A stack under another audit key takes the file only when told whose it is,
+        # and then only knowing its digests match nothing there.
+        elsewhere = "another-stack-key-0123456789"
+        refused = engram("import", str(out), *into, audit_key=elsewhere)
+        assert refused.returncode == 2 and f"--trust-signer {fingerprint}" in refused.stderr
+        refused = engram("import", str(out), *into, "--trust-signer", fingerprint,
+                         audit_key=elsewhere)
         assert refused.returncode == 2 and "another audit key" in refused.stderr
         loaded = engram("import", str(out), *into, audit_key=key)
         assert loaded.returncode == 0, loaded.stderr
@@ -159,7 +209,13 @@ async def test_export_import_round_trip(stack: Stack, admin_dsn: str, tmp_path: 
         other_token = other.principals.create(f"p-{ns}", "agent", [ns])
         after = await read_namespace(other, ns, other_token, ids)
         verified = engram("audit", "verify", "--database-url", target, audit_key=key)
+        recorded = engram("audit", "show", "--schema", "cortex", "--namespace", ns, "--action",
+                          "import", "--database-url", target, audit_key=key)
     finally:
         other.stop()
     assert after == before
     assert verified.returncode == 0, verified.stdout + verified.stderr
+    # The chain goes on under the new stack, naming the file and its signer.
+    digest = hashlib.sha256("".join(ln + "\n" for ln in lines[:-1]).encode()).hexdigest()
+    [row] = recorded.stdout.splitlines()
+    assert f"{ns} engram import import {fingerprint} " in row and digest in row

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import asyncpg
 import pytest
+from pydantic import SecretStr
 
 from engram_cli.backup import run_backup
 from engram_cli.pgdirs import PG_OS_USER
@@ -71,13 +72,16 @@ def test_data_dir_and_logs_are_owner_only(private_stack: tuple[Stack, dict]):
 def test_backups_and_exports_are_owner_only(private_stack: tuple[Stack, dict],
                                             tmp_path: Path):
     stack, _ = private_stack
-    assert run_backup(stack.settings, "", 2) == 0
+    settings = stack.settings.model_copy(
+        update={"backup_passphrase": SecretStr("a passphrase for the test")})
+    assert run_backup(settings, "", 2) == 0
     backups = stack.data_dir / "backups"
     assert mode(backups) == 0o700
     dumps = list(backups.glob("engram-*.dump"))
     assert dumps and all(mode(d) == 0o600 for d in dumps)
+    assert all(mode(d.with_suffix(".keys")) == 0o600 for d in dumps)
     elsewhere = tmp_path / "offsite" / "dumps"
-    assert run_backup(stack.settings, str(elsewhere), 2) == 0
+    assert run_backup(settings, str(elsewhere), 2) == 0
     assert mode(elsewhere) == 0o700
     assert all(mode(d) == 0o600 for d in elsewhere.iterdir())
     out = tmp_path / "all.jsonl"

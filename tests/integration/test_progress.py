@@ -41,7 +41,8 @@ def in_terminal(args: list[str], env: dict[str, str]) -> tuple[int, str]:
 
 
 def cli(stack: Stack, *args: str) -> tuple[list[str], dict[str, str]]:
-    env = {**os.environ, "ENGRAM_PORT_OFFSET": str(TEST_PORT_OFFSET)}
+    env = {**os.environ, "ENGRAM_PORT_OFFSET": str(TEST_PORT_OFFSET),
+           "ENGRAM_BACKUP_PASSPHRASE": "a passphrase for the test"}
     return ([sys.executable, "-m", "engram_cli", *args, "--data-dir",
              str(stack.data_dir)], env)
 

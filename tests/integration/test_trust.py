@@ -120,6 +120,16 @@ async def test_audit_chain_verifies_and_detects_tampering(stack: Stack, admin_ds
     await admin_fetchval(admin_dsn, "DELETE FROM cortex.audit WHERE id = $1", middle)
     deleted = engram(stack, "audit", "verify")
     assert "link broken" in deleted.stdout and deleted.returncode == 1
+    # The newest memory row, blanked: no next row's link would notice, so a
+    # blank hash after the chain began must be a problem of its own.
+    newest = await admin_fetchval(admin_dsn, "SELECT max(id) FROM memory.audit "
+                                  "WHERE namespace = $1", ns)
+    await admin_fetchval(admin_dsn, "UPDATE memory.audit SET hash = '', principal = 'forger' "
+                         "WHERE id = $1", newest)
+    blanked = engram(stack, "audit", "verify")
+    assert blanked.returncode == 1
+    assert (f"memory.audit namespace {ns} row {newest}: a row without a hash after the chain "
+            "began") in blanked.stdout
     role_can_delete = await admin_fetchval(
         admin_dsn, "SELECT has_table_privilege('engram_cortex', 'cortex.audit', 'DELETE')")
     assert role_can_delete is False
