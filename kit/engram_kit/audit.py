@@ -26,6 +26,7 @@ from typing import Any
 
 import asyncpg
 
+from engram_kit import locks
 from engram_kit.db import tenant_tx
 
 GENESIS = "0" * 64
@@ -68,8 +69,8 @@ def row_hash(prev: str, namespace: str, at: datetime, principal: str, action: st
 
 async def lock_chain(conn: asyncpg.Connection, namespace: str) -> None:
     """Take the namespace's chain lock (held to the end of the transaction)."""
-    await conn.execute("SELECT pg_advisory_xact_lock(hashtext('audit/' || current_schema() "
-                       "|| '/' || $1))", namespace)
+    name = "'audit/' || current_schema() || '/' || $1::text"
+    await conn.execute(f"SELECT pg_advisory_xact_lock({locks.key_sql(name)})", namespace)
 
 
 @asynccontextmanager

@@ -11,6 +11,7 @@ from typing import Any
 
 import asyncpg
 
+from . import locks
 from .audit import content_digest
 from .errors import Conflict, InvalidArgument
 
@@ -43,7 +44,7 @@ async def replay(conn: asyncpg.Connection, keyed: Keyed | None) -> dict[str, Any
     key for the transaction, so two concurrent repeats do the write once."""
     if keyed is None:
         return None
-    await conn.execute("SELECT pg_advisory_xact_lock(hashtext($1))", f"idem/{keyed.key}")
+    await locks.xact_lock(conn, f"idem/{keyed.key}")
     row = await conn.fetchrow("SELECT method, digest, reply FROM idempotency WHERE key = $1 "
                               "AND at > now() - make_interval(days => $2)", keyed.key,
                               KEEP_DAYS)

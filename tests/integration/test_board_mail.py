@@ -4,13 +4,23 @@ acks, limits, secrets, redaction, live hints over NATS, and isolation."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import uuid
 from contextlib import AsyncExitStack
 
 from engram_cli.stack import Stack
+from engram_coordination.board import subject_token
 
-from ..helpers import admin_fetchval, call, call_error, mcp_client, nats_client
+from ..helpers import (
+    admin_fetchval,
+    call,
+    call_error,
+    mcp_client,
+    nats_client,
+    ok_json,
+    rest_client,
+)
 
 
 async def join(es: AsyncExitStack, stack: Stack, token: str, project: str = "") -> tuple:
@@ -172,7 +182,7 @@ async def test_live_hint_over_nats_and_mail_stays_out_of_memory(stack: Stack,
         async with AsyncExitStack() as es:
             a, a_id = await join(es, stack, agent_token)
             b, b_id = await join(es, stack, agent_token)
-            sub = await nc.subscribe(f"engram.board.default.mail.{b_id}")
+            sub = await nc.subscribe(f"engram.board.default.mail.{subject_token(b_id)}")
             word = f"zebracorn{uuid.uuid4().hex[:6]}"
             sent = await call(a, "board_message", {"action": "send", "to": b_id,
                                                    "text": f"the {word} plan"})
@@ -208,3 +218,30 @@ async def test_other_namespaces_see_nothing(stack: Stack, agent_token: str):
         err = await call_error(stranger, "board_agents", {"action": "list",
                                                           "namespace": "default"})
         assert "may not use namespace 'default'" in err
+
+
+async def test_no_chosen_session_makes_one_principal_another_principals_agent(stack: Stack):
+    """A client picks its session id; the agent id it yields is never another
+    principal's. The old id `<principal>-<8 hex of the session>` was, for a
+    principal named `<that principal>-<those 8 hex>`, and took its mail."""
+    session = f"s-{uuid.uuid4().hex[:8]}"
+    base = f"imp{uuid.uuid4().hex[:6]}"
+    victim = f"{base}-{hashlib.sha256(session.encode()).hexdigest()[:8]}"
+    tokens = {name: stack.principals.create(name, "agent", [base])
+              for name in (victim, base, f"{base}x")}
+    headers = {"Authorization": f"Bearer {tokens[victim]}"}
+    async with rest_client(stack, headers) as rest, AsyncExitStack() as es:
+        registered = await ok_json(await rest.post("/v1/board/agents",
+                                                   json={"status": "working"}))
+        assert registered["agent"]["id"] == victim
+        other = await es.enter_async_context(
+            mcp_client(stack.mcp_url, tokens[base], session=session))
+        me = await call(other, "board_agents", {"action": "update", "status": "working"})
+        assert me["agent"]["id"] != victim
+        sender = await es.enter_async_context(mcp_client(stack.mcp_url, tokens[f"{base}x"]))
+        sent = await call(sender, "board_message", {"action": "send", "to": victim,
+                                                    "text": "for the victim only"})
+        assert [r["recipient"] for r in sent["receipts"]] == [victim]
+        assert await pending_texts(other) == []
+        inbox = await ok_json(await rest.get("/v1/board/messages"))
+        assert [m["text"] for m in inbox["messages"]] == ["for the victim only"]

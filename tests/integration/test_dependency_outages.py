@@ -25,6 +25,7 @@ from mcp import Client
 
 from engram_cli.settings import CliSettings
 from engram_cli.stack import Stack
+from engram_coordination.board import subject_token
 
 from ..conftest import PORT_SHIFT
 from ..helpers import admin_fetchval, call, eventually, mcp_client, nats_client, result_text
@@ -281,7 +282,7 @@ async def live_hint_arrives(stack: Stack, sender: Client, to: str) -> None:
     """Coordination's NATS connection is back: a new mail's hint is published."""
     nc = await nats_client(stack, "admin")
     try:
-        sub = await nc.subscribe(f"engram.board.default.mail.{to}")
+        sub = await nc.subscribe(f"engram.board.default.mail.{subject_token(to)}")
 
         async def hinted() -> bool:
             await call(sender, "board_message", {"action": "send", "to": to, "text": "ping"})

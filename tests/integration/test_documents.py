@@ -279,3 +279,26 @@ async def test_pdf_character_limit_applies_while_extracting(stack: Stack, agent_
     assert stopped and int(stopped.group(1)) < 200, refused
     assert "2000000 characters" in refused
     assert took < 9.0, f"refused after {took:.1f} s"
+
+
+async def test_one_principals_pdf_flood_leaves_a_worker_for_another(stack: Stack,
+                                                                    agent_token: str):
+    """Four expensive PDFs at once from one principal (each holds a worker
+    until its 8 s budget ends) do not hold every worker: another principal's
+    small PDF, sent while they run, is read at once."""
+    heavy = b"BT /F1 12 Tf 72 720 Td " + b"1 0 0 1 0 0 Tm\n" * 20_000 + b"(x) Tj ET"
+    bomb = base64.b64encode(shared_stream_pdf(1000, heavy)).decode()
+    small = base64.b64encode(tiny_pdf(["The spare fuses are in drawer eleven"])).decode()
+    token_b = stack.principals.create("pdf-fair-b", "agent", ["pdf-fair-b"])
+    async with mcp_client(stack.mcp_url, agent_token) as flood, \
+            mcp_client(stack.mcp_url, token_b) as other:
+        bombs = [asyncio.create_task(call_error(flood, "document_ingest", {
+            "content": bomb, "format": "pdf", "source": f"bomb-{i}.pdf"})) for i in range(4)]
+        await asyncio.sleep(1.5)
+        asked = time.monotonic()
+        doc = await call(other, "document_ingest", {"content": small, "format": "pdf",
+                                                    "source": "fuses.pdf"})
+        answered = time.monotonic() - asked
+        refused = await asyncio.gather(*bombs)
+    assert doc["chunks"] >= 1 and answered < 5.0, f"the small PDF took {answered:.1f} s"
+    assert all("too expensive to extract" in r or "stayed busy" in r for r in refused)

@@ -68,3 +68,12 @@ async def test_identical_queries_share_one_encode(stack: Stack):
         texts=[text], kind=embedder_pb2.ENCODE_KIND_QUERY), ctx) for _ in range(4)])
     assert len({r.vectors_f32le for r in replies}) == 1
     assert shared() - before == 3
+    # Another tenant's identical query is encoded afresh: a cached answer is
+    # faster, so its latency would tell that tenant what "default" searched.
+    other = CallerContext(principal="u", namespace="other")
+    query = embedder_pb2.EmbedRequest(texts=[text], kind=embedder_pb2.ENCODE_KIND_QUERY)
+    before = shared()
+    first = await caller.call(stub.Embed, query, other)
+    assert shared() - before == 0, "a query was answered from another namespace's cache"
+    again = await caller.call(stub.Embed, query, other)
+    assert shared() - before == 1 and again.vectors_f32le == first.vectors_f32le

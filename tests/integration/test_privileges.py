@@ -17,7 +17,7 @@ import pytest
 from pydantic import SecretStr
 
 from engram_cli.backup import run_backup
-from engram_cli.pgdirs import PG_OS_USER
+from engram_cli.pgdirs import PG_OS_USER, ensure_os_user, os_user_for
 from engram_cli.portable import run_export
 from engram_cli.settings import CliSettings
 from engram_cli.stack import Stack
@@ -139,6 +139,27 @@ def test_the_database_lives_in_a_directory_of_its_own(private_stack: tuple[Stack
         assert (base.lstat().st_uid, mode(base)) == (0, 0o711)
 
 
+def proc_uid(pid: int) -> int:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(next(line for line in status.splitlines() if line.startswith("Uid:")).split()[1])
+
+
+def test_each_stacks_database_runs_as_an_os_user_of_its_own(
+        private_stack: tuple[Stack, dict], stack: Stack):
+    """Two stacks on one host: each Postgres runs as its own OS user and owns
+    only its own directory, so one cannot read the other's files."""
+    if os.geteuid() != 0:
+        pytest.skip("only root runs Postgres as a separate OS user")
+    users = []
+    for s in (private_stack[0], stack):
+        assert s.postgres.proc is not None
+        uid = proc_uid(s.postgres.proc.pid)
+        assert s.postgres.home.lstat().st_uid == uid
+        users.append(pwd.getpwuid(uid).pw_name)
+    assert users[0] != users[1] and PG_OS_USER not in users, users
+    assert users == [os_user_for(s.postgres.home) for s in (private_stack[0], stack)]
+
+
 def test_a_base_the_database_user_cannot_reach_is_refused_not_opened(tmp_path: Path):
     if os.geteuid() != 0:
         pytest.skip("only root runs Postgres as a separate OS user")
@@ -152,9 +173,10 @@ def test_a_base_the_database_user_cannot_reach_is_refused_not_opened(tmp_path: P
 
 
 async def test_a_data_dir_laid_out_by_an_older_version_is_taken_over(tmp_path: Path):
-    """Earlier versions kept the cluster in <data dir>/postgres and lent the
-    logs dir to the Postgres OS user: the next start moves the cluster into
-    the database user's own directory and takes the logs dir back."""
+    """Earlier versions kept the cluster in <data dir>/postgres, lent the
+    logs dir to the Postgres OS user and ran every stack's database as one
+    shared user: the next start moves the cluster into the database's own
+    directory, gives it to the stack's own user and takes the logs dir back."""
     if os.geteuid() != 0:
         pytest.skip("only root runs Postgres as a separate OS user")
     settings = CliSettings(data_dir=tmp_path / "data", port_offset=190 + PORT_SHIFT)
@@ -168,9 +190,14 @@ async def test_a_data_dir_laid_out_by_an_older_version_is_taken_over(tmp_path: P
                                 {"text": "Upgrade check: the staging database is on host db-7."})
     finally:
         first.stop()
-    pg_user = pwd.getpwnam(PG_OS_USER)
+    pg_user = ensure_os_user(PG_OS_USER)  # the one user earlier versions shared
     logs = first.data_dir / "logs"
     first.postgres.pgdata.rename(first.data_dir / "postgres")
+    for path in (first.data_dir / "postgres", first.postgres.home):
+        for top, dirs, files in os.walk(path):
+            for name in dirs + files:
+                os.lchown(os.path.join(top, name), pg_user.pw_uid, pg_user.pw_gid)
+        os.lchown(path, pg_user.pw_uid, pg_user.pw_gid)
     os.chown(logs, pg_user.pw_uid, pg_user.pw_gid)
 
     second = Stack(settings)
@@ -182,5 +209,9 @@ async def test_a_data_dir_laid_out_by_an_older_version_is_taken_over(tmp_path: P
         assert not (second.data_dir / "postgres").exists()
         assert (second.postgres.pgdata / "PG_VERSION").exists()
         assert (mode(logs), logs.lstat().st_uid) == (0o700, 0)
+        own = pwd.getpwnam(os_user_for(second.postgres.home)).pw_uid
+        assert second.postgres.home.lstat().st_uid == own
+        assert all(os.lstat(os.path.join(top, n)).st_uid == own
+                   for top, dirs, files in os.walk(second.postgres.pgdata) for n in dirs + files)
     finally:
         second.stop()

@@ -26,6 +26,7 @@ import pytest
 from engram_cli.settings import CliSettings
 from engram_cli.stack import Stack
 from engram_cli.supervisor import Supervisor
+from engram_kit import locks
 
 from ..conftest import PORT_SHIFT
 from ..helpers import call, eventually, mcp_client, result_text
@@ -159,7 +160,8 @@ async def test_dream_passes_one_at_a_time_per_namespace_across_replicas(rstack: 
     agent = RetryingAgent(rstack, token, "dream-lock")
     conn = await asyncpg.connect(rstack.postgres.admin_dsn)
     try:
-        await conn.execute("SELECT pg_advisory_lock(hashtext('dream/default'))")
+        await conn.execute(f"SELECT pg_advisory_lock({locks.key_sql('$1::text')})",
+                           "dream/default")
         before = {n: counter_sum(metrics_text(rstack, n), "engram_rpc_requests_total",
                                  method="Run") for n in rstack.replica_names("dreamer")}
         for _ in range(4):
@@ -169,7 +171,7 @@ async def test_dream_passes_one_at_a_time_per_namespace_across_replicas(rstack: 
         after = {n: counter_sum(metrics_text(rstack, n), "engram_rpc_requests_total",
                                 method="Run") for n in rstack.replica_names("dreamer")}
         assert all(after[n] > before[n] for n in after), (before, after)
-        await conn.execute("SELECT pg_advisory_unlock(hashtext('dream/default'))")
+        await locks.session_unlock(conn, "dream/default")
         ran = await agent.call("dream", {"action": "run"})
         assert ran.get("run_id") or ran.get("run"), ran
     finally:

@@ -46,10 +46,25 @@ async def test_a_cached_query_vector_expires_after_its_ttl() -> None:
         encodes.append("x")
         return np.ones(3)
 
-    await share.encode("q", run)
+    await share.encode("ns", "q", run)
     clock.now += 59
-    await share.encode("q", run)
+    await share.encode("ns", "q", run)
     assert len(encodes) == 1, "within the TTL the cached vector answers"
     clock.now += 2
-    await share.encode("q", run)
+    await share.encode("ns", "q", run)
     assert len(encodes) == 2, "past the TTL the query is encoded again"
+
+
+async def test_a_cached_query_vector_answers_its_own_namespace_only() -> None:
+    share = QueryShare(max_entries=4, ttl_s=60, clock=ManualClock())
+    encodes: list[str] = []
+
+    async def run() -> np.ndarray:
+        encodes.append("x")
+        return np.ones(3)
+
+    await share.encode("ns-a", "q", run)
+    await share.encode("ns-b", "q", run)
+    assert len(encodes) == 2, "another namespace's query is encoded, not served from cache"
+    await share.encode("ns-b", "q", run)
+    assert len(encodes) == 2

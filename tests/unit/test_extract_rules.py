@@ -3,12 +3,14 @@ e2e tests cover passes through the stack)."""
 
 from __future__ import annotations
 
+import asyncio
+import time
 from datetime import UTC, datetime, timedelta
 
 from pydantic import SecretStr
 
-from engram_dreamer.extract_rules import extract_sentence
-from engram_dreamer.extractor import anchored
+from engram_dreamer.extract_rules import RulesExtractor, extract_sentence
+from engram_dreamer.extractor import EntryText, anchored
 from engram_dreamer.scheduler import due
 from engram_dreamer.settings import DreamerSettings
 
@@ -65,3 +67,14 @@ def test_pass_triggers():
     assert due(s, 0, None, None, recent, now) is None
     off = s.model_copy(update={"decay_unused_days": 0})
     assert due(off, 0, None, None, old, now) is None
+
+
+def test_crafted_entries_cost_linear_time():
+    """An entry as long as memory accepts (16,000 characters), built to make
+    the grammar backtrack, is read in milliseconds: a pattern that retries
+    the rest of the sentence at every candidate subject took seconds."""
+    for unit in ("x is in ", "x is at a ", "the a is in b is in ", "a ", "must a "):
+        text = (unit * (16_000 // len(unit)))[:16_000]
+        started = time.perf_counter()
+        asyncio.run(RulesExtractor().extract([EntryText("e1", text)]))
+        assert time.perf_counter() - started < 0.5, unit

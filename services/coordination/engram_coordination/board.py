@@ -38,18 +38,27 @@ class Actor:
     read_only: bool = False  # a read grant: the board writes nothing for it
 
 
-def actor_of(ctx: CallerContext) -> Actor:
+# Principal names never contain it, so `<principal>~<digest>` is no other
+# principal's id, whatever session a client picks.
+AGENT_SEP = "~"
+SESSION_DIGEST_HEX = 16  # 64 bits: sessions of one principal do not meet by chance
+
+
+def agent_id_of(principal: str, session: str) -> str:
     """An agent is its principal plus its client instance (the MCP session).
     Without a session of its own the principal is one agent."""
+    if not session or session == f"principal:{principal}":
+        return principal
+    digest = hashlib.sha256(session.encode()).hexdigest()[:SESSION_DIGEST_HEX]
+    return f"{principal}{AGENT_SEP}{digest}"
+
+
+def actor_of(ctx: CallerContext) -> Actor:
     namespace = ctx.require_namespace()
     if not ctx.principal:
         raise Unauthenticated("the board needs an authenticated principal")
-    session = ctx.session_id
-    if not session or session == f"principal:{ctx.principal}":
-        agent_id = ctx.principal
-    else:
-        agent_id = f"{ctx.principal}-{hashlib.sha256(session.encode()).hexdigest()[:8]}"
-    return Actor(namespace, ctx.principal, agent_id, ctx.role, ctx.read_only)
+    return Actor(namespace, ctx.principal, agent_id_of(ctx.principal, ctx.session_id),
+                 ctx.role, ctx.read_only)
 
 
 def subject_token(value: str) -> str:

@@ -8,6 +8,7 @@ from datetime import datetime
 
 import asyncpg
 
+from engram_kit import locks
 from engram_kit.db import fetchval_one
 
 
@@ -106,4 +107,4 @@ async def redact(conn: asyncpg.Connection, ids: list[uuid.UUID],
 
 
 async def lock_sender(conn: asyncpg.Connection, namespace: str, agent_id: str) -> None:
-    await conn.execute("SELECT pg_advisory_xact_lock(hashtext($1))", f"{namespace}/{agent_id}")
+    await locks.xact_lock(conn, f"{namespace}/{agent_id}")

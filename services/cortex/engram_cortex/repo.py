@@ -12,6 +12,7 @@ import asyncpg
 import numpy as np
 
 from engram_kit import audit as audit_log
+from engram_kit import locks
 from engram_kit.vocab import Verdict
 
 LIVE_SERVED = (Verdict.ACTIVE, Verdict.CONTESTED)  # current truth, contested served with both sides
@@ -71,8 +72,7 @@ async def insert_fact(conn: asyncpg.Connection, f: NewFact) -> asyncpg.Record:
 async def lock_slot(conn: asyncpg.Connection, namespace: str, entity: str,
                     attribute: str) -> asyncpg.Record | None:
     """Serialise every write to one slot; returns the slot row if any."""
-    await conn.execute("SELECT pg_advisory_xact_lock(hashtext($1))",
-                       f"cortex/{namespace}/{entity}/{attribute}")
+    await locks.xact_lock(conn, f"cortex/{namespace}/{entity}/{attribute}")
     return await conn.fetchrow(
         "SELECT * FROM slots WHERE entity = $1 AND attribute = $2", entity, attribute)
 
@@ -224,7 +224,7 @@ async def live_of_kinds(conn: asyncpg.Connection, kinds: list[str],
 
 async def advisory_lock(conn: asyncpg.Connection, key: str) -> None:
     """A transaction-scoped lock on a name (a slot, an entity, a namespace's lessons)."""
-    await conn.execute("SELECT pg_advisory_xact_lock(hashtext($1))", key)
+    await locks.xact_lock(conn, key)
 
 
 async def ensure_entity(conn: asyncpg.Connection, namespace: str, name: str) -> None:

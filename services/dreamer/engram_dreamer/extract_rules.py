@@ -23,6 +23,7 @@ DATE = re.compile(r"\b(?:on\s+)?(?:(\d{4})-(\d{2})-(\d{2})|(" + MONTHS + r")[a-z
 URL_OR_PATH = (r"(?:[a-z][a-z0-9+.-]*://[^\s,;]+[^\s,;.]|~?/[\w./*-]*[\w*/]|"
                r"[\w.-]+(?:/[\w.*-]+)+/?|\.?[\w-]*\.(?:md|ya?ml|json|toml|txt|example|env|cfg|"
                r"ini|py|sh)\b)")
+SUBJECT_MAX = 60  # characters of a subject or a place phrase the grammar reads
 LEAD = r"^(?:[\w ,'-]{0,40}?:\s*|(?:after [^,]{1,60}|for now|going forward),\s*)?"
 PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("RESIDUAL", re.compile(r"^(?:known (?:issue|risk|gap|limitation)|(?:outstanding |residual "
@@ -48,9 +49,12 @@ PATTERNS: list[tuple[str, re.Pattern[str]]] = [
                               r"would like)\s+(?P<v>.+)$|" + LEAD + r"(?:my|the user's) "
                               r"preference is (?:for )?(?P<v2>.+)$|^please always\s+(?P<v3>.+)$",
                               re.I)),
-    ("REFERENCE", re.compile(rf"^(?:the\s+)?(?P<e>[\w .'-]+?)\s+(?:is|are|lives?|can be found|"
-                             rf"(?:is|are) (?:kept|stored|tracked|documented)|documented)\s+"
-                             rf"(?:at|in|under|on)\s+(?:[\w ]+ (?:at|under)\s+)?"
+    # Bounded runs: an open-ended lazy subject would retry the rest of the
+    # sentence at every "is in", quadratic in the sentence's length.
+    ("REFERENCE", re.compile(rf"^(?:the\s+)?(?P<e>[\w .'-]{{1,{SUBJECT_MAX}}}?)\s+(?:is|are|lives?|"
+                             rf"can be found|(?:is|are) (?:kept|stored|tracked|documented)|"
+                             rf"documented)\s+(?:at|in|under|on)\s+"
+                             rf"(?:[\w ]{{1,{SUBJECT_MAX}}} (?:at|under)\s+)?"
                              rf"(?P<v>{URL_OR_PATH})(?:\s.*)?$", re.I)),
     ("REFERENCE", re.compile(rf"^see\s+(?P<v>{URL_OR_PATH})\s+for\s+(?:the\s+)?(?P<e>.+)$",
                              re.I)),

@@ -9,7 +9,8 @@ from typing import Any
 
 import asyncpg
 
-from engram_kit.db import fetchrow_one, fetchval_one
+from engram_kit import locks
+from engram_kit.db import fetchrow_one
 
 
 async def add_pending(conn: asyncpg.Connection, ns: str, entry_id: uuid.UUID,
@@ -151,11 +152,11 @@ async def mark_rolled_back(conn: asyncpg.Connection, run_id: uuid.UUID) -> async
 
 async def try_session_lock(conn: asyncpg.Connection, key: str) -> bool:
     """A session-level lock (a pass spans several transactions)."""
-    return await fetchval_one(conn, "SELECT pg_try_advisory_lock(hashtext($1))", key)
+    return await locks.try_session_lock(conn, key)
 
 
 async def session_unlock(conn: asyncpg.Connection, key: str) -> None:
-    await conn.execute("SELECT pg_advisory_unlock(hashtext($1))", key)
+    await locks.session_unlock(conn, key)
 
 
 async def pending_work(conn: asyncpg.Connection) -> list[asyncpg.Record]:

@@ -9,6 +9,7 @@ import grpc
 import numpy as np
 
 from engram.v1 import embedder_pb2, embedder_pb2_grpc
+from engram_kit.context import current_caller
 from engram_kit.errors import (
     DeadlineExceeded,
     InvalidArgument,
@@ -57,8 +58,9 @@ class EmbedderServicer(embedder_pb2_grpc.EmbedderServiceServicer):
         try:
             if (request.kind == embedder_pb2.ENCODE_KIND_QUERY and len(texts) == 1
                     and priority is Priority.INTERACTIVE):
-                matrix = await self.queries.encode(texts[0], lambda: self.batcher.encode(
-                    texts, priority, deadline))
+                matrix = await self.queries.encode(
+                    current_caller().namespace, texts[0],
+                    lambda: self.batcher.encode(texts, priority, deadline))
             else:
                 matrix = await self.batcher.encode(texts, priority, deadline)
         except QueueFull as exc:

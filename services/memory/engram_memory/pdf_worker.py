@@ -6,7 +6,8 @@ in its own process, forked from a forkserver that has pypdf loaded, under
 CPU-time and address-space rlimits and a wall-clock deadline: the sooner of
 the setting and the caller's own gRPC deadline. A worker past its budget is
 killed, so no work outlives the call that asked for it, and the next call
-gets a fresh process. At most `pdf_workers` extractions run at once."""
+gets a fresh process. At most `pdf_workers` extractions run at once, and at
+most `pdf_workers_per_principal` of them for one principal."""
 
 from __future__ import annotations
 
@@ -20,9 +21,11 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 
-from engram_kit.context import time_left
+from engram_kit.context import current_caller, time_left
 from engram_kit.errors import DeadlineExceeded, DomainError, InvalidArgument, ResourceExhausted
 
+from . import sandbox
+from .fair_slots import FairSlots
 from .pdf import pdf_text
 from .settings import MemorySettings
 
@@ -42,8 +45,13 @@ class Budget:
 
 
 def limit_self(budget: Budget) -> None:
-    """In the worker: cap its own CPU time and address space; an alarm ends it
-    at the wall deadline even if the service lost track of it."""
+    """In the worker: leave the network and every writable mount (sandbox.py),
+    cap its own CPU time and address space; an alarm ends it at the wall
+    deadline even if the service lost track of it."""
+    box = sandbox.enter()
+    if box.missing:
+        log.warning("pdf worker sandbox incomplete", extra={"fields": {
+            "applied": box.applied, "missing": box.missing}})
     cpu = max(1, math.ceil(budget.cpu_s))
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
     resource.setrlimit(resource.RLIMIT_AS, (budget.memory_bytes, budget.memory_bytes))
@@ -70,7 +78,7 @@ def work(out: Connection, data: bytes, max_pages: int, max_chars: int, budget: B
 class PdfExtractor:
     def __init__(self, settings: MemorySettings) -> None:
         self.s = settings
-        self._slots = asyncio.Semaphore(settings.pdf_workers)
+        self._slots = FairSlots(settings.pdf_workers, settings.pdf_workers_per_principal)
 
     async def warm(self) -> None:
         """Start the forkserver now, so the first PDF does not pay for it."""
@@ -82,16 +90,21 @@ class PdfExtractor:
         ours = wall == self.s.pdf_extract_timeout_s  # else the caller's deadline is nearer
         loop = asyncio.get_running_loop()
         deadline = loop.time() + wall
+        principal = current_caller().principal
         try:
-            await asyncio.wait_for(self._slots.acquire(), timeout=max(wall, 0.001))
+            await asyncio.wait_for(self._slots.acquire(principal), timeout=max(wall, 0.001))
         except TimeoutError:
-            raise self._overrun(ours, "every PDF worker stayed busy") from None
+            busy = ("your own PDFs kept their share of the workers busy "
+                    f"(ENGRAM_PDF_WORKERS_PER_PRINCIPAL={self.s.pdf_workers_per_principal})"
+                    if self._slots.held(principal) >= self.s.pdf_workers_per_principal
+                    else "every PDF worker stayed busy")
+            raise self._overrun(ours, busy) from None
         try:
             return await self._extract(data, Budget(
                 deadline - loop.time(), self.s.pdf_extract_cpu_s,
                 self.s.pdf_extract_memory_mb * 2**20), ours)
         finally:
-            self._slots.release()
+            self._slots.release(principal)
 
     async def _extract(self, data: bytes, budget: Budget, ours: bool) -> str:
         if budget.wall_s <= 0:

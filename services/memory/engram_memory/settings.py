@@ -45,6 +45,10 @@ class MemorySettings(ServiceSettings, DatabaseSettings, NatsSettings, AuditSetti
     # deadline when nearer; the gateway's is 10 s), a CPU-time and an
     # address-space limit.
     pdf_workers: int = Field(2, ge=1, le=16)
+    # Of those, at most this many for one principal, and a freed worker goes
+    # to the principal whose turn it is (fair_slots.py): one principal's
+    # burst never holds every worker.
+    pdf_workers_per_principal: int = Field(1, ge=1, le=16)
     pdf_extract_timeout_s: float = Field(8.0, gt=0)
     pdf_extract_cpu_s: int = Field(20, ge=1)
     pdf_extract_memory_mb: int = Field(1024, ge=256)
