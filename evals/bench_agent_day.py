@@ -65,6 +65,10 @@ BRIEFING_TOKENS = 800
 # A second budget for the same briefing: were the misses the budget's doing?
 WIDE_BUDGET = 4000
 SEARCH_TOP_K = 5
+# Quality, not latency (bench_hooks times the hooks): a hook that gave up on
+# a loaded machine would read as a miss, so it gets time, and a hook that
+# failed open anyway is counted (ENGRAM_HOOK_DEBUG).
+HOOK_TIMEOUT_S = 10.0
 CHANGE_STEP = "other_changes_the_read_fact"
 
 
@@ -77,13 +81,19 @@ class Agent:
         self.token = stack.principals.create(name, "agent", [namespace])
         self.env = {**os.environ, "ENGRAM_URL": stack.mcp_url, "ENGRAM_TOKEN": self.token,
                     "ENGRAM_HOOK_STATE_DIR": str(state / name),
-                    "ENGRAM_HOOK_BRIEFING_TOKENS": str(BRIEFING_TOKENS)}
+                    "ENGRAM_HOOK_BRIEFING_TOKENS": str(BRIEFING_TOKENS),
+                    "ENGRAM_HOOK_TIMEOUT_S": str(HOOK_TIMEOUT_S), "ENGRAM_HOOK_DEBUG": "1"}
         self.stored: dict[str, list[str]] = {}
+        self.runs: list[str] = []
+        self.failed_open: list[str] = []
 
     async def hook(self, event: str, sid: str, **fields: Any) -> HookRun:
         run = await asyncio.to_thread(run_hook, event, sid, self.env, None, fields)
         if run.rc != 0:
             raise RuntimeError(f"{self.name} hook {event} exited {run.rc}: {run.stderr}")
+        self.runs.append(event)
+        if run.stderr.strip():  # ENGRAM_HOOK_DEBUG: the hook says why it did nothing
+            self.failed_open.append(f"{event}: {run.stderr.strip()[:200]}")
         return run
 
     async def store(self, client: Any, sid: str, text: str) -> None:
@@ -275,6 +285,8 @@ async def day(stack: Stack, sc: dict[str, Any], chosen: list[dict[str, Any]],
                        "main_session_2": await episode_of_session(dsn, ada, s2),
                        "other_session": await episode_of_session(dsn, bo, b1)}
     out["search_reference"] = await search_reference(ada, sc, chosen)
+    out["hooks"] = {"timeout_s": HOOK_TIMEOUT_S, "runs": len(ada.runs) + len(bo.runs),
+                    "failed_open": ada.failed_open + bo.failed_open}
     return out
 
 

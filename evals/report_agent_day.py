@@ -30,7 +30,7 @@ def _episode(e: dict[str, Any]) -> str:
 
 def rows(d: dict[str, Any]) -> list[list[str]]:
     b, p, s = d["briefing"], d["prompt_notes"], d["search_reference"]
-    m, note, ep = d["mail"], d["changed_fact_note"], d["episodes"]
+    m, note, ep, h = d["mail"], d["changed_fact_note"], d["episodes"], d["hooks"]
     stale = ", ".join(b["stale_values_shown"]) or "none"
     served, w = b[f"reply_at_{b['token_budget']}"], b["wide_budget"]
     return [
@@ -57,6 +57,8 @@ def rows(d: dict[str, Any]) -> list[list[str]]:
         ["Direct mail reaches the right agent only", _yes(m["delivered_to_the_right_agent_only"])],
         ["… wakes the recipient's Stop; in its next prompt note",
          f"{_yes(m['stop_woke_recipient'])}; {_yes(m['in_recipient_prompt_note'])}"],
+        [f"Hook runs that failed open (timeout {h['timeout_s']:g} s)",
+         f"{len(h['failed_open'])} of {h['runs']}"],
     ]
 
 

@@ -85,6 +85,7 @@ def _artefact() -> dict:
                                         "held": 3}},
         "mail": {"delivered_to_the_right_agent_only": True, "stop_woke_recipient": True,
                  "in_recipient_prompt_note": False},
+        "hooks": {"timeout_s": 10.0, "runs": 20, "failed_open": ["prompt: timed out"]},
         "command": ".venv/bin/python evals/bench_agent_day.py",
     }
 
@@ -103,6 +104,7 @@ def test_readme_block_replaces_only_what_its_markers_hold():
     assert ("| Episode of session 2 closes holding exactly its writes | **no**: 1 writes, "
             "3 held, 2 foreign, 0 missing |") in text
     assert "| … wakes the recipient's Stop; in its next prompt note | yes; **no** |" in text
+    assert "| Hook runs that failed open (timeout 10 s) | 1 of 20 |" in text
     assert "Not in the briefing: `fact.ci`, `fact.pg`, `fact.region`." in text
     assert with_block("no markers\n", ["x"]) == "no markers\n"
 
