@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.engram-installed
 
-.PHONY: setup inspector lock migrations-lock up test test-unit test-llama lint k8s docs proto proto-check bench-e2e bench-embedder bench-locomo bench-scale bench-documents bench-store-cpu bench-board bench-conflicts bench-extraction bench-reliability bench-hooks bench-capacity bench-peers bench-smoke clean
+.PHONY: setup inspector lock migrations-lock up test test-unit test-llama lint k8s docs proto proto-check bench-e2e bench-embedder bench-locomo bench-scale bench-documents bench-store-cpu bench-board bench-conflicts bench-extraction bench-reliability bench-hooks bench-capacity bench-peers bench-agent-day bench-smoke clean
 
 # The custom resource models `make k8s` validates with (npm, pinned).
 K8S_MODELS := tools/k8s-models/node_modules/.package-lock.json
@@ -129,6 +129,12 @@ bench-reliability: setup
 bench-hooks: setup
 	$(VENV)/bin/python evals/bench_hooks.py
 
+# A scripted day of two agents replayed as the clients send it (hooks and
+# tool calls): briefing recall, prompt-note precision and recall, episodes,
+# mail (evals/data/agent_day.json).
+bench-agent-day: setup
+	$(VENV)/bin/python evals/bench_agent_day.py
+
 # Store and search throughput at p95 < 100 ms; CPU, memory, events and bytes
 # per operation, one of each and then two of each: the inputs of
 # docs/scaling.md (about 10 minutes).
@@ -150,7 +156,8 @@ bench-peers: setup
 bench-smoke: setup
 	set -e; out=$$(mktemp -d); export ENGRAM_BENCH_RESULTS_DIR=$$out; \
 	for b in bench_mcp_latency bench_embedder bench_scale bench_documents bench_store_cpu \
-	         bench_board bench_conflicts bench_extraction bench_hooks bench_capacity bench_review_queue; do \
+	         bench_board bench_conflicts bench_extraction bench_hooks bench_capacity bench_review_queue \
+	         bench_agent_day; do \
 	  echo "== $$b --smoke"; $(VENV)/bin/python evals/$$b.py --smoke; done; \
 	for b in bench_locomo ablate_locomo; do \
 	  echo "== $$b --smoke"; $(VENV)/bin/python evals/$$b.py --smoke \
