@@ -96,8 +96,10 @@ def test_wider_grammar_reads_other_phrasings():
         assert kind_of(sentence) == kind, sentence
     for chatter in ("No worries, I can take it from here.", "The user wants to know when.",
                     "The user asked about the weekend schedule.", "I want to try again.",
-                    "Don't edit the vendored files by hand."):
+                    "Don't edit the vendored files by hand.", "Caroline adopted a rescue dog."):
         assert kind_of(chatter) in (None, "RULE"), chatter
+    named = extract_sentence("e1", "Sam prefers tabs over spaces.")
+    assert named is not None and named.entity == "sam"
 
 
 def test_dates_that_are_not_dates_and_as_of_states():

@@ -91,6 +91,9 @@ STOP = {"the", "a", "an", "to", "of", "for", "on", "in", "with", "and", "our", "
         "only", "should", "use", "using"}
 
 
+SELF = {"general", "i", "user", "team", "we", "my", "me"}
+
+
 def slug(text: str, words: int, sep: str) -> str:
     tokens = [t for t in re.findall(r"[a-z0-9]+", text.lower()) if t not in STOP]
     return sep.join(tokens[:words]) or "general"
@@ -136,8 +139,9 @@ def _fact(kind: str, m: re.Match[str], sentence: str) -> tuple[str, str, str]:
         return slug(groups.get("e", ""), 4, "-"), "location", value
     if kind == "EVENT":
         return slug(value, 2, "-"), "event", value
-    if kind == "PREFERENCE":
-        return "user", slug(value, 3, "_"), value
+    if kind == "PREFERENCE":  # whose: a named subject ("Sam prefers"), else the user
+        who = slug(groups.get("s", ""), 3, "-")
+        return (who if who not in SELF else "user"), slug(value, 3, "_"), value
     if kind == "RESIDUAL" and "e" in groups:
         return slug(groups["e"], 3, "-"), "no_" + slug(groups["a"], 2, "_"), value
     target = re.search(r"\b(?:for|in|on)\s+(?:the\s+)?([\w-]+(?: [\w-]+)?)", value)

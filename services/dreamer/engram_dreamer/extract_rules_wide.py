@@ -13,6 +13,8 @@ import re
 
 # A short subject: up to four words, each a bounded run.
 SUBJ = r"(?:[\w.'/-]{1,40}\s+){0,3}?[\w.'/-]{1,40}"
+# Between a subject and its verb: a space, or the apostrophe of "I'd" ("ad|opted" is no verb).
+GAP = r"(?:\s+|(?=['\u2019]))"
 LEAD = (r"^(?:[\w ,'-]{0,40}?:\s*[\"\u201c]?|(?:after [^,]{1,60}|if [^,]{1,60}|per [^,]{1,40}|"
         r"for now|going forward|from now on),\s*)?")
 FLAG = re.I
@@ -106,13 +108,13 @@ WIDE: list[tuple[str, re.Pattern[str]]] = [
     ("DECISION", re.compile(r"^(?:[\w ]{0,20}(?:final (?:call|decision|answer|word)|decision|"
                             r"verdict|resolution|outcome|conclusion|consensus|agreed)\b"
                             r"[\w ]{0,30}:\s*)(?P<v>.+)$", FLAG)),
-    ("DECISION", re.compile(LEAD + r"(?:" + SUBJ + r")\s*" + DECIDED +
+    ("DECISION", re.compile(LEAD + r"(?:" + SUBJ + r")" + GAP + DECIDED +
                             r"\s+(?:to\s+|on\s+|for\s+|that\s+|with\s+)?(?P<v>.+)$", FLAG)),
     ("DECISION", re.compile(r"^(?P<v>.{0,300}?\bwill\b.{0,300}?\b(?:rather than|instead of)\b"
                             r".*)$", FLAG)),
     ("DECISION", re.compile(LEAD + r"(?:the plan is to|it was decided (?:to|that)|"
                             r"the decision is (?:to|that))\s+(?P<v>.+)$", FLAG)),
-    ("PREFERENCE", re.compile(r"^(?:.{0,60}?[\s,;]|)(?:" + SUBJ + r")\s*(?:really\s+|"
+    ("PREFERENCE", re.compile(r"^(?:.{0,60}?[\s,;]|)(?P<s>" + SUBJ + r")" + GAP + r"(?:really\s+|"
                               r"strongly\s+|generally\s+|usually\s+|also\s+|still\s+)?(?:"
                               r"prefers?|'d prefer|would prefer|'d rather|would rather|"
                               r"favou?rs?)\s+(?:that you\s+|that\s+|you\s+|to\s+|it when\s+|"
