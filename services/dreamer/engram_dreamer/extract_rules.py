@@ -27,12 +27,13 @@ DATE = re.compile(r"\b(?:on\s+)?(?:(\d{4})-(\d{2})-(\d{2})|(" + MONTHS + r")[a-z
 DATE_DMY = re.compile(r"\b(?:on\s+)?(\d{1,2})(?:st|nd|rd|th)?\s+(" + MONTHS + r")[a-z]*\.?,?\s+"
                       r"(\d{4})\b", re.I)
 DATE_SLASH = re.compile(r"\b(?:on\s+)?(\d{1,2})/(\d{1,2})/(\d{4})\b")
+QUOTED_AFTER_LABEL = re.compile(r"^([\w ,'-]{0,40}?:\s*)[\"\u201c]")
 QUESTION = re.compile(r"\?(?![\w/=&])")  # not the "?" of a URL's query
 AS_OF = re.compile(r"^as of\s*,?\s*", re.I)
 URL_OR_PATH = (r"(?:[a-z][a-z0-9+.-]*://[^\s,;]+[^\s,;.]|~?/[\w./*-]*[\w*/]|"
                r"[\w.-]+(?:/[\w.*-]+)+/?|\.?[\w-]*\.(?:md|ya?ml|json|toml|txt|example|env|cfg|"
                r"ini|py|sh)\b)")
-LEAD = r"^(?:[\w ,'-]{0,40}?:\s*[\"\u201c]?|(?:after [^,]{1,60}|for now|going forward),\s*)?"
+LEAD = r"^(?:[\w ,'-]{0,40}?:\s*|(?:after [^,]{1,60}|for now|going forward),\s*)?"
 PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("RESIDUAL", re.compile(r"^(?:known (?:issue|risk|gap|limitation)|(?:outstanding |residual "
                             r")?risk|caveat|gap|unresolved|open issue)\s*[:\-]\s*(?P<v>.+)$",
@@ -152,6 +153,7 @@ def _fact(kind: str, m: re.Match[str], sentence: str) -> tuple[str, str, str]:
 def extract_sentence(entry_id: str, sentence: str) -> Candidate | None:
     text = sentence.strip()
     core = text.strip("\"“” ").rstrip(".!,\"” ")
+    core = QUOTED_AFTER_LABEL.sub(r"\1", core)  # 'User said: "always ...' reads as a rule
     if not core or QUESTION.search(core) or HEDGE.match(core) or len(core.split()) < 3:
         return None
     dated = event_date(core)
