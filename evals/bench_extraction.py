@@ -35,7 +35,7 @@ from typing import Any
 from benchlib import parse_with_smoke, results_dir, shown
 
 from engram_dreamer.extract_openai import OpenAIExtractor
-from engram_dreamer.extract_rules import SENTENCE, RulesExtractor
+from engram_dreamer.extract_rules import SENTENCE, RulesExtractor, RulesGrammar
 from engram_dreamer.extractor import KINDS, Candidate, EntryText, ExtractionFailed, anchored
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -138,6 +138,9 @@ def main() -> int:
     parser.add_argument("--batch", type=int, default=8)
     parser.add_argument("--timeout", type=float, default=120.0, help="per extraction call")
     parser.add_argument("--limit", type=int, default=0, help="the first N entries (0: all)")
+    parser.add_argument("--grammar", default="base", choices=[g.value for g in RulesGrammar],
+                        help="the rules extractor's grammar (ENGRAM_RULES_GRAMMAR); "
+                             "wide writes a -wide variant artefact")
     args = parse_with_smoke(parser, {"limit": 6})
     entries = [json.loads(line) for line in DATA.read_text().splitlines()
                if line.strip()][:args.limit or None]
@@ -146,7 +149,8 @@ def main() -> int:
     if args.openai_url:
         extractor: Any = OpenAIExtractor(args.openai_url, args.model, "", args.timeout, 0)
     else:
-        extractor = RulesExtractor()
+        extractor = RulesExtractor(RulesGrammar(args.grammar))
+    wide = not args.openai_url and args.grammar == RulesGrammar.WIDE
     started_at = datetime.now(UTC)
     predicted, dropped, elapsed = asyncio.run(predict(extractor, entries, args.batch))
     ours, base = score(entries, predicted), score(entries, naive(entries))
@@ -159,6 +163,7 @@ def main() -> int:
         "timestamp": started_at.isoformat(timespec="seconds"),
         "machine": {"platform": platform.platform(), "python": platform.python_version()},
         "backend": extractor.name, "model": extractor.model or None,
+        "grammar": None if args.openai_url else args.grammar,
         "data": str(DATA.relative_to(REPO_ROOT)), "entries": len(entries),
         "expected_facts": sum(len(e["expected"]) for e in entries),
         "dropped_unanchored": dropped, "seconds": round(elapsed, 3),
@@ -178,7 +183,7 @@ def main() -> int:
     }
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
     path = RESULTS_DIR / (f"extraction-{extractor.name}-"
-                          f"{started_at.strftime('%Y%m%dT%H%M%SZ')}.json")
+                          f"{started_at.strftime('%Y%m%dT%H%M%SZ')}{'-wide' if wide else ''}.json")
     path.write_text(json.dumps(result, indent=2) + "\n")
     sys.stdout.write(json.dumps({k: result["extractor"][k] for k in (
         "micro_precision", "micro_recall", "facts_from_chatter")}) + "\n")

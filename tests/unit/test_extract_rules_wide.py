@@ -6,13 +6,15 @@ from __future__ import annotations
 import asyncio
 import time
 
-from engram_dreamer.extract_rules import SENTENCE, RulesExtractor, extract_sentence
+from engram_dreamer.extract_rules import SENTENCE, RulesExtractor, RulesGrammar, extract_sentence
 from engram_dreamer.extract_rules_wide import FIRST, WIDE
 from engram_dreamer.extractor import EntryText, anchored
 
+WIDE_GRAMMAR = RulesGrammar.WIDE
 
-def kind_of(sentence: str) -> str | None:
-    found = extract_sentence("e1", sentence)
+
+def kind_of(sentence: str, grammar: RulesGrammar = WIDE_GRAMMAR) -> str | None:
+    found = extract_sentence("e1", sentence, grammar)
     return found.kind if found else None
 
 
@@ -44,13 +46,19 @@ def test_wider_grammar_reads_other_phrasings():
                     "The user asked about the weekend schedule.", "I want to try again.",
                     "Don't edit the vendored files by hand.", "Caroline adopted a rescue dog."):
         assert kind_of(chatter) in (None, "RULE"), chatter
-    named = extract_sentence("e1", "Sam prefers tabs over spaces.")
+    named = extract_sentence("e1", "Sam prefers tabs over spaces.", WIDE_GRAMMAR)
     assert named is not None and named.entity == "sam"
+
+
+def test_the_base_grammar_is_the_default_and_leaves_the_wide_phrasings_out():
+    assert kind_of("We'll use Caddy as the reverse proxy.", RulesGrammar.BASE) is None
+    assert RulesExtractor().grammar is RulesGrammar.BASE
 
 
 def test_dates_that_are_not_dates_and_as_of_states():
     assert extract_sentence("e1", "On 2025-13-45 the payments DB failed over.") is None
-    state = extract_sentence("e1", "As of 2024-07-01 the staging cluster is running k8s 1.28.")
+    state = extract_sentence("e1", "As of 2024-07-01 the staging cluster is running k8s 1.28.",
+                             WIDE_GRAMMAR)
     assert state is not None and state.kind == "STATE" and state.valid_from == "2024-07-01"
     slashed = extract_sentence("e1", "The v1 API was turned off 30/11/2024.")
     assert slashed is not None and slashed.valid_from == "2024-11-30"
@@ -61,7 +69,7 @@ def test_dates_that_are_not_dates_and_as_of_states():
 def test_sentences_split_past_version_numbers_and_clauses_yield_each_kind():
     text = ("The worker is written in Python 3.11. Its notes are at notes/worker.txt. "
             "We went with Argo CD for deploys; the config repo is github.com/acme/deploy.")
-    found = asyncio.run(RulesExtractor().extract([EntryText("e1", text)]))
+    found = asyncio.run(RulesExtractor(WIDE_GRAMMAR).extract([EntryText("e1", text)]))
     assert [c.kind for c in found] == ["STATE", "REFERENCE", "DECISION", "REFERENCE"]
     assert all(anchored(c.quote, text) for c in found)
     assert found[-1].value == "github.com/acme/deploy"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from datetime import date
+from enum import StrEnum
 
 from .extract_rules_wide import FIRST, WIDE
 from .extractor import Candidate, EntryText
@@ -150,7 +151,17 @@ def _fact(kind: str, m: re.Match[str], sentence: str) -> tuple[str, str, str]:
     return entity, slug(value, 3, "_"), value
 
 
-def extract_sentence(entry_id: str, sentence: str) -> Candidate | None:
+class RulesGrammar(StrEnum):
+    """base: the grammar alone (the default). wide: extract_rules_wide's
+    patterns too; on the held-out half it finds more facts and more wrong
+    ones (docs/dreaming.md), so it is the operator's choice."""
+
+    BASE = "base"
+    WIDE = "wide"
+
+
+def extract_sentence(entry_id: str, sentence: str,
+                     grammar: RulesGrammar = RulesGrammar.BASE) -> Candidate | None:
     text = sentence.strip()
     core = text.strip("\"“” ").rstrip(".!,\"” ")
     core = QUOTED_AFTER_LABEL.sub(r"\1", core)  # 'User said: "always ...' reads as a rule
@@ -165,7 +176,8 @@ def extract_sentence(entry_id: str, sentence: str) -> Candidate | None:
         day, rest = dated
         return Candidate(entry_id, "EVENT", slug(rest, 2, "-"), "event", rest or core,
                          text, day.isoformat() if day else None)
-    for kind, pattern in (*FIRST, *PATTERNS, *WIDE):
+    patterns = (*FIRST, *PATTERNS, *WIDE) if grammar is RulesGrammar.WIDE else PATTERNS
+    for kind, pattern in patterns:
         m = pattern.match(core)
         if m:
             entity, attribute, value = _fact(kind, m, core)
@@ -174,14 +186,15 @@ def extract_sentence(entry_id: str, sentence: str) -> Candidate | None:
     return None
 
 
-def extract_text(entry_id: str, sentence: str) -> list[Candidate]:
+def extract_text(entry_id: str, sentence: str,
+                 grammar: RulesGrammar = RulesGrammar.BASE) -> list[Candidate]:
     """The sentence's fact, then one per clause (split at ";") of a kind the
     sentence did not already yield: "We went with X; the config is at Y"."""
-    found = [c for c in [extract_sentence(entry_id, sentence)] if c is not None]
+    found = [c for c in [extract_sentence(entry_id, sentence, grammar)] if c is not None]
     if ";" not in sentence:
         return found
     for clause in sentence.split(";"):
-        c = extract_sentence(entry_id, clause)
+        c = extract_sentence(entry_id, clause, grammar)
         if c is not None and c.kind not in {f.kind for f in found}:
             found.append(c)
     return found
@@ -191,9 +204,12 @@ class RulesExtractor:
     name = "rules"
     model = ""
 
+    def __init__(self, grammar: RulesGrammar = RulesGrammar.BASE) -> None:
+        self.grammar = grammar
+
     async def extract(self, entries: list[EntryText]) -> list[Candidate]:
         out = []
         for entry in entries:
             for m in SENTENCE.finditer(entry.text):
-                out += extract_text(entry.id, m.group(0))
+                out += extract_text(entry.id, m.group(0), self.grammar)
         return out
