@@ -212,6 +212,10 @@ def extraction(rules: Artefact | None, openai: Artefact | None) -> list[str]:
                 f"({ho['micro_precision']} and {ho['micro_recall']} held out); facts from chatter "
                 f"entries: {ex['facts_from_chatter']}. The baseline (every sentence a STATE fact): "
                 f"precision {base['micro_precision']}, recall {base['micro_recall']}.", ""]
+        if "tune_b" in d:  # the grammar's second tuning set, cut from the old held-out file
+            tb = d["tune_b"]
+            out[-1:] = [f"Second tuning set ({tb['entries']} entries, `{d['tune_b_data']}`): "
+                        f"precision {tb['micro_precision']}, recall {tb['micro_recall']}.", ""]
     if openai:
         d = openai.load()
         out += [f"The `openai` backend with `{d['model']}` (batches of {d['batch']}): micro "

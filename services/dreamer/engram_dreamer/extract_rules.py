@@ -1,25 +1,36 @@
 """The `rules` extractor: explicit statements only, no model.
 
-One fact at most per sentence, from a small documented grammar: known
-risks, dated events, always/never rules, decisions, preferences, locations
-(paths, URLs) and "X uses / runs on / 's Y is Z" states. Questions, hedges
-and progress notes yield nothing. The quote is always the sentence itself,
-so every fact it proposes is anchored verbatim."""
+One fact at most per sentence (and per ";" clause of another kind), from a
+small documented grammar (here and in extract_rules_wide): known risks,
+dated events, always/never rules, decisions, preferences, locations (paths,
+URLs) and "X uses / runs on / 's Y is Z" states. Questions, hedges and
+progress notes yield nothing. The quote is always the sentence (or clause)
+itself, so every fact it proposes is anchored verbatim."""
 
 from __future__ import annotations
 
 import re
 from datetime import date
+from enum import StrEnum
 
+from .extract_rules_wide import FIRST, WIDE
 from .extractor import Candidate, EntryText
 
-SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?](?![\w/])|$)|[^\n]+")
+# A dot or mark followed by a word character ("3.11", "e.g", "a.md") does not end
+# a sentence; the two branches never overlap, so the split is linear.
+SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[\w/]))+(?:[.!?]+|(?=\n)|$)")
 HEDGE = re.compile(r"^(?:maybe|perhaps|might|could|should we|i think|i wonder|not sure|"
                    r"probably|let'?s|running|working on|looking into|hi|hello|thanks|ok|"
                    r"okay|todo|wip|just|still|trying|will check|checking)\b", re.I)
 MONTHS: str = "jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec"
 DATE = re.compile(r"\b(?:on\s+)?(?:(\d{4})-(\d{2})-(\d{2})|(" + MONTHS + r")[a-z]*\.?\s+(\d{1,2})"
                   r"(?:st|nd|rd|th)?,?\s+(\d{4}))\b", re.I)
+DATE_DMY = re.compile(r"\b(?:on\s+)?(\d{1,2})(?:st|nd|rd|th)?\s+(" + MONTHS + r")[a-z]*\.?,?\s+"
+                      r"(\d{4})\b", re.I)
+DATE_SLASH = re.compile(r"\b(?:on\s+)?(\d{1,2})/(\d{1,2})/(\d{4})\b")
+QUOTED_AFTER_LABEL = re.compile(r"^([\w ,'-]{0,40}?:\s*)[\"\u201c]")
+QUESTION = re.compile(r"\?(?![\w/=&])")  # not the "?" of a URL's query
+AS_OF = re.compile(r"^as of\s*,?\s*", re.I)
 URL_OR_PATH = (r"(?:[a-z][a-z0-9+.-]*://[^\s,;]+[^\s,;.]|~?/[\w./*-]*[\w*/]|"
                r"[\w.-]+(?:/[\w.*-]+)+/?|\.?[\w-]*\.(?:md|ya?ml|json|toml|txt|example|env|cfg|"
                r"ini|py|sh)\b)")
@@ -86,36 +97,57 @@ STOP = {"the", "a", "an", "to", "of", "for", "on", "in", "with", "and", "our", "
         "only", "should", "use", "using"}
 
 
+SELF = {"general", "i", "user", "team", "we", "my", "me"}
+
+
 def slug(text: str, words: int, sep: str) -> str:
     tokens = [t for t in re.findall(r"[a-z0-9]+", text.lower()) if t not in STOP]
     return sep.join(tokens[:words]) or "general"
 
 
-def event_date(sentence: str) -> tuple[date, str] | None:
-    m = DATE.search(sentence)
+def event_date(sentence: str) -> tuple[date | None, str] | None:
+    """The sentence's date, if it names one, and the sentence without it. A
+    slashed date that reads both ways ("04/05/2025") is an event without a day."""
+    m = DATE.search(sentence) or DATE_DMY.search(sentence) or DATE_SLASH.search(sentence)
     if not m:
         return None
-    if m.group(1):
-        day = date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
-    else:
-        month = MONTHS.split("|").index(m.group(4).lower()[:3]) + 1
-        day = date(int(m.group(6)), month, int(m.group(5)))
-    rest = (sentence[:m.start()] + sentence[m.end():]).strip(" ,.")
-    return day, re.sub(r"\s+", " ", rest)
+    rest = re.sub(r"\s+", " ", (sentence[:m.start()] + sentence[m.end():]).strip(" ,."))
+    try:
+        if m.re is DATE and m.group(1):
+            return date(int(m.group(1)), int(m.group(2)), int(m.group(3))), rest
+        if m.re is DATE:
+            return date(int(m.group(6)), month_number(m.group(4)), int(m.group(5))), rest
+        if m.re is DATE_DMY:
+            return date(int(m.group(3)), month_number(m.group(2)), int(m.group(1))), rest
+        a, b, year = int(m.group(1)), int(m.group(2)), int(m.group(3))
+        if a <= 12 and b <= 12 and a != b:
+            return None, rest
+        return date(year, b, a) if a > 12 else date(year, a, b), rest
+    except ValueError:  # "2025-13-45" is not a date: the sentence is read without one
+        return None
+
+
+def month_number(name: str) -> int:
+    return MONTHS.split("|").index(name.lower()[:3]) + 1
 
 
 def _fact(kind: str, m: re.Match[str], sentence: str) -> tuple[str, str, str]:
     groups = {k: v for k, v in m.groupdict().items() if v}
     value = (groups.get("v") or groups.get("v2") or groups.get("v3") or sentence).strip()
+    if kind == "STATE" and "a" not in groups:  # "X is <number>": the subject names it
+        return slug(groups["e"], 4, "-"), "value", value
     if kind == "STATE":
         verb = groups["a"].lower()
         attribute = ATTRIBUTE_OF_VERB.get(verb, "deployed_to" if verb.startswith(
             "is deployed") else slug(verb, 3, "_"))
         return slug(groups["e"], 4, "-"), attribute, value
     if kind == "REFERENCE":
-        return slug(groups["e"], 4, "-"), "location", value
-    if kind == "PREFERENCE":
-        return "user", slug(value, 3, "_"), value
+        return slug(groups.get("e", ""), 4, "-"), "location", value
+    if kind == "EVENT":
+        return slug(value, 2, "-"), "event", value
+    if kind == "PREFERENCE":  # whose: a named subject ("Sam prefers"), else the user
+        who = slug(groups.get("s", ""), 3, "-")
+        return (who if who not in SELF else "user"), slug(value, 3, "_"), value
     if kind == "RESIDUAL" and "e" in groups:
         return slug(groups["e"], 3, "-"), "no_" + slug(groups["a"], 2, "_"), value
     target = re.search(r"\b(?:for|in|on)\s+(?:the\s+)?([\w-]+(?: [\w-]+)?)", value)
@@ -123,33 +155,65 @@ def _fact(kind: str, m: re.Match[str], sentence: str) -> tuple[str, str, str]:
     return entity, slug(value, 3, "_"), value
 
 
-def extract_sentence(entry_id: str, sentence: str) -> Candidate | None:
+class RulesGrammar(StrEnum):
+    """base: the grammar alone (the default). wide: extract_rules_wide's
+    patterns too; on the held-out half it finds more facts and more wrong
+    ones (docs/dreaming.md), so it is the operator's choice."""
+
+    BASE = "base"
+    WIDE = "wide"
+
+
+def extract_sentence(entry_id: str, sentence: str,
+                     grammar: RulesGrammar = RulesGrammar.BASE) -> Candidate | None:
     text = sentence.strip()
-    core = text.rstrip(".! ")
-    if not core or "?" in core or HEDGE.match(core) or len(core.split()) < 3:
+    core = text.strip("\"“” ").rstrip(".!,\"” ")
+    core = QUOTED_AFTER_LABEL.sub(r"\1", core)  # 'User said: "always ...' reads as a rule
+    if not core or QUESTION.search(core) or HEDGE.match(core) or len(core.split()) < 3:
         return None
     dated = event_date(core)
-    if dated and not re.match(r"^(?:always|never|do not|must)\b", core, re.I):
+    valid_from = None
+    if dated and AS_OF.match(core):  # "As of <date>, X is Y": a state, valid from then
+        day, core = dated[0], AS_OF.sub("", dated[1])
+        valid_from = day.isoformat() if day else None
+    elif dated and not re.match(r"^(?:always|never|do not|must)\b", core, re.I):
         day, rest = dated
         return Candidate(entry_id, "EVENT", slug(rest, 2, "-"), "event", rest or core,
-                         text, day.isoformat())
-    for kind, pattern in PATTERNS:
+                         text, day.isoformat() if day else None)
+    patterns = (*FIRST, *PATTERNS, *WIDE) if grammar is RulesGrammar.WIDE else PATTERNS
+    for kind, pattern in patterns:
         m = pattern.match(core)
         if m:
             entity, attribute, value = _fact(kind, m, core)
-            return Candidate(entry_id, kind, entity, attribute, value.rstrip(".! "), text, None)
+            return Candidate(entry_id, kind, entity, attribute, value.rstrip(".! "), text,
+                             valid_from)
     return None
+
+
+def extract_text(entry_id: str, sentence: str,
+                 grammar: RulesGrammar = RulesGrammar.BASE) -> list[Candidate]:
+    """The sentence's fact, then one per clause (split at ";") of a kind the
+    sentence did not already yield: "We went with X; the config is at Y"."""
+    found = [c for c in [extract_sentence(entry_id, sentence, grammar)] if c is not None]
+    if ";" not in sentence:
+        return found
+    for clause in sentence.split(";"):
+        c = extract_sentence(entry_id, clause, grammar)
+        if c is not None and c.kind not in {f.kind for f in found}:
+            found.append(c)
+    return found
 
 
 class RulesExtractor:
     name = "rules"
     model = ""
 
+    def __init__(self, grammar: RulesGrammar = RulesGrammar.BASE) -> None:
+        self.grammar = grammar
+
     async def extract(self, entries: list[EntryText]) -> list[Candidate]:
         out = []
         for entry in entries:
             for m in SENTENCE.finditer(entry.text):
-                found = extract_sentence(entry.id, m.group(0))
-                if found is not None:
-                    out.append(found)
+                out += extract_text(entry.id, m.group(0), self.grammar)
         return out

@@ -30,7 +30,7 @@ MIGRATIONS = Path(__file__).parent / "migrations"
 
 def build_extractor(s: DreamerSettings) -> Extractor | None:
     if s.extractor == "rules":
-        return RulesExtractor()
+        return RulesExtractor(s.rules_grammar)
     if s.extractor == "openai":
         if not s.llm_base_url or not s.llm_model:
             raise SystemExit("dreamer refuses to start: ENGRAM_EXTRACTOR=openai needs "

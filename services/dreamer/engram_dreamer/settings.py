@@ -4,6 +4,8 @@ from pydantic import Field, SecretStr
 
 from engram_kit.settings import DatabaseSettings, NatsSettings, ServiceSettings
 
+from .extract_rules import RulesGrammar
+
 
 class DreamerSettings(ServiceSettings, DatabaseSettings, NatsSettings):
     service_name: str = "dreamer"
@@ -18,6 +20,9 @@ class DreamerSettings(ServiceSettings, DatabaseSettings, NatsSettings):
     # rules: the deterministic extractor (default, no model); openai: an
     # OpenAI-compatible chat endpoint; none: no consolidation, said plainly.
     extractor: str = "rules"
+    # rules: base (the default) or wide (more facts found, more of them wrong:
+    # docs/dreaming.md has the held-out figures of each).
+    rules_grammar: RulesGrammar = RulesGrammar.BASE
     llm_base_url: str = ""
     llm_model: str = ""
     llm_api_key: SecretStr = SecretStr("")
