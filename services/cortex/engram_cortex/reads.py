@@ -18,7 +18,7 @@ from engram_kit.vocab import Verdict
 from . import repo, repo_freshness
 from . import repo_conflicts as conflicts
 from .normalise import attribute_name, entity_name
-from .repo_search import ranked
+from .repo_search import holds_searchable, ranked
 from .search_args import briefing_limit, check_query
 from .session_changes import record_served
 from .settings import CortexSettings
@@ -93,6 +93,15 @@ class FactReader:
         """Live facts near the query (dense) or matching its words (lexical)."""
         vector = await self.query_vector(ctx, query, top_k)
         return await self.search_by(ctx, query, top_k, vector)
+
+    async def searchable(self, ctx: CallerContext, query: str, top_k: int) -> bool:
+        """Whether the namespace holds anything for a facts search (the
+        arguments are checked first): a namespace with no facts skips the
+        query's encode and both scans."""
+        check_query(query, top_k, self._s)
+        ns = ctx.require_namespace()
+        async with tenant_tx(self._pool, ns) as conn:
+            return await holds_searchable(conn, ns)
 
     async def query_vector(self, ctx: CallerContext, query: str,
                            top_k: int) -> np.ndarray | None:

@@ -110,6 +110,8 @@ class FactsServicer(rpc.CortexFactsServicer):
     async def SearchFacts(self, request: pb.SearchFactsRequest,
                           context: Any) -> pb.SearchFactsResponse:
         caller = current_caller()
+        if not await self._d.reader.searchable(caller, request.query, request.top_k):
+            return pb.SearchFactsResponse()
         # One encode for both (memory_search's facts and world blocks).
         vector = await self._d.reader.query_vector(caller, request.query, request.top_k)
         found, world = await asyncio.gather(
