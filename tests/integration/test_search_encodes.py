@@ -9,7 +9,7 @@ import uuid
 from typing import Any
 
 import httpx
-from mcp import ClientSession
+from mcp import Client
 from prometheus_client.parser import text_string_to_metric_families
 
 from engram_cli.stack import Stack
@@ -25,7 +25,7 @@ def embed_calls(stack: Stack) -> float:
                and s.labels.get("method") == "Embed")
 
 
-async def fewest_encodes(stack: Stack, client: ClientSession, ns: str,
+async def fewest_encodes(stack: Stack, client: Client, ns: str,
                          query: str) -> tuple[float, dict[str, Any]]:
     """Other work of the shared stack may call the embedder meanwhile: the
     fewest calls over a few searches is a search's own."""
