@@ -1,7 +1,8 @@
-"""The Embed RPCs of one memory_search: memory encodes its query; the cortex
-encodes it once for both its facts and world blocks, and not at all in a
-namespace that holds no facts (an index probe says so; read per call, so the
-first fact to land is searched at once)."""
+"""The Embed RPCs of one memory_search: one. The gateway encodes the query
+and passes the vector to memory and the cortex (which serves its facts and
+world blocks by it); in a namespace that holds no facts the cortex does not
+search at all (an index probe says so; read per call, so the first fact to
+land is searched at once)."""
 
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ async def test_a_search_in_a_namespace_without_facts_encodes_once(stack: Stack):
         await call(client, "memory_store", {"text": "Caroline moved to Denver.",
                                             "namespace": ns})
         encodes, reply = await fewest_encodes(stack, client, ns, "where does Caroline live")
-        assert encodes == 1  # memory's; the cortex has nothing to search
+        assert encodes == 1
         assert reply["entries"] and reply["facts"] == [] and reply["world"] == []
 
 
@@ -56,7 +57,7 @@ async def test_the_first_fact_is_searched_at_once(stack: Stack):
         await call(client, "fact_set", {"entity": "release-train", "attribute": "day",
                                         "value": "Thursday", "namespace": ns})
         encodes, reply = await fewest_encodes(stack, client, ns, "release train day")
-        assert encodes == 2  # memory's and the cortex's, one for facts and world
+        assert encodes == 1  # the gateway's, passed to memory and the cortex
         assert [f["value"] for f in reply["facts"]] == ["Thursday"]
 
 
