@@ -50,6 +50,20 @@ def test_breakdown_attributes_a_lone_store_by_difference():
     assert d["embedder_own_work"] == 0.9
 
 
+def test_breakdown_of_a_search_takes_the_gateways_encode_out_of_its_hop():
+    stage = "engram_rpc_stage_seconds"
+    after = {
+        **_hist("engram_gateway_tool_latency_seconds", {"tool": "memory_search"}, 0.2, 10),
+        **_hist(stage, {"service": "gateway", "method": "memory_search", "stage": "embed"},
+                0.08, 10),
+        **_hist("engram_rpc_latency_seconds", {"service": "memory", "method": "Search"},
+                0.1, 10),
+    }
+    got = breakdown("search", {}, after, n_ops=10, client_mean_ms=25.0)
+    assert got["spans"]["gateway_embed_call"] == {"ms_per_call": 8.0, "runs_per_call": 1.0}
+    assert got["derived_ms"]["gateway_to_memory_hop_and_gateway_work"] == 2.0  # 20 - 8 - 10
+
+
 def test_each_timed_text_is_its_own_so_no_cache_answers():
     assert unique("Caroline: hi", 3) != unique("Caroline: hi", 4)
 
