@@ -18,6 +18,11 @@ SDK client, one after the other, so both meet the same moment's load:
    searches, for S seconds, in rounds alternating engram and the peer
    (after each engram round its queues drain before the next round); the
    deferred encodes' CPU counts here.
+4. back to back (run first, on empty stores): phases 2 and 3 again with
+   nothing waited for, untimed, between calls or rounds: an agent storing
+   several memories in a row meets engram's deferred encodes on its next
+   calls, and a small bank is where most agents start. Reported as its own
+   regime (`back_to_back`) beside the settled one.
 
 The peer is installed into a venv of its own under .cache/ (CPU torch first;
 reliability_peer_daemon says how and why it embeds with MiniLM). It keeps
@@ -80,6 +85,7 @@ from engram_cli.stack import Stack
 from engram_embedder.backend import SentenceTransformerBackend
 
 WARMUP = 5
+B2B_SCOPE = "peers-b2b"
 # The targets of issue 25 (engram / peer).
 SEQ_P50_RATIO_MAX, SEQ_P95_RATIO_MAX = 1.5, 1.5
 
@@ -232,12 +238,48 @@ async def recall(eng: Target, peer: Target, convs: list[Conversation], dsn: str,
 # --------------------------------------------------------------------- latency
 
 
-async def latency(stack: Stack, eng: Target, peer: Target, convs: list[Conversation],
-                  sizes: argparse.Namespace, out: Any) -> dict[str, Any]:
+def workload(convs: list[Conversation], lone_n: int) -> tuple[list[str], list[str],
+                                                              list[str], list[str]]:
+    """All turns and questions, and the `lone_n` of each the sequential phase calls."""
     texts = [t.text for c in convs for t in c.turns]
     queries = [q.question for c in convs for q in c.questions]
-    step = max(1, len(texts) // sizes.lone_n)
-    lone_texts, lone_queries = texts[::step][:sizes.lone_n], (queries * 2)[:sizes.lone_n]
+    step = max(1, len(texts) // lone_n)
+    return texts, queries, texts[::step][:lone_n], (queries * 2)[:lone_n]
+
+
+async def back_to_back(eng: Target, peer: Target, convs: list[Conversation],
+                       sizes: argparse.Namespace, dsn: str, out: Any) -> dict[str, Any]:
+    """Both stores empty, every call straight after the one before: no
+    settle, no drain between rounds (engram's deferred encodes compete with
+    the timed calls, as they do for an agent storing several in a row)."""
+    texts, queries, lone_texts, lone_queries = workload(convs, sizes.lone_n)
+    seq = await sequential([eng, peer], lone_texts, lone_queries, B2B_SCOPE, WARMUP)
+    out.write(f"back to back, sequential: {seq}\n")
+    rounds: dict[str, list[dict[str, Any]]] = {"engram": [], "peer": []}
+    for r in range(sizes.rounds):
+        for t in (eng, peer) if r % 2 == 0 else (peer, eng):
+            rounds[t.name].append(await concurrent(t, sizes.clients, sizes.concurrent_s, texts,
+                                                   queries, f"{B2B_SCOPE}-load-r{r}",
+                                                   seed=100 * r + 7))
+    conc = {name: merge_rounds(rs) for name, rs in rounds.items()}
+    deferred = DeferredWork(dsn)
+    try:
+        await deferred.wait(600.0)  # untimed: the next phases start settled
+    finally:
+        await deferred.close()
+    return {"sequential": seq, "concurrent": conc,
+            "ratios_engram_over_peer": latency_ratios(seq, conc)}
+
+
+def b2b_namespaces(sizes: argparse.Namespace) -> list[str]:
+    return [B2B_SCOPE, f"{B2B_SCOPE}-warmup",
+            *(f"{B2B_SCOPE}-load-r{r}-c{i}" for r in range(sizes.rounds)
+              for i in range(sizes.clients))]
+
+
+async def latency(stack: Stack, eng: Target, peer: Target, convs: list[Conversation],
+                  sizes: argparse.Namespace, out: Any) -> dict[str, Any]:
+    texts, queries, lone_texts, lone_queries = workload(convs, sizes.lone_n)
     ports = {n: stack.topology.services[n].ports for n in ("memory", "embedder", "cortex")}
     urls = [stack.mcp_url.rsplit("/mcp", 1)[0] + "/metrics",
             *(f"http://127.0.0.1:{ports[n][p]}/metrics"
@@ -286,16 +328,21 @@ def ratio(a: float | None, b: float | None) -> float | None:
     return round(a / b, 2) if a and b else None
 
 
+def latency_ratios(seq: dict[str, Any], conc: dict[str, Any]) -> dict[str, float | None]:
+    ratios = {f"sequential_{op}_{q}": ratio(seq["engram"][op].get(q), seq["peer"][op].get(q))
+              for op in ("store", "search") for q in ("p50_ms", "p95_ms")}
+    ratios["concurrent_ops_per_s"] = ratio(conc["engram"]["ops_per_s"], conc["peer"]["ops_per_s"])
+    ratios["concurrent_p99_ms"] = ratio(conc["engram"]["p99_ms"], conc["peer"]["p99_ms"])
+    return ratios
+
+
 def verdicts(rec: dict[str, Any], lat: dict[str, Any]) -> dict[str, Any]:
     """engram / peer for each number, and the issue's targets as met or not."""
     seq, conc = lat["sequential"], lat["concurrent"]
-    ratios = {f"sequential_{op}_{q}": ratio(seq["engram"][op].get(q), seq["peer"][op].get(q))
-              for op in ("store", "search") for q in ("p50_ms", "p95_ms")}
+    ratios = latency_ratios(seq, conc)
     ratios.update({f"recall_phase_{op}_{q}": ratio(rec["engram"][op].get(q),
                                                   rec["peer"][op].get(q))
                    for op in ("store", "search") for q in ("p50_ms", "p95_ms")})
-    ratios["concurrent_ops_per_s"] = ratio(conc["engram"]["ops_per_s"], conc["peer"]["ops_per_s"])
-    ratios["concurrent_p99_ms"] = ratio(conc["engram"]["p99_ms"], conc["peer"]["p99_ms"])
     ratios["recall_turn_r10"] = ratio(rec["engram"]["recall"]["turn"]["r@10"],
                                       rec["peer"]["recall"]["turn"]["r@10"])
     cats = {c: (v["turn"]["r@10"], rec["peer"]["recall"]["per_category"][c]["turn"]["r@10"])
@@ -363,9 +410,10 @@ def main() -> int:
         token = stack.principals.create(
             "peers", "agent", [*(c.namespace for c in convs), "peers-lone", "peers-lone-warmup",
                                *(f"peers-load-r{r}-c{i}" for r in range(args.rounds)
-                                 for i in range(args.clients))])
+                                 for i in range(args.clients)), *b2b_namespaces(args)])
         eng, pt = engram_target(stack, token), peer_target(peer)
         encode_idle = idle_encode_p50_ms(encoder, [t.text for t in convs[0].turns][:100])
+        b2b = asyncio.run(back_to_back(eng, pt, convs, args, stack.service_dsn("memory"), out))
         rec = asyncio.run(recall(eng, pt, convs, stack.service_dsn("memory"), out))
         lat = asyncio.run(latency(stack, eng, pt, convs, args, out))
     finally:
@@ -389,7 +437,7 @@ def main() -> int:
                     "turns": sum(len(c.turns) for c in convs),
                     "questions": sum(len(c.questions) for c in convs)},
         "encode_idle_p50_ms": encode_idle,
-        "recall_phase": rec, **lat, **verdicts(rec, lat),
+        "recall_phase": rec, **lat, **verdicts(rec, lat), "back_to_back": b2b,
         "settings": {"top_k_recall": TOP_K, "top_k_latency": 10, "lone_n": args.lone_n,
                      "clients": args.clients, "concurrent_s": args.concurrent_s,
                      "rounds": args.rounds, "warmup": WARMUP,
@@ -408,6 +456,8 @@ def main() -> int:
                   f"{s['store']['p95_ms']} | search p50 {s['search']['p50_ms']} p95 "
                   f"{s['search']['p95_ms']} | x{args.clients}: {c['ops_per_s']} ops/s "
                   f"p99 {c['p99_ms']} ms\n")
+    out.write(f"back to back (empty stores, nothing waited for), engram / peer: "
+              f"{b2b['ratios_engram_over_peer']}\n")
     out.write(f"targets: {result['targets_met']}\nwrote {shown(path)}\n")
     return 0
 

@@ -187,6 +187,8 @@ SPANS = {
     ],
     "search": [
         ("gateway_tool", "engram_gateway_tool_latency_seconds", {"tool": "memory_search"}),
+        ("gateway_embed_call", "engram_rpc_stage_seconds",
+         {"service": "gateway", "method": "memory_search", "stage": "embed"}),
         ("memory_handler", "engram_rpc_latency_seconds", {"service": "memory",
                                                           "method": "Search"}),
         ("memory_embed_call", "engram_rpc_stage_seconds",
@@ -250,7 +252,10 @@ def breakdown(op: str, before: dict, after: dict, n_ops: int,
         - ms("embedder_encode"),
     }
     if op == "search":
-        derived["memory_to_embedder_hops"] = None  # cortex's embeds share the embedder
+        # The gateway encodes the query before it calls memory and the cortex.
+        derived["gateway_to_memory_hop_and_gateway_work"] = (
+            ms("gateway_tool") - ms("gateway_embed_call") - ms("memory_handler"))
+        derived["memory_to_embedder_hops"] = None  # the embedder serves several callers
         derived["embedder_own_work"] = None
     return {"spans": spans, "derived_ms": {k: None if v is None else round(v, 2)
                                            for k, v in derived.items()}}

@@ -17,12 +17,13 @@ import grpc
 import numpy as np
 from prometheus_client import Counter
 
-from engram.v1 import embedder_pb2, embedder_pb2_grpc
+from engram.v1 import common_pb2, embedder_pb2, embedder_pb2_grpc
 
 from .context import CallerContext
 from .errors import DomainError
 from .grpc_client import Caller, open_channel
 from .metrics import stage
+from .query_vector import accepted
 from .runtime import sleep_or_stop
 
 log = logging.getLogger(__name__)
@@ -106,6 +107,13 @@ class EmbedderClient:
                 with contextlib.suppress(EmbeddingSpaceMismatch):
                     await self.verify(timeout_s=1.0)
             await sleep_or_stop(stop, 0.5)
+
+    async def embed_query(self, text: str, ctx: CallerContext,
+                          given: common_pb2.QueryVector | None = None) -> np.ndarray | None:
+        """The query's vector: the one the caller passed along when it is of
+        this store's space (no Embed call), else encoded here."""
+        vector = None if given is None else accepted(given, self.expected)
+        return vector if vector is not None else await self.embed_one(text, ctx, query=True)
 
     async def embed_one(self, text: str, ctx: CallerContext, *, query: bool) -> np.ndarray | None:
         if not await self._ready():

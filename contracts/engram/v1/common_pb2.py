@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x65ngram/v1/common.proto\x12\tengram.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"p\n\rCallerContext\x12\x11\n\tprincipal\x18\x01 \x01(\t\x12\x11\n\tnamespace\x18\x02 \x01(\t\x12\x11\n\tclient_id\x18\x03 \x01(\t\x12\x12\n\nsession_id\x18\x04 \x01(\t\x12\x12\n\nrequest_id\x18\x05 \x01(\t\",\n\x0bPageRequest\x12\r\n\x05limit\x18\x01 \x01(\x05\x12\x0e\n\x06\x63ursor\x18\x02 \x01(\t\"\x1f\n\x08PageInfo\x12\x13\n\x0bnext_cursor\x18\x01 \x01(\t\";\n\x0b\x45rrorDetail\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\r\n\x05\x66ield\x18\x03 \x01(\t\"\xa1\x01\n\x15\x46orgetByWriterRequest\x12\x11\n\tprincipal\x18\x01 \x01(\t\x12)\n\x05since\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12)\n\x05until\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0e\n\x06reason\x18\x04 \x01(\t\x12\x0f\n\x07\x64ry_run\x18\x05 \x01(\x08\"B\n\x16\x46orgetByWriterResponse\x12\x0b\n\x03ids\x18\x01 \x03(\t\x12\x0c\n\x04more\x18\x02 \x01(\x08\x12\r\n\x05limit\x18\x03 \x01(\x05\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x65ngram/v1/common.proto\x12\tengram.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"p\n\rCallerContext\x12\x11\n\tprincipal\x18\x01 \x01(\t\x12\x11\n\tnamespace\x18\x02 \x01(\t\x12\x11\n\tclient_id\x18\x03 \x01(\t\x12\x12\n\nsession_id\x18\x04 \x01(\t\x12\x12\n\nrequest_id\x18\x05 \x01(\t\",\n\x0bPageRequest\x12\r\n\x05limit\x18\x01 \x01(\x05\x12\x0e\n\x06\x63ursor\x18\x02 \x01(\t\"\x1f\n\x08PageInfo\x12\x13\n\x0bnext_cursor\x18\x01 \x01(\t\";\n\x0b\x45rrorDetail\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\r\n\x05\x66ield\x18\x03 \x01(\t\"\xa1\x01\n\x15\x46orgetByWriterRequest\x12\x11\n\tprincipal\x18\x01 \x01(\t\x12)\n\x05since\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12)\n\x05until\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0e\n\x06reason\x18\x04 \x01(\t\x12\x0f\n\x07\x64ry_run\x18\x05 \x01(\x08\"B\n\x16\x46orgetByWriterResponse\x12\x0b\n\x03ids\x18\x01 \x03(\t\x12\x0c\n\x04more\x18\x02 \x01(\x08\x12\r\n\x05limit\x18\x03 \x01(\x05\"E\n\x0bQueryVector\x12\x14\n\x0cvector_f32le\x18\x01 \x01(\x0c\x12\r\n\x05model\x18\x02 \x01(\t\x12\x11\n\tdimension\x18\x03 \x01(\x05\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -44,4 +44,6 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_FORGETBYWRITERREQUEST']._serialized_end=486
   _globals['_FORGETBYWRITERRESPONSE']._serialized_start=488
   _globals['_FORGETBYWRITERRESPONSE']._serialized_end=554
+  _globals['_QUERYVECTOR']._serialized_start=556
+  _globals['_QUERYVECTOR']._serialized_end=625
 # @@protoc_insertion_point(module_scope)

@@ -70,3 +70,13 @@ class ForgetByWriterResponse(_message.Message):
     more: bool
     limit: int
     def __init__(self, ids: _Optional[_Iterable[str]] = ..., more: _Optional[bool] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class QueryVector(_message.Message):
+    __slots__ = ("vector_f32le", "model", "dimension")
+    VECTOR_F32LE_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    DIMENSION_FIELD_NUMBER: _ClassVar[int]
+    vector_f32le: bytes
+    model: str
+    dimension: int
+    def __init__(self, vector_f32le: _Optional[bytes] = ..., model: _Optional[str] = ..., dimension: _Optional[int] = ...) -> None: ...

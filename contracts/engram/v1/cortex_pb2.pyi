@@ -311,12 +311,14 @@ class ResolveConflictResponse(_message.Message):
     def __init__(self, conflict: _Optional[_Union[Conflict, _Mapping]] = ...) -> None: ...
 
 class SearchFactsRequest(_message.Message):
-    __slots__ = ("query", "top_k")
+    __slots__ = ("query", "top_k", "query_vector")
     QUERY_FIELD_NUMBER: _ClassVar[int]
     TOP_K_FIELD_NUMBER: _ClassVar[int]
+    QUERY_VECTOR_FIELD_NUMBER: _ClassVar[int]
     query: str
     top_k: int
-    def __init__(self, query: _Optional[str] = ..., top_k: _Optional[int] = ...) -> None: ...
+    query_vector: _common_pb2.QueryVector
+    def __init__(self, query: _Optional[str] = ..., top_k: _Optional[int] = ..., query_vector: _Optional[_Union[_common_pb2.QueryVector, _Mapping]] = ...) -> None: ...
 
 class SearchFactsResponse(_message.Message):
     __slots__ = ("facts", "world")

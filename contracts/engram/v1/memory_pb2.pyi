@@ -103,7 +103,7 @@ class StoreResponse(_message.Message):
     def __init__(self, id: _Optional[str] = ..., finding: _Optional[_Union[Finding, str]] = ..., related: _Optional[_Iterable[str]] = ..., superseded: _Optional[_Iterable[str]] = ..., embedded: _Optional[bool] = ..., entry: _Optional[_Union[Entry, _Mapping]] = ..., contested_with: _Optional[_Iterable[str]] = ..., reasserts_forgotten: _Optional[_Union[Tombstone, _Mapping]] = ...) -> None: ...
 
 class SearchRequest(_message.Message):
-    __slots__ = ("query", "top_k", "tags", "source", "since", "until", "explain", "episode", "as_of", "include_history")
+    __slots__ = ("query", "top_k", "tags", "source", "since", "until", "explain", "episode", "as_of", "include_history", "query_vector")
     QUERY_FIELD_NUMBER: _ClassVar[int]
     TOP_K_FIELD_NUMBER: _ClassVar[int]
     TAGS_FIELD_NUMBER: _ClassVar[int]
@@ -114,6 +114,7 @@ class SearchRequest(_message.Message):
     EPISODE_FIELD_NUMBER: _ClassVar[int]
     AS_OF_FIELD_NUMBER: _ClassVar[int]
     INCLUDE_HISTORY_FIELD_NUMBER: _ClassVar[int]
+    QUERY_VECTOR_FIELD_NUMBER: _ClassVar[int]
     query: str
     top_k: int
     tags: _containers.RepeatedScalarFieldContainer[str]
@@ -124,7 +125,8 @@ class SearchRequest(_message.Message):
     episode: str
     as_of: _timestamp_pb2.Timestamp
     include_history: bool
-    def __init__(self, query: _Optional[str] = ..., top_k: _Optional[int] = ..., tags: _Optional[_Iterable[str]] = ..., source: _Optional[str] = ..., since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., until: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., explain: _Optional[bool] = ..., episode: _Optional[str] = ..., as_of: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., include_history: _Optional[bool] = ...) -> None: ...
+    query_vector: _common_pb2.QueryVector
+    def __init__(self, query: _Optional[str] = ..., top_k: _Optional[int] = ..., tags: _Optional[_Iterable[str]] = ..., source: _Optional[str] = ..., since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., until: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., explain: _Optional[bool] = ..., episode: _Optional[str] = ..., as_of: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., include_history: _Optional[bool] = ..., query_vector: _Optional[_Union[_common_pb2.QueryVector, _Mapping]] = ...) -> None: ...
 
 class RankTrace(_message.Message):
     __slots__ = ("dense_rank", "lexical_rank", "dense_distance", "lexical_score", "rrf_score", "context_lift", "episode_lift", "term_lift")

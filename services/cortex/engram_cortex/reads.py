@@ -10,6 +10,7 @@ from datetime import datetime
 import asyncpg
 import numpy as np
 
+from engram.v1.common_pb2 import QueryVector
 from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.embedder_client import EmbedderClient
@@ -18,7 +19,7 @@ from engram_kit.vocab import Verdict
 from . import repo, repo_freshness
 from . import repo_conflicts as conflicts
 from .normalise import attribute_name, entity_name
-from .repo_search import ranked
+from .repo_search import holds_searchable, ranked
 from .search_args import briefing_limit, check_query
 from .session_changes import record_served
 from .settings import CortexSettings
@@ -94,12 +95,22 @@ class FactReader:
         vector = await self.query_vector(ctx, query, top_k)
         return await self.search_by(ctx, query, top_k, vector)
 
-    async def query_vector(self, ctx: CallerContext, query: str,
-                           top_k: int) -> np.ndarray | None:
+    async def searchable(self, ctx: CallerContext, query: str, top_k: int) -> bool:
+        """Whether the namespace holds anything for a facts search (the
+        arguments are checked first): a namespace with no facts skips the
+        query's encode and both scans."""
+        check_query(query, top_k, self._s)
+        ns = ctx.require_namespace()
+        async with tenant_tx(self._pool, ns) as conn:
+            return await holds_searchable(conn, ns)
+
+    async def query_vector(self, ctx: CallerContext, query: str, top_k: int,
+                           given: QueryVector | None = None) -> np.ndarray | None:
         """The query's vector (None: the embedder is down), for one encode
-        shared by the searches of one request; the arguments are checked first."""
+        shared by the searches of one request: `given`, the caller's, when it
+        is of this store's space; the arguments are checked first."""
         query, _ = check_query(query, top_k, self._s)
-        return await self._embedder.embed_one(query, ctx, query=True)
+        return await self._embedder.embed_query(query, ctx, given)
 
     async def search_by(self, ctx: CallerContext, query: str, top_k: int,
                         vector: np.ndarray | None) -> Served:

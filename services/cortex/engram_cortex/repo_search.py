@@ -28,3 +28,14 @@ async def ranked(conn: asyncpg.Connection, view: str, text_sql: str, query: str,
             query, top_k * 2):
         picked.setdefault(r["id"], r)
     return sorted(picked.values(), key=lambda r: -float(r["score"]))[:top_k]
+
+
+async def holds_searchable(conn: asyncpg.Connection, namespace: str) -> bool:
+    """Whether the namespace has any fact or live world fact to search: two
+    probes of the namespace-led slot indexes, no scan (RLS scopes them too).
+    Read per call, so the first fact to land is searched at once, on every
+    replica."""
+    return bool(await conn.fetchval(
+        "SELECT EXISTS (SELECT 1 FROM facts WHERE namespace = $1) "
+        "OR EXISTS (SELECT 1 FROM world_facts WHERE namespace = $1 AND retired_at IS NULL)",
+        namespace))

@@ -110,8 +110,11 @@ class FactsServicer(rpc.CortexFactsServicer):
     async def SearchFacts(self, request: pb.SearchFactsRequest,
                           context: Any) -> pb.SearchFactsResponse:
         caller = current_caller()
+        if not await self._d.reader.searchable(caller, request.query, request.top_k):
+            return pb.SearchFactsResponse()
         # One encode for both (memory_search's facts and world blocks).
-        vector = await self._d.reader.query_vector(caller, request.query, request.top_k)
+        vector = await self._d.reader.query_vector(caller, request.query, request.top_k,
+                                                   request.query_vector)
         found, world = await asyncio.gather(
             self._d.reader.search_by(caller, request.query, request.top_k, vector),
             self._d.world.search_by(caller, request.query, request.top_k, vector))

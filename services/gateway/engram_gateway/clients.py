@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from enum import StrEnum
 from typing import Any
 
@@ -14,10 +15,16 @@ from engram.v1 import (
     cortex_pb2,
     cortex_pb2_grpc,
     dreamer_pb2_grpc,
+    embedder_pb2,
+    embedder_pb2_grpc,
     memory_pb2_grpc,
 )
+from engram.v1.common_pb2 import QueryVector
 from engram_kit.context import CallerContext
+from engram_kit.errors import DomainError
 from engram_kit.grpc_client import Caller, open_channel
+from engram_kit.metrics import STAGE_LATENCY
+from engram_kit.query_vector import from_reply
 
 from .settings import GatewaySettings
 
@@ -60,6 +67,10 @@ class Backends:
         self._cortex = cortex_stubs(self._cortex_channel)
         self._dreamer_channel = open_channel(self._settings.dreamer_addr)
         self._dreamer = dreamer_pb2_grpc.DreamerServiceStub(self._dreamer_channel)
+        self._embedder_channel = open_channel(self._settings.embedder_addr) \
+            if self._settings.embedder_addr else None
+        self._embedder = None if self._embedder_channel is None else \
+            embedder_pb2_grpc.EmbedderServiceStub(self._embedder_channel)
         # The audit RPCs each auditing service serves beside its own.
         self._audit = {
             Service.MEMORY: audit_pb2_grpc.AuditServiceStub(self._memory_channel),
@@ -103,7 +114,29 @@ class Backends:
         return await self._caller.call(rpc, request, ctx, idempotent=resend, timeout_s=timeout,
                                        attempts=attempts)
 
+    async def query_vector(self, ctx: CallerContext, text: str) -> QueryVector | None:
+        """A search query's vector, for a search fanned out to several
+        services; None (each encodes its own, or degrades to lexical) when
+        no embedder is configured, it is down, or it fails."""
+        if self._embedder is None or not text.strip() or self._embedder_channel is None \
+                or self._embedder_channel.get_state() is grpc.ChannelConnectivity.TRANSIENT_FAILURE:
+            return None
+        started = time.perf_counter()
+        try:
+            reply = await self._caller.call(
+                self._embedder.Embed, embedder_pb2.EmbedRequest(
+                    texts=[text.strip()], kind=embedder_pb2.ENCODE_KIND_QUERY), ctx,
+                idempotent=True, attempts=1, timeout_s=self._settings.query_encode_timeout_s)
+        except DomainError:
+            return None
+        finally:  # the benchmarks' breakdown of a search reads it
+            STAGE_LATENCY.labels("gateway", "memory_search", "embed").observe(
+                time.perf_counter() - started)
+        return from_reply(reply)
+
     async def close(self) -> None:
+        if self._embedder_channel is not None:
+            await self._embedder_channel.close()
         await self._dreamer_channel.close()
         await self._cortex_channel.close()
         await self._memory_channel.close()
@@ -133,3 +166,6 @@ class Calls:
 
     async def dreamer(self, method: str, ctx: CallerContext, request: Any) -> Any:
         return await self.call(Service.DREAMER, method, ctx, request)
+
+    async def query_vector(self, ctx: CallerContext, text: str) -> QueryVector | None:
+        return await self._backends.query_vector(ctx, text)

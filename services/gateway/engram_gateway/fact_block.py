@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engram.v1 import cortex_pb2 as pb
+from engram.v1.common_pb2 import QueryVector
 from engram_kit.context import CallerContext
 from engram_kit.errors import DomainError
 
@@ -24,7 +25,7 @@ class FactBlocks:
 
 
 async def served_facts(backends: Calls, caller: CallerContext, query: str, top_k: int,
-                       historical: bool) -> FactBlocks:
+                       historical: bool, vector: QueryVector | None = None) -> FactBlocks:
     """The facts and world blocks of memory_search (the cortex matches
     both): live facts only, so a historical search (as_of /
     include_history) serves none rather than current ones."""
@@ -32,7 +33,8 @@ async def served_facts(backends: Calls, caller: CallerContext, query: str, top_k
         return FactBlocks(note="facts block omitted: as_of/include_history read entries only")
     try:
         reply = await backends.cortex("SearchFacts", caller,
-                                      pb.SearchFactsRequest(query=query, top_k=min(top_k, 10)))
+                                      pb.SearchFactsRequest(query=query, top_k=min(top_k, 10),
+                                                            query_vector=vector))
     except DomainError:
         return FactBlocks(note=FACTS_UNAVAILABLE)
     return FactBlocks([fact_item(f) for f in reply.facts], [world_item(w) for w in reply.world])

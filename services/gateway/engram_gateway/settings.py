@@ -24,6 +24,11 @@ class GatewaySettings(BaseSettings):
     coordination_addr: str = "127.0.0.1:8755"
     cortex_addr: str = "127.0.0.1:8752"
     dreamer_addr: str = "127.0.0.1:8754"
+    # memory_search encodes its query here once and passes the vector to memory
+    # and the cortex (one Embed call, not one each). Empty: each encodes its own.
+    embedder_addr: str = "127.0.0.1:8753"
+    # Past this the services are called without the vector and encode their own.
+    query_encode_timeout_s: float = 2.0
     call_timeout_s: float = 10.0
     # Extra Host header values accepted besides loopback (DNS-rebinding guard).
     allowed_hosts: list[str] = []

@@ -108,10 +108,15 @@ def search_request(a: Args) -> pb.SearchRequest:
 async def run_search(inv: Invocation) -> dict[str, Any]:
     """Entries and, for a search of the present, the matching facts and world facts."""
     a = inv.args
+    historical = bool(a["as_of"] or a["include_history"])
+    request = search_request(a)
+    # One encode for both services when both search (else memory encodes its own).
+    vector = None if historical else await inv.calls.query_vector(inv.caller, a["query"])
+    if vector is not None:
+        request.query_vector.CopyFrom(vector)
     reply, blocks = await asyncio.gather(
-        inv.calls.memory("Search", inv.caller, search_request(a)),
-        served_facts(inv.calls, inv.caller, a["query"], a["top_k"],
-                     historical=bool(a["as_of"] or a["include_history"])))
+        inv.calls.memory("Search", inv.caller, request),
+        served_facts(inv.calls, inv.caller, a["query"], a["top_k"], historical, vector))
     return search_reply(reply, a["verbose"], a["explain"], blocks.facts, blocks.note,
                         blocks.world)
 

@@ -8,6 +8,7 @@ from datetime import datetime
 
 import asyncpg
 
+from engram.v1.common_pb2 import QueryVector
 from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.embedder_client import EmbedderClient
@@ -34,6 +35,7 @@ class SearchInput:
     as_of: datetime | None = None
     include_history: bool = False
     explain: bool = False
+    query_vector: QueryVector | None = None  # encoded by the caller (one encode a search)
 
 
 @dataclass
@@ -122,7 +124,7 @@ class Searcher:
                                data.since, data.until, data.episode, data.as_of,
                                data.include_history)
         depth = max(top_k * 4, self.s.search_depth)
-        vector = await self.embedder.embed_one(query, ctx, query=True)
+        vector = await self.embedder.embed_query(query, ctx, data.query_vector)
         async with tenant_tx(self.pool, namespace) as conn:
             dense = [] if vector is None else await repo.dense_ranked(
                 conn, vector, filters, depth, self.s.context_vector_weight)

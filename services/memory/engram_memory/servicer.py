@@ -118,7 +118,7 @@ class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
             source=request.source, since=optional_datetime(request, "since"),
             until=optional_datetime(request, "until"), episode=request.episode,
             as_of=optional_datetime(request, "as_of"), include_history=request.include_history,
-            explain=request.explain,
+            explain=request.explain, query_vector=request.query_vector,
         ))
         return search_response(result, request.explain)
 
