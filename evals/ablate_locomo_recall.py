@@ -106,6 +106,7 @@ class Idea:
 
 
 BASE = Idea()
+KEPT = Idea(ctx="blendu", ctx_n=2, ctx_w=0.5)  # the service's default since decision 0011
 
 
 class Conv2(Conv):
@@ -255,8 +256,7 @@ def ideas(smoke: bool) -> list[Idea]:
                                                                  (1, 2))]
     out += [Idea(quota=q) for q in (2, 3, 4, 5)]
     out += [Idea(rare=(t, w)) for t, w in itertools.product((5, 10), (0.25, 0.5, 1.0))]
-    kept = Idea(ctx="blendu", ctx_n=2, ctx_w=0.5)  # the service's default: others on top of it
-    out += [replace(kept, **change) for change in (
+    out += [replace(KEPT, **change) for change in (
         {"fusion": "z", "alpha": 0.4}, {"stmt": "blend", "stmt_w": 0.3},
         {"nbr": (5, 0.1, 2)}, {"nbr": (3, 0.2, 2)}, {"quota": 5}, {"quota": 4},
         {"rare": (10, 0.25)}, {"rare": (5, 1.0)}, {"rare": (5, 0.5)})]

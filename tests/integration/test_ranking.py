@@ -113,7 +113,7 @@ async def test_adjacent_lines_of_an_episode_lift_each_other(stack: Stack):
     for e in found["entries"]:
         t = e["trace"]
         assert abs(e["score"] - (t["rrf_score"] + t["context_lift"] + t["episode_lift"]
-                                 + t["term_lift"])) < 1e-4
+                                 + t["term_lift"] + t["identifier_lift"])) < 1e-4
     assert "rrf k=" in found["trace"]["fusion"]
 
 

@@ -21,10 +21,17 @@ from engram_cli.settings import CliSettings
 from engram_cli.stack import Stack
 
 from ..conftest import PORT_SHIFT
-from ..helpers import admin_fetchval, call, mcp_client
+from ..helpers import admin_fetchval, call, mcp_client, postings_out_of_step
 
 OFFSET = 380 + PORT_SHIFT
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "bank-3a11ddd.sql.gz"
+LEXICON_OUT_OF_STEP = (
+    "SELECT count(*) FROM ((SELECT namespace, lexeme, df::bigint FROM memory.lexemes WHERE df > 0"
+    "  EXCEPT SELECT e.namespace, u.lexeme, count(*) FROM memory.entries e, unnest(e.tsv) u"
+    "  GROUP BY 1, 2)"
+    " UNION ALL (SELECT namespace, docs::text, lexemes FROM memory.lexicon_totals"
+    "  EXCEPT SELECT namespace, count(*)::text, sum(length(tsv)) FROM memory.entries"
+    "  GROUP BY 1)) d")
 FIRST_0004 = "c30d9c536b9b615e211a768d7044dc9917da5e9a957d80b30f47e44ac042ac16"
 
 
@@ -58,6 +65,11 @@ async def test_a_bank_from_commit_3a11ddd_upgrades_and_reads_back(tmp_path: Path
             dsn, "SELECT checksum FROM dreamer.schema_migrations WHERE version = 4") == FIRST_0004
         assert await admin_fetchval(dsn, "SELECT max(version) FROM dreamer.schema_migrations") >= 5
         assert stack.first_token, "a data directory with no token file mints the first agent token"
+        # Migration 0023 made every old row's lexemes anew: postings, document
+        # frequencies and totals are rebuilt to match them exactly.
+        assert await postings_out_of_step(dsn, "entry_lexemes", "entry_id", "entries",
+                                          "doc_len") == 0
+        assert await admin_fetchval(dsn, LEXICON_OUT_OF_STEP) == 0
         async with mcp_client(stack.mcp_url, stack.first_token) as c:
             recent = text_of(await call(c, "memory_recent", {"n": 10}))
             for words in ("pg-stage-2", "every second Tuesday", "terse code reviews"):

@@ -114,7 +114,8 @@ def _entry(hit: memory_pb2.SearchHit, verbose: bool, explain: bool) -> dict[str,
                          "rrf_score": round(t.rrf_score, 5),
                          "context_lift": round(t.context_lift, 5),
                          "episode_lift": round(t.episode_lift, 5),
-                         "term_lift": round(t.term_lift, 5)}
+                         "term_lift": round(t.term_lift, 5),
+                         "identifier_lift": round(t.identifier_lift, 5)}
     return item
 
 

@@ -12,6 +12,11 @@ artefact lists what every step adds):
    name said in most lines) still tell which candidates are about the right
    thing: a candidate gains a share of its score for the fraction of them it
    holds.
+5. identifiers: a candidate holding the query's identifiers whole (hosts,
+   paths, versions, symbols, ids: identifiers.py) gains a share of its score
+   for the fraction of them it holds; an exact identifier is the strongest
+   evidence a query can give, and rank fusion alone lets a near miss that
+   the dense channel likes outrank it.
 Only candidates found by a channel are ever ranked: the lifts reorder, they
 never pull in rows no channel matched.
 """
@@ -34,6 +39,7 @@ class Fused(Generic[K]):
     context_lift: float = 0.0
     episode_lift: float = 0.0
     term_lift: float = 0.0
+    identifier_lift: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -44,6 +50,7 @@ class FusionWeights:
     episode: float = 0.0
     episode_top: int = 3
     common_terms: float = 0.0
+    identifiers: float = 0.0
 
 
 def reciprocal_rank_fusion(channels: dict[str, list[K]], k: int = 60,
@@ -104,14 +111,26 @@ def lift_by_common_terms(fused: list[Fused[K]], held: dict[K, float], weight: fl
         f.score += f.term_lift
 
 
+def lift_by_identifiers(fused: list[Fused[K]], exact: dict[K, float], weight: float) -> None:
+    """Add weight x the fraction of the query's identifiers it holds x its score."""
+    if weight <= 0:
+        return
+    for f in fused:
+        f.identifier_lift = weight * exact.get(f.key, 0.0) * f.score
+        f.score += f.identifier_lift
+
+
 def fuse(channels: dict[str, list[K]], weights: FusionWeights,
          previous: dict[K, K], episode_of: dict[K, str],
-         held: dict[K, float] | None = None) -> list[Fused[K]]:
-    """`held`: per candidate, the fraction of the query's too-common terms it holds."""
+         held: dict[K, float] | None = None,
+         exact: dict[K, float] | None = None) -> list[Fused[K]]:
+    """`held`: per candidate, the fraction of the query's too-common terms it
+    holds; `exact`: the fraction of the query's identifiers it holds whole."""
     fused = reciprocal_rank_fusion(channels, weights.rrf_k, weights.channels)
     lift_by_context(fused, previous, weights.context)
     lift_by_episode(fused, episode_of, weights.episode, weights.episode_top)
     lift_by_common_terms(fused, held or {}, weights.common_terms)
+    lift_by_identifiers(fused, exact or {}, weights.identifiers)
     return _sorted(fused)
 
 

@@ -13,10 +13,11 @@ from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.embedder_client import EmbedderClient
 
-from . import repo
+from . import repo, repo_identifiers
 from .decay import UseMarks
 from .documents import ChunkHit, Documents
 from .fusion import Fused, FusionWeights, fuse
+from .identifiers import identifier_tokens
 from .settings import MemorySettings
 from .validation import check_window, clean_source, clean_tags, clean_text, clean_top_k
 
@@ -99,7 +100,7 @@ def serving_label(row: asyncpg.Record, as_of: datetime | None) -> str:
 def fusion_weights(s: MemorySettings) -> FusionWeights:
     return FusionWeights(rrf_k=s.rrf_k, channels={"lexical": s.lexical_weight},
                          context=s.context_weight, episode=s.episode_weight,
-                         common_terms=s.common_term_weight)
+                         common_terms=s.common_term_weight, identifiers=s.identifier_weight)
 
 
 class Searcher:
@@ -134,7 +135,9 @@ class Searcher:
             context = await repo.episode_context(conn, pool_ids)
             held = await repo.common_terms_held(conn, query, self.terms, pool_ids) \
                 if self.weights.common_terms > 0 else {}
-            ranked = fuse(channels, self.weights, context.previous, context.episode, held)
+            exact = await repo_identifiers.identifiers_held(
+                conn, identifier_tokens(query), pool_ids) if self.weights.identifiers > 0 else {}
+            ranked = fuse(channels, self.weights, context.previous, context.episode, held, exact)
             served = ranked[:top_k]
             rows = await repo.fetch_by_ids(conn, [f.key for f in served])
             contested = await repo.contested_pairs(conn, list(rows))
@@ -208,7 +211,7 @@ class Searcher:
         fusion = (f"dense: own vector blended {self.s.context_vector_weight} with the context "
                   f"vector; rrf k={w.rrf_k}, lexical x{self.s.lexical_weight}; context lift "
                   f"{w.context}; episode lift {w.episode} (top {w.episode_top}); "
-                  f"common-term lift {w.common_terms}; "
+                  f"common-term lift {w.common_terms}; identifier lift {w.identifiers}; "
                   f"terms in more than {self.s.lexical_max_df:.0%} of rows, or past "
                   f"{self.s.lexical_match_budget} matching rows (rarest first), unused; "
                   f"bm25 k1={self.s.lexical_k1} b={self.s.lexical_b}")

@@ -64,6 +64,10 @@ class MemorySettings(ServiceSettings, DatabaseSettings, NatsSettings, AuditSetti
     # Query terms too common for the lexical channel still lift the
     # candidates that hold them, by this share of their score (fusion.py).
     common_term_weight: float = Field(0.5, ge=0)
+    # A candidate holding the query's identifiers whole (hosts, paths,
+    # versions, symbols, ids) gains this share of its score per fraction
+    # held (fusion.py; evals/bench_identifiers.py).
+    identifier_weight: float = Field(1.0, ge=0)
     search_depth: int = 100
     # Each entry written after others in its episode also gets a vector of
     # the two lines before it and itself, and the dense channel ranks a row
