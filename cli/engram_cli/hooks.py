@@ -8,8 +8,8 @@ session id as X-Engram-Session, so hooks and tool calls share one session.
 Environment: ENGRAM_URL (the MCP endpoint, default http://127.0.0.1:8750/mcp),
 ENGRAM_TOKEN (or --token-file), ENGRAM_NAMESPACE, ENGRAM_HOOK_TIMEOUT_S,
 ENGRAM_HOOK_BRIEFING_TOKENS, ENGRAM_HOOK_STATE_DIR, ENGRAM_HOOK_RECALL=0 (the
-prompt hook does not search), ENGRAM_HOOK_RECALL_BAR, ENGRAM_HOOK_RECALL_TIMEOUT_S,
-ENGRAM_HOOK_DEBUG=1 (say on stderr why a hook did nothing)."""
+prompt hook does not search), ENGRAM_HOOK_RECALL_BAR, ENGRAM_HOOK_RECALL_MARGIN,
+ENGRAM_HOOK_RECALL_TIMEOUT_S, ENGRAM_HOOK_DEBUG=1 (say on stderr why a hook did nothing)."""
 
 from __future__ import annotations
 

@@ -27,8 +27,11 @@ DEPLOY = "Can I deploy the billing-api change now?"
 
 
 def hook_env(url: str, token: str, state: Path, **extra: str) -> dict[str, str]:
+    """Time enough for a cold stack on a loaded machine: these tests are about
+    what is shown; the deadline has a test of its own."""
     return {**os.environ, "ENGRAM_URL": url, "ENGRAM_TOKEN": token,
-            "ENGRAM_HOOK_STATE_DIR": str(state), **extra}
+            "ENGRAM_HOOK_STATE_DIR": str(state), "ENGRAM_HOOK_TIMEOUT_S": "10",
+            "ENGRAM_HOOK_RECALL_TIMEOUT_S": "10", **extra}
 
 
 def tokens(text: str) -> int:
