@@ -35,7 +35,9 @@ from typing import Any
 
 import httpx
 
-from engram_cli.hooks_render import briefing_text
+from engram_cli.hooks_recall import DEFAULT_BAR, DEFAULT_MARGIN, MAX_ITEMS, found_items, pick
+from engram_cli.hooks_render import fitted_briefing_text
+from engram_cli.inert import item
 from engram_cli.settings import CliSettings
 from engram_cli.stack import Stack
 
@@ -69,6 +71,11 @@ SEARCH_TOP_K = 5
 # a loaded machine would read as a miss, so it gets time, and a hook that
 # failed open anyway is counted (ENGRAM_HOOK_DEBUG).
 HOOK_TIMEOUT_S = 10.0
+# The relevance bars (floor, margin from the closest) the search reference
+# is scored at, to choose the prompt hook's (hooks_recall.DEFAULT_BAR,
+# DEFAULT_MARGIN) on this prompt set.
+BARS = [0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6]
+MARGINS = [0.03, 0.05, 0.1, 0.15, 1.0]
 CHANGE_STEP = "other_changes_the_read_fact"
 
 
@@ -82,7 +89,9 @@ class Agent:
         self.env = {**os.environ, "ENGRAM_URL": stack.mcp_url, "ENGRAM_TOKEN": self.token,
                     "ENGRAM_HOOK_STATE_DIR": str(state / name),
                     "ENGRAM_HOOK_BRIEFING_TOKENS": str(BRIEFING_TOKENS),
-                    "ENGRAM_HOOK_TIMEOUT_S": str(HOOK_TIMEOUT_S), "ENGRAM_HOOK_DEBUG": "1"}
+                    "ENGRAM_HOOK_TIMEOUT_S": str(HOOK_TIMEOUT_S),
+                    "ENGRAM_HOOK_RECALL_TIMEOUT_S": str(HOOK_TIMEOUT_S),
+                    "ENGRAM_HOOK_DEBUG": "1"}
         self.stored: dict[str, list[str]] = {}
         self.runs: list[str] = []
         self.failed_open: list[str] = []
@@ -132,9 +141,10 @@ async def prompts(ada: Agent, sid: str, sc: dict[str, Any], chosen: list[dict[st
     for p in chosen:
         if p.get("before") == CHANGE_STEP:
             await change()
-        lines = items_of((await ada.hook("prompt", sid, prompt=p["prompt"])).context())
+        run = await ada.hook("prompt", sid, prompt=p["prompt"])
+        lines = items_of(run.context())
         scored.append({"prompt": p["prompt"], **score_prompt(lines, p["expect"], needles),
-                       "lines": lines})
+                       "lines": lines, "hook_s": round(run.seconds, 3)})
         if p.get("before") == CHANGE_STEP:
             hits = [ln for ln in lines
                     if any(found_in([ln], n) for n in sc["changed_fact"].values())]
@@ -195,9 +205,10 @@ async def briefed(ada: Agent, sid: str, sc: dict[str, Any]) -> dict[str, Any]:
             rules = reply["rules_and_constraints"]
             out[f"reply_at_{budget}"] = {
                 "rules_and_decisions_served": len(rules["facts"]), "of": rules["total"],
+                "state_facts_served": len(reply.get("state_facts", {}).get("facts", [])),
                 "episodes": len(reply["episodes"]), "truncated": reply["truncated"],
                 "reply_tokens": reply["tokens"]}
-    text = briefing_text(reply)
+    text, _ = fitted_briefing_text(reply, WIDE_BUDGET)
     wide = briefing_recall(text, sc["should_know"], stale)
     out["wide_budget"] = {"token_budget": WIDE_BUDGET, **{k: wide[k] for k in (
         "recall", "found", "expected", "missed", "stale_values_shown", "context_tokens")},
@@ -225,7 +236,8 @@ async def session_two(ada: Agent, bo: Agent, sc: dict[str, Any],
             await call(theirs, "fact_set", sc["other"]["change"])
 
         scored, out["changed_fact_note"] = await prompts(ada, s2, sc, chosen, change)
-        out["prompt_notes"] = {**precision_recall(scored), "per_prompt": scored}
+        out["prompt_notes"] = {**precision_recall(scored), **hook_seconds(scored),
+                               "per_prompt": scored}
         out["mail"] = await mail(ada, s2, mine, theirs, ids, sc["other"])
         out["mail"]["delivered_to_the_right_agent_only"] = delivered_right(out["mail"])
         await bo.hook("session-end", b1, reason="prompt_input_exit")
@@ -257,19 +269,67 @@ def item_lines(found: dict[str, Any]) -> list[str]:
                for f in found.get("facts", [])])
 
 
+def hook_seconds(scored: list[dict[str, Any]]) -> dict[str, Any]:
+    """The prompt hook's wall time per prompt (a new process each, as the
+    client runs it), on a loaded machine."""
+    times = sorted(s["hook_s"] for s in scored)
+    return {"hook_s_on_a_loaded_machine": {
+        "median": times[len(times) // 2], "max": times[-1]} if times else None}
+
+
+def bar_sweep(candidates: list[tuple[dict[str, Any], list[Any]]],
+              needles: dict[str, list[str]]) -> list[dict[str, Any]]:
+    """The prompt hook's pick (the closest few over the bar) at each bar, over
+    the reference's candidates: the data the hook's bar was chosen on."""
+    rows = []
+    for bar in BARS:
+        for margin in MARGINS:
+            scored = [score_prompt([item(x.kind, x.author, x.text)
+                                    for x in pick(found, bar, margin, set())],
+                                   p["expect"], needles) for p, found in candidates]
+            pr = precision_recall(scored)
+            rows.append({"bar": bar, "margin": margin, **{k: pr[k] for k in (
+                "surfaced", "relevant_surfaced", "precision", "found", "recall")}})
+    return rows
+
+
 async def search_reference(ada: Agent, sc: dict[str, Any],
                            chosen: list[dict[str, Any]]) -> dict[str, Any]:
     """What `memory_search` returns for the same prompts (top 5), from a
-    session of its own: the memory the agent finds when it asks."""
+    session of its own: the memory the agent finds when it asks; and each
+    result's cosine to the prompt, for the bar sweep."""
     needles = {**sc["should_know"], **sc["changed_fact"]}
-    scored = []
+    scored, candidates = [], []
     async with mcp_client(ada.url, ada.token, "agent-day-reference") as client:
         for p in chosen:
             found = await call(client, "memory_search", {"query": p["prompt"],
-                                                         "top_k": SEARCH_TOP_K})
+                                                         "top_k": SEARCH_TOP_K, "explain": True})
+            cands = found_items(found)
+            candidates.append((p, cands))
             scored.append({"prompt": p["prompt"],
-                           **score_prompt(item_lines(found), p["expect"], needles)})
-    return {"top_k": SEARCH_TOP_K, **precision_recall(scored), "per_prompt": scored}
+                           **score_prompt(item_lines(found), p["expect"], needles),
+                           "cosines": [{"line": x.text[:80], "cosine": round(x.similarity, 3),
+                                        "relevant": any(found_in([x.text], needles[k])
+                                                        for k in p["expect"])}
+                                       for x in cands]})
+    return {"top_k": SEARCH_TOP_K, **precision_recall(scored),
+            "bar_sweep": {"max_items": MAX_ITEMS, "hook_bar": DEFAULT_BAR,
+                          "hook_margin": DEFAULT_MARGIN,
+                          "rows": bar_sweep(candidates, needles)},
+            "per_prompt": scored}
+
+
+async def recall_off_seconds(ada: Agent, chosen: list[dict[str, Any]]) -> dict[str, Any]:
+    """The same prompts through the prompt hook with its recall turned off
+    (ENGRAM_HOOK_RECALL=0), in a session of their own: what the recall adds
+    to the hook's time is the difference (a loaded machine: noisy)."""
+    sid, env = str(uuid.uuid4()), {**ada.env, "ENGRAM_HOOK_RECALL": "0"}
+    await asyncio.to_thread(run_hook, "session-start", sid, env)
+    runs = [await asyncio.to_thread(run_hook, "prompt", sid, env, None, {"prompt": p["prompt"]})
+            for p in chosen]
+    await asyncio.to_thread(run_hook, "session-end", sid, env, None,
+                            {"reason": "prompt_input_exit"})
+    return hook_seconds([{"hook_s": round(r.seconds, 3)} for r in runs])
 
 
 async def day(stack: Stack, sc: dict[str, Any], chosen: list[dict[str, Any]],
@@ -285,6 +345,7 @@ async def day(stack: Stack, sc: dict[str, Any], chosen: list[dict[str, Any]],
                        "main_session_2": await episode_of_session(dsn, ada, s2),
                        "other_session": await episode_of_session(dsn, bo, b1)}
     out["search_reference"] = await search_reference(ada, sc, chosen)
+    out["prompt_notes"]["recall_off"] = await recall_off_seconds(ada, chosen)
     out["hooks"] = {"timeout_s": HOOK_TIMEOUT_S, "runs": len(ada.runs) + len(bo.runs),
                     "failed_open": ada.failed_open + bo.failed_open}
     return out

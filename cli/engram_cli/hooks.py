@@ -7,8 +7,9 @@ session id as X-Engram-Session, so hooks and tool calls share one session.
 
 Environment: ENGRAM_URL (the MCP endpoint, default http://127.0.0.1:8750/mcp),
 ENGRAM_TOKEN (or --token-file), ENGRAM_NAMESPACE, ENGRAM_HOOK_TIMEOUT_S,
-ENGRAM_HOOK_BRIEFING_TOKENS, ENGRAM_HOOK_STATE_DIR, ENGRAM_HOOK_DEBUG=1
-(say on stderr why a hook did nothing)."""
+ENGRAM_HOOK_BRIEFING_TOKENS, ENGRAM_HOOK_STATE_DIR, ENGRAM_HOOK_RECALL=0 (the
+prompt hook does not search), ENGRAM_HOOK_RECALL_BAR, ENGRAM_HOOK_RECALL_MARGIN,
+ENGRAM_HOOK_RECALL_TIMEOUT_S, ENGRAM_HOOK_DEBUG=1 (say on stderr why a hook did nothing)."""
 
 from __future__ import annotations
 
@@ -21,11 +22,15 @@ from collections.abc import Callable
 from typing import Any
 
 from .hooks_client import DEFAULT_TIMEOUT_S, DEFAULT_URL, HookClient, read_token, session_header
-from .hooks_render import briefing_text, changes_text
+from .hooks_recall import recall
+from .hooks_render import changes_text, fitted_briefing_text, recall_text
 from .hooks_wake import wake_for_mail
 
 MAX_STDIN_BYTES = 1_000_000
 DEFAULT_BRIEFING_TOKENS = 800
+# The JSON reply is about twice the markdown rendered from it: the hook asks
+# for this multiple of its budget and fits the rendered text to the budget.
+JSON_PER_RENDERED = 3
 
 
 class Skip(Exception):
@@ -130,26 +135,30 @@ def _joined(*parts: str) -> str:
 
 
 def session_start(hook: Hook) -> dict[str, Any] | None:
-    """The briefing as context; starts the cursor the prompt hook reads from."""
-    budget = int(_env_float("ENGRAM_HOOK_BRIEFING_TOKENS", DEFAULT_BRIEFING_TOKENS))
+    """The briefing as context, its rendered text within the token budget;
+    starts the cursor the prompt hook reads from."""
+    budget = max(100, min(int(_env_float("ENGRAM_HOOK_BRIEFING_TOKENS",
+                                          DEFAULT_BRIEFING_TOKENS)), 8000))
     briefing = hook.client.get("/v1/session/briefing",
-                               {"token_budget": max(100, min(budget, 8000))})
+                               {"token_budget": min(budget * JSON_PER_RENDERED, 8000)})
     with contextlib.suppress(Skip):  # else the first prompt starts the cursor
         hook.changes("")
     if not isinstance(briefing, dict):
         raise Skip("briefing failed")
-    return _context("SessionStart", _joined(briefing_text(briefing),
-                                            shared_token_note(hook, always=True)))
+    text, _ = fitted_briefing_text(briefing, budget)
+    return _context("SessionStart", _joined(text, shared_token_note(hook, always=True)))
 
 
 def prompt(hook: Hook) -> dict[str, Any] | None:
-    """A note only when something changed since the last turn."""
+    """What changed since the last turn, and the few memories closest to the
+    prompt (hooks_recall); nothing when neither has anything."""
     since = hook.load_cursor()
-    reply = hook.changes(since)
+    changed = ""
+    with contextlib.suppress(Skip):  # the recall still runs
+        reply = hook.changes(since)
+        changed = changes_text(reply) if since else ""
     shared = shared_token_note(hook, always=False)
-    if not since:
-        return _context("UserPromptSubmit", shared)
-    return _context("UserPromptSubmit", _joined(changes_text(reply), shared))
+    return _context("UserPromptSubmit", _joined(changed, recall_text(recall(hook)), shared))
 
 
 def stop(hook: Hook) -> dict[str, Any] | None:

@@ -10,6 +10,7 @@ import json
 import os
 import re
 import socket
+import time
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
@@ -61,14 +62,19 @@ class HookClient:
             self._headers["X-Engram-Namespace"] = namespace
         self.last_headers: dict[str, str] = {}  # of the last reply, names lowercased
 
-    def _connect(self) -> socket.socket:
-        sock = socket.create_connection((self._host, self._port), timeout=self._timeout)
+    def _connect(self, timeout: float) -> socket.socket:
+        sock = socket.create_connection((self._host, self._port), timeout=timeout)
         if not self._https:
             return sock
         import ssl  # only for an https ENGRAM_URL
         return ssl.create_default_context().wrap_socket(sock, server_hostname=self._host)
 
-    def _request(self, method: str, path: str, body: dict[str, Any] | None) -> Any:
+    def _request(self, method: str, path: str, body: dict[str, Any] | None,
+                 timeout_s: float | None = None) -> Any:
+        """`timeout_s` (default: the client's) bounds the whole request, not
+        each socket operation: a slow trickle of bytes cannot hold a hook."""
+        timeout = self._timeout if timeout_s is None else timeout_s
+        end = time.monotonic() + timeout
         data = b"" if body is None else json.dumps(body).encode()
         headers = {**self._headers, "Host": f"{self._host}:{self._port}",
                    "Connection": "close", "Content-Length": str(len(data))}
@@ -77,25 +83,33 @@ class HookClient:
         head = f"{method} {self._prefix}{path} HTTP/1.1\r\n" + "".join(
             f"{k}: {v}\r\n" for k, v in headers.items()) + "\r\n"
         try:
-            with self._connect() as sock:
+            with self._connect(timeout) as sock:
                 sock.sendall(head.encode("latin-1") + data)
-                raw = _read_all(sock)
+                raw = _read_all(sock, end)
             self.last_headers = _fields(raw)
             return _json_reply(raw)
         except (OSError, ValueError, UnicodeError):
             return None
 
-    def get(self, path: str, params: dict[str, Any] | None = None) -> Any:
+    def get(self, path: str, params: dict[str, Any] | None = None,
+            timeout_s: float | None = None) -> Any:
         query = f"?{urlencode(params)}" if params else ""
-        return self._request("GET", path + query, None)
+        return self._request("GET", path + query, None, timeout_s)
 
     def post(self, path: str, body: dict[str, Any]) -> Any:
         return self._request("POST", path, body)
 
 
-def _read_all(sock: socket.socket) -> bytes:
+def _read_all(sock: socket.socket, end: float) -> bytes:
     chunks, size = [], 0
-    while chunk := sock.recv(65536):
+    while True:
+        left = end - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("deadline passed")
+        sock.settimeout(left)
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
         chunks.append(chunk)
         size += len(chunk)
         if size > MAX_REPLY_BYTES:

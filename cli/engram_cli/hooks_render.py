@@ -6,12 +6,21 @@ Standard library only."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .inert import PREAMBLE, fence, inert, item
 
+if TYPE_CHECKING:
+    from .hooks_recall import Found
+
 HEADER = "engram memory briefing (long-term memory for this project)."
 CHANGES = "engram: changed since your last turn."
+RECALL = "engram: from memory, closest to this prompt first."
+# When the rendered briefing is over its budget, items go from the end of
+# these lists, in this order; the first episode and the first rule stay.
+FIT_ORDER = (("episodes", None, 1), ("state_facts", "facts", 0), ("lessons", "lessons", 0),
+             ("board_mail", "messages", 0), ("open_conflicts", "conflicts", 0),
+             ("rules_and_constraints", "facts", 1))
 
 
 def _slot(f: dict[str, Any]) -> str:
@@ -45,7 +54,7 @@ def _mail(m: dict[str, Any]) -> str:
 
 
 def _episode(e: dict[str, Any]) -> str:
-    latest = "; ".join(e.get("latest", [])[:2])
+    latest = "; ".join(e.get("latest", []))
     text = (f"{e.get('started', '')} {e.get('title', '')} ({e.get('memories', 0)} memories)"
             + (f": {latest}" if latest else ""))
     return item("episode", e.get("by", ""), text)
@@ -59,6 +68,7 @@ def briefing_text(b: dict[str, Any]) -> str:
     sections = [
         ("Rules, decisions and preferences",
          [_fact(f) for f in b.get("rules_and_constraints", {}).get("facts", [])]),
+        ("Current facts", [_fact(f) for f in b.get("state_facts", {}).get("facts", [])]),
         ("Open conflicts", [_conflict(c) for c in b.get("open_conflicts", {})
                             .get("conflicts", [])]),
         ("Lessons", [_lesson(x) for x in b.get("lessons", {}).get("lessons", [])]),
@@ -69,6 +79,31 @@ def briefing_text(b: dict[str, Any]) -> str:
     if not lines:
         return ""
     return "\n".join([HEADER, PREAMBLE, *lines])
+
+
+def tokens(text: str) -> int:
+    """About four characters per token: the gateway's estimate (shaping.approx_tokens)."""
+    return len(text) // 4 + 1 if text else 0
+
+
+def fitted_briefing_text(b: dict[str, Any], budget: int) -> tuple[str, bool]:
+    """The briefing as rendered, within `budget` tokens of the text itself
+    (not of the JSON it came as); True when items were dropped to fit."""
+    text, trimmed = briefing_text(b), False
+    for section, key, keep in FIT_ORDER:
+        items = b.get(section) if key is None else (b.get(section) or {}).get(key)
+        while isinstance(items, list) and len(items) > keep and tokens(text) > budget:
+            items.pop()
+            text, trimmed = briefing_text(b), True
+    return text, trimmed
+
+
+def recall_text(found: list[Found]) -> str:
+    """The prompt hook's recall: each item fenced, with its kind and author."""
+    if not found:
+        return ""
+    return "\n".join([RECALL, PREAMBLE, *fence([item(x.kind, x.author, x.text)
+                                                 for x in found])])
 
 
 def _change(f: dict[str, Any]) -> str:

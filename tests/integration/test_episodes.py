@@ -118,6 +118,11 @@ async def test_briefing_gathers_rules_conflicts_lessons_and_mail(stack: Stack):
     rules = brief["rules_and_constraints"]
     assert [f["id"] for f in rules["facts"]] == [rule["fact"]["id"], pref["fact"]["id"]]
     assert rules["total"] == 2, "a STATE fact is not a rule"
+    state = brief["state_facts"]
+    assert {f["kind"] for f in state["facts"]} == {"STATE"}
+    assert ("api", "owner", "Ana", f"a-{ns}") in {
+        (f["entity"], f["attribute"], f["value"], f["writer"]) for f in state["facts"]}
+    assert state["total"] >= 2
     [conflict] = brief["open_conflicts"]["conflicts"]
     assert conflict["id"] == contested["conflict_id"] and conflict["resolve_call"]
     assert [x["id"] for x in brief["lessons"]["lessons"]] == [lesson["id"]]
@@ -131,6 +136,7 @@ async def test_briefing_gathers_rules_conflicts_lessons_and_mail(stack: Stack):
     assert small["truncated"] and small["tokens"] < 400
     assert [f["id"] for f in small["rules_and_constraints"]["facts"]] == [rule["fact"]["id"]]
     assert small["lessons"]["lessons"] == [] and small["board_mail"]["messages"] == []
+    assert small["state_facts"]["facts"] == [], "state facts are trimmed first"
 
     assert "board_mail" not in degraded and "coordination" in degraded["unavailable"][
         "board_mail"]
@@ -144,7 +150,8 @@ async def test_knowledge_briefing_limits_are_checked(stack: Stack):
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
         stub = cortex_pb2_grpc.CortexKnowledgeStub(channel)
         for request, field in ((cortex_pb2.KnowledgeBriefingRequest(rules=51), "rules"),
-                               (cortex_pb2.KnowledgeBriefingRequest(lessons=-1), "lessons")):
+                               (cortex_pb2.KnowledgeBriefingRequest(lessons=-1), "lessons"),
+                               (cortex_pb2.KnowledgeBriefingRequest(state=51), "state")):
             with pytest.raises(grpc.aio.AioRpcError) as err:
                 await stub.KnowledgeBriefing(request, metadata=md, timeout=10)
             assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT

@@ -160,7 +160,8 @@ async def test_peer_text_in_the_briefing_is_fenced_labelled_and_inert(
         await call(them, "board_message", {"action": "send", "to": agent["agent"]["id"],
                                            "text": FORGED})
     async with mcp_client(stack.mcp_url, mine, sid) as me:  # the tool names every author
-        reply = await call(me, "briefing", {})
+        # A budget that holds every section, the long forged texts included.
+        reply = await call(me, "briefing", {"token_budget": 1600})
     assert [f["writer"] for f in reply["rules_and_constraints"]["facts"]] == [mallory]
     assert [x["recorded_by"] for x in reply["lessons"]["lessons"]] == [[mallory]]
     assert [m["from_principal"] for m in reply["board_mail"]["messages"]] == [mallory]

@@ -96,7 +96,7 @@ def test_readme_block_replaces_only_what_its_markers_hold():
     assert text.startswith("intro\n") and text.endswith("rest\n") and "stale-table" not in text
     assert "| Session 2's briefing: recall of what session 1 said | 0.75 (9/12) |" in text
     assert "| … size (budget 800 tokens) | 501 tokens (2000 characters / 4) |" in text
-    assert "| … live rules and decisions it carries | 4 of 6 |" in text
+    assert "| … live rules and decisions in the JSON reply at that budget | 4 of 6 |" in text
     assert "| … recall at a 4000-token budget | 0.83 (10/12) |" in text
     assert "| Prompt notes over 12 prompts: precision | 1.00 (1/1) |" in text
     assert "| … recall | 0.09 (1/11) |" in text
@@ -105,8 +105,21 @@ def test_readme_block_replaces_only_what_its_markers_hold():
             "3 held, 2 foreign, 0 missing |") in text
     assert "| … wakes the recipient's Stop; in its next prompt note | yes; **no** |" in text
     assert "| Hook runs that failed open (timeout 10 s) | 1 of 20 |" in text
+    assert "prompt hook time" not in text, "an artefact without the timings has no row"
     assert "Not in the briefing: `fact.ci`, `fact.pg`, `fact.region`." in text
     assert with_block("no markers\n", ["x"]) == "no markers\n"
+
+
+def test_the_prompt_hook_time_and_bar_rows_come_with_the_artefact():
+    d = _artefact()
+    d["prompt_notes"] |= {"hook_s_on_a_loaded_machine": {"median": 0.39, "max": 0.61},
+                          "recall_off": {"hook_s_on_a_loaded_machine": {"median": 0.28,
+                                                                        "max": 0.78}}}
+    d["search_reference"]["bar_sweep"] = {"hook_bar": 0.35, "hook_margin": 0.05, "rows": []}
+    text = "\n".join(readme_block(d, table))
+    assert ("| … prompt hook time, median (max), with / without its search (loaded machine) "
+            "| 0.39 s (0.61) / 0.28 s (0.78) |") in text
+    assert "| … relevance bar: cosine floor, margin from the closest | 0.35, 0.05 |" in text
 
 
 def test_the_benchmarks_section_names_its_artefact_and_command():
@@ -114,5 +127,5 @@ def test_the_benchmarks_section_names_its_artefact_and_command():
     assert lines[0] == "## A scripted agent day"
     assert "`evals/results/agent-day-20261204T000000Z.json`" in lines[2]
     assert "command `.venv/bin/python evals/bench_agent_day.py`" in lines[2]
-    assert "counted on the JSON reply (470 tokens here)" in lines[-2]
+    assert "fits the markdown it hands the agent to the budget" in lines[-2]
     assert json.dumps(lines)  # plain strings only

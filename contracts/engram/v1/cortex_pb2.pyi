@@ -805,24 +805,30 @@ class MergeLessonsResponse(_message.Message):
     def __init__(self, merged: _Optional[_Iterable[_Union[LessonMerge, _Mapping]]] = ...) -> None: ...
 
 class KnowledgeBriefingRequest(_message.Message):
-    __slots__ = ("rules", "lessons")
+    __slots__ = ("rules", "lessons", "state")
     RULES_FIELD_NUMBER: _ClassVar[int]
     LESSONS_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
     rules: int
     lessons: int
-    def __init__(self, rules: _Optional[int] = ..., lessons: _Optional[int] = ...) -> None: ...
+    state: int
+    def __init__(self, rules: _Optional[int] = ..., lessons: _Optional[int] = ..., state: _Optional[int] = ...) -> None: ...
 
 class KnowledgeBriefingResponse(_message.Message):
-    __slots__ = ("rules", "rules_total", "lessons", "lessons_total")
+    __slots__ = ("rules", "rules_total", "lessons", "lessons_total", "state", "state_total")
     RULES_FIELD_NUMBER: _ClassVar[int]
     RULES_TOTAL_FIELD_NUMBER: _ClassVar[int]
     LESSONS_FIELD_NUMBER: _ClassVar[int]
     LESSONS_TOTAL_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    STATE_TOTAL_FIELD_NUMBER: _ClassVar[int]
     rules: _containers.RepeatedCompositeFieldContainer[Fact]
     rules_total: int
     lessons: _containers.RepeatedCompositeFieldContainer[Lesson]
     lessons_total: int
-    def __init__(self, rules: _Optional[_Iterable[_Union[Fact, _Mapping]]] = ..., rules_total: _Optional[int] = ..., lessons: _Optional[_Iterable[_Union[Lesson, _Mapping]]] = ..., lessons_total: _Optional[int] = ...) -> None: ...
+    state: _containers.RepeatedCompositeFieldContainer[Fact]
+    state_total: int
+    def __init__(self, rules: _Optional[_Iterable[_Union[Fact, _Mapping]]] = ..., rules_total: _Optional[int] = ..., lessons: _Optional[_Iterable[_Union[Lesson, _Mapping]]] = ..., lessons_total: _Optional[int] = ..., state: _Optional[_Iterable[_Union[Fact, _Mapping]]] = ..., state_total: _Optional[int] = ...) -> None: ...
 
 class SessionChangesRequest(_message.Message):
     __slots__ = ("since",)

@@ -26,6 +26,7 @@ from .settings import CortexSettings
 
 # What the session-start briefing shows of the facts, in this order.
 BRIEFING_KINDS = ["RULE", "DECISION", "PREFERENCE"]
+STATE_KINDS = ["STATE"]
 # The text the facts' full-text index covers (migration 0002).
 FACT_TEXT = "entity || ' ' || replace(attribute, '_', ' ') || ' ' || value"
 
@@ -131,4 +132,14 @@ class FactReader:
         limit = briefing_limit(limit, 10, "rules")
         async with tenant_tx(self._pool, ns) as conn:
             rows, total = await repo.live_of_kinds(conn, BRIEFING_KINDS, limit)
+            return await self._served(conn, rows), total
+
+    async def briefing_state(self, ctx: CallerContext, limit: int) -> tuple[Served, int]:
+        """Live STATE facts for the briefing, newest first (0: none asked)."""
+        ns = ctx.require_namespace()
+        limit = briefing_limit(limit, 0, "state")
+        if limit == 0:
+            return Served([], {}), 0
+        async with tenant_tx(self._pool, ns) as conn:
+            rows, total = await repo.live_of_kinds(conn, STATE_KINDS, limit)
             return await self._served(conn, rows), total

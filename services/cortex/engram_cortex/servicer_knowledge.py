@@ -34,9 +34,11 @@ class KnowledgeServicer(rpc.CortexKnowledgeServicer):
         caller = current_caller()
         rules, rules_total = await self._d.reader.briefing(caller, request.rules)
         lessons, lessons_total = await self._d.lessons.briefing(caller, request.lessons)
+        state, state_total = await self._d.reader.briefing_state(caller, request.state)
         return pb.KnowledgeBriefingResponse(
             rules=served(rules), rules_total=rules_total,
-            lessons=[lesson_message(r) for r in lessons], lessons_total=lessons_total)
+            lessons=[lesson_message(r) for r in lessons], lessons_total=lessons_total,
+            state=served(state), state_total=state_total)
 
     async def WorldSet(self, request: pb.WorldSetRequest, context: Any) -> pb.WorldSetResponse:
         action, view = await self._d.world.set(

@@ -1,7 +1,8 @@
 """The session-start briefing: one reply gathered from the services that hold
 each section, within the caller's token budget.
 
-- cortex: live rules, decisions and preferences; open conflicts; lessons;
+- cortex: live rules, decisions and preferences; current STATE facts;
+  open conflicts; lessons;
 - coordination: this agent's unread board mail (read, not acknowledged);
 - memory: a recap of recent episodes, in what is left of the budget.
 
@@ -24,14 +25,16 @@ from .shaping_board import inbox_reply
 from .shaping_facts import briefing_conflict, briefing_fact
 from .shaping_knowledge import briefing_lesson
 
-RULES, LESSONS, CONFLICTS, MAIL = 10, 5, 5, 5
+RULES, STATE, LESSONS, CONFLICTS, MAIL = 10, 10, 5, 5, 5
 # The cortex and board sections take at most this share of the budget; the
 # episode recap gets the rest (and always at least one episode).
 SECTIONS_SHARE = 0.5
 # When the sections are over their share, items go from the end of these
 # lists, in this order.
-TRIM_ORDER = ("lessons", "board_mail", "open_conflicts", "rules_and_constraints")
-ITEMS = {"rules_and_constraints": "facts", "open_conflicts": "conflicts",
+TRIM_ORDER = ("state_facts", "lessons", "board_mail", "open_conflicts",
+              "rules_and_constraints")
+ITEMS = {"rules_and_constraints": "facts", "state_facts": "facts",
+         "open_conflicts": "conflicts",
          "lessons": "lessons", "board_mail": "messages"}
 
 
@@ -46,7 +49,8 @@ async def _gather(backends: Calls, caller: CallerContext) -> tuple[dict, dict]:
     (knowledge, k_err), (conflicts, c_err), (mail, m_err) = await asyncio.gather(
         _section("cortex", backends.cortex("KnowledgeBriefing", caller,
                                            cortex_pb2.KnowledgeBriefingRequest(
-                                               rules=RULES, lessons=LESSONS))),
+                                               rules=RULES, lessons=LESSONS,
+                                               state=STATE))),
         _section("cortex", backends.cortex("ListConflicts", caller,
                                            cortex_pb2.ListConflictsRequest(limit=CONFLICTS))),
         _section("coordination", backends.coordination(
@@ -54,10 +58,13 @@ async def _gather(backends: Calls, caller: CallerContext) -> tuple[dict, dict]:
     sections: dict[str, Any] = {}
     unavailable: dict[str, str] = {}
     if knowledge is None:
-        unavailable["rules_and_constraints"] = unavailable["lessons"] = k_err
+        for name in ("rules_and_constraints", "state_facts", "lessons"):
+            unavailable[name] = k_err
     else:
         sections["rules_and_constraints"] = {
             "facts": [briefing_fact(f) for f in knowledge.rules], "total": knowledge.rules_total}
+        sections["state_facts"] = {
+            "facts": [briefing_fact(f) for f in knowledge.state], "total": knowledge.state_total}
         sections["lessons"] = {"lessons": [briefing_lesson(x) for x in knowledge.lessons],
                                "total": knowledge.lessons_total}
     if conflicts is None:

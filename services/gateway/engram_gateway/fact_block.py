@@ -37,4 +37,6 @@ async def served_facts(backends: Calls, caller: CallerContext, query: str, top_k
                                                             query_vector=vector))
     except DomainError:
         return FactBlocks(note=FACTS_UNAVAILABLE)
-    return FactBlocks([fact_item(f) for f in reply.facts], [world_item(w) for w in reply.world])
+    # The writer, so a client can label each fact with its author (docs/hooks.md#peer-data).
+    return FactBlocks([fact_item(f) | {"writer": f.writer_principal} for f in reply.facts],
+                      [world_item(w) for w in reply.world])

@@ -85,13 +85,15 @@ def build_memory_router(backends: Backends) -> APIRouter:
                      until: Annotated[OptionalTime, Query()] = None,
                      episode: Annotated[Episode, Query()] = "",
                      as_of: Annotated[OptionalTime, Query()] = None,
-                     include_history: bool = False, explain: bool = False) -> Any:
+                     include_history: bool = False, explain: bool = False,
+                     verbose: bool = False, facts: bool = False) -> Any:
         args = {"query": query, "top_k": top_k, "tags": tags, "source": source,
                 "since": since, "until": until, "episode": episode, "as_of": as_of,
-                "include_history": include_history, "explain": explain}
-        # Entries only: the facts block is the MCP tool's.
+                "include_history": include_history, "explain": explain, "verbose": verbose}
+        if facts:  # the MCP tool's whole reply, facts and world blocks included
+            return await run_op(backends, caller, "memory_search", args)
         return await run_op(backends, caller, "memory_search", args,
-                            shape=lambda r: search_reply(r, False, explain, facts=[]))
+                            shape=lambda r: search_reply(r, verbose, explain, facts=[]))
 
     @router.get("/recent")
     async def recent(caller: RecentCaller, n: Annotated[int, Query(ge=1, le=50)] = 10,

@@ -23,6 +23,8 @@ def fact_item(f: pb.Fact, verbose: bool = False) -> dict[str, Any]:
     }
     if f.conflict_id:
         item["conflict_id"] = f.conflict_id
+    if f.score:  # search only: cosine when matched by meaning, else the text rank
+        item["score"] = round(f.score, 5)
     if f.tags:
         item["tags"] = list(f.tags)
     if f.re_verify:
