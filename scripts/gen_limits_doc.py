@@ -43,12 +43,32 @@ class Setting:
     what: str
 
 
-def _value(node: ast.expr) -> object:
-    """A literal or constant arithmetic; anything else raises ValueError."""
+# Modules of shared constants a setting may default to (`board.X`).
+CONSTANTS = {"board": "kit/engram_kit/board_limits.py"}
+
+
+def _constants(alias: str) -> dict[str, object]:
+    """The module-level constants of a shared constants module."""
+    tree = ast.parse((ROOT / CONSTANTS[alias]).read_text())
+    found: dict[str, object] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+            found[node.targets[0].id] = _value(node.value, found)
+    return found
+
+
+def _value(node: ast.expr, names: dict[str, object] | None = None) -> object:
+    """A literal, a shared constant or constant arithmetic; anything else
+    raises ValueError."""
+    if isinstance(node, ast.Name) and names is not None and node.id in names:
+        return names[node.id]
+    if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+            and node.value.id in CONSTANTS):
+        return _constants(node.value.id)[node.attr]
     if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
-        return _OPS[type(node.op)](_value(node.left), _value(node.right))
+        return _OPS[type(node.op)](_value(node.left, names), _value(node.right, names))
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        return -_value(node.operand)  # type: ignore[operator]
+        return -_value(node.operand, names)  # type: ignore[operator]
     return ast.literal_eval(node)
 
 

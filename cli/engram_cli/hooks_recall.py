@@ -111,7 +111,7 @@ def recall(hook: Hook) -> list[Found]:
     assert isinstance(prompt, str)
     reply = hook.client.get("/v1/memories/search", {
         "query": prompt.strip()[:MAX_QUERY_CHARS], "top_k": TOP_K, "explain": "true",
-        "verbose": "true", "facts": "true"},
+        "verbose": "true"},
         timeout_s=_env_float("ENGRAM_HOOK_RECALL_TIMEOUT_S", DEFAULT_TIMEOUT_S))
     state = hook.load_state()
     shown = [str(k) for k in state.get("shown", []) if isinstance(k, str)]

@@ -9,6 +9,7 @@ from typing import Any
 
 import asyncpg
 
+from engram_kit import board_limits as board
 from engram_kit.errors import InvalidArgument
 
 from . import repo
@@ -17,7 +18,8 @@ from .settings import CoordinationSettings
 
 PARK_REASONS = ("done", "blocked", "needs_approval", "needs_info", "needs_resource",
                 "waiting_peer")
-PARK_LIMITS = {"needs": 120, "clear_by": 120, "resume": 240}
+PARK_LIMITS = {"needs": board.PARK_NOTE_MAX_CHARS, "clear_by": board.PARK_NOTE_MAX_CHARS,
+               "resume": board.PARK_RESUME_MAX_CHARS}
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from engram_kit import board_limits as board
 from engram_kit.settings import (
     AuditSettings,
     DatabaseSettings,
@@ -20,27 +21,27 @@ class CoordinationSettings(ServiceSettings, DatabaseSettings, NatsSettings, Audi
     active_window_s: int = 3600          # peers seen within this are listed
     stale_status_s: int = 7200           # a non-empty status older than this is stale
     list_default: int = 20
-    list_max: int = 50
-    field_max_chars: int = 200           # project, task, status
-    children_max: int = 8
-    child_label_max_chars: int = 40
-    park_default_s: int = 12 * 3600
-    park_max_s: int = 7 * 24 * 3600
+    list_max: int = board.LIST_MAX
+    field_max_chars: int = board.FIELD_MAX_CHARS  # project, task, status
+    children_max: int = board.CHILDREN_MAX
+    child_label_max_chars: int = board.CHILD_LABEL_MAX_CHARS
+    park_default_s: int = board.PARK_DEFAULT_S
+    park_max_s: int = board.PARK_MAX_S  # also bounds expect_seconds
     # Leases
     lease_ttl_default_s: int = 300
     lease_ttl_min_s: int = 1
-    lease_ttl_max_s: int = 24 * 3600
+    lease_ttl_max_s: int = board.LEASE_TTL_MAX_S
     lease_handoff_s: float = 30.0        # the queue head's window to take a freed lease
     lease_queue_max: int = 50
     lease_name_max_chars: int = 200
     lease_sweep_interval_s: float = 1.0
     # Mail
-    message_max_bytes: int = 8192
+    message_max_bytes: int = board.MESSAGE_MAX_BYTES
     pending_max: int = 256               # unacked messages per recipient
     sends_per_minute: int = 60           # per sender agent; a fan-out counts once
     fanout_max: int = 50                 # recipients of one project:/all send
-    receive_page_max: int = 50
-    ack_max_ids: int = 50
+    receive_page_max: int = board.RECEIVE_PAGE_MAX
+    ack_max_ids: int = board.ACK_MAX_IDS
     request_id_max_chars: int = 128
     hint_subject_prefix: str = "engram.board"
     # Tidying (sweep.py): the body of acknowledged mail is dropped after

@@ -21,6 +21,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError, core_schema
 
+from engram_kit import board_limits as board
+
 from .shaping import parse_time
 
 UUID_PATTERN = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
@@ -259,10 +261,12 @@ FactTag = Annotated[str, Rule(
 FactTags = Annotated[list[FactTag], Rule({"maxItems": 20}, _list_check(20, "tags per fact"))]
 SourceType = Annotated[str, one_of("", "utterance", "capture", "file", "commit", "url",
                                    "memory_entry")]
-BoardText = Annotated[str, plain_arg(200, "Up to 200 chars.")]
-ChildLabel = Annotated[str, text_arg(40, "A subagent label (1-40 chars).")]
-Children = Annotated[list[ChildLabel], Rule({"maxItems": 8, "uniqueItems": True},
-                                            _list_check(8, "children"))]
+BoardText = Annotated[str, plain_arg(board.FIELD_MAX_CHARS,
+                                     f"Up to {board.FIELD_MAX_CHARS} chars.")]
+ChildLabel = Annotated[str, text_arg(board.CHILD_LABEL_MAX_CHARS,
+                                     f"A subagent label (1-{board.CHILD_LABEL_MAX_CHARS} chars).")]
+Children = Annotated[list[ChildLabel], Rule({"maxItems": board.CHILDREN_MAX, "uniqueItems": True},
+                                            _list_check(board.CHILDREN_MAX, "children"))]
 PARK_REASONS = ("done", "blocked", "needs_approval", "needs_info", "needs_resource",
                 "waiting_peer")
 ParkReason = Annotated[str, Rule({"enum": list(PARK_REASONS)}, lambda v, f: None
@@ -272,9 +276,11 @@ OptionalParkReason = Annotated[str, Rule({"enum": ["", *PARK_REASONS]}, lambda v
                                          if v in ("", *PARK_REASONS) else
                                          "park reason must be one of "
                                          + ", ".join(PARK_REASONS))]
-ParkNote = Annotated[str, plain_arg(120, "At most 120 chars.")]
-ParkResume = Annotated[str, plain_arg(240, "At most 240 chars.")]
-PARK_MAX_S = 7 * 86400  # a park record expires within 7 days (the default setting)
+ParkNote = Annotated[str, plain_arg(board.PARK_NOTE_MAX_CHARS,
+                                    f"At most {board.PARK_NOTE_MAX_CHARS} chars.")]
+ParkResume = Annotated[str, plain_arg(board.PARK_RESUME_MAX_CHARS,
+                                      f"At most {board.PARK_RESUME_MAX_CHARS} chars.")]
+PARK_MAX_S = board.PARK_MAX_S
 ParkExpiry = Annotated[int, Rule({"minimum": 0, "maximum": PARK_MAX_S}, lambda v, f: None if
                                  0 <= v <= PARK_MAX_S else
                                  f"a park expires within {PARK_MAX_S} s; 0: 12 h")]
@@ -285,14 +291,15 @@ def _mail_check(value: str, field: str) -> str | None:
     return _text_check(MAIL_BYTES, blank_ok=False)(value, field)
 
 
-MAIL_BYTES = 8192
+MAIL_BYTES = board.MESSAGE_MAX_BYTES
 MailText = Annotated[str, Rule({"minLength": 1, "maxLength": MAIL_BYTES, "pattern": NON_BLANK,
-                                "description": "The message (max 8192 bytes; no secrets)."},
+                                "description": f"The message (max {MAIL_BYTES} bytes; "
+                                               "no secrets)."},
                                _mail_check)]
 MessageId = Annotated[str, Rule({"pattern": UUID_PATTERN, "maxLength": 36},
                                 _uuid_check(empty_ok=False, noun="message"))]
-MailIds = Annotated[list[MessageId], Rule({"minItems": 1, "maxItems": 50},
-                                     _list_check(50, "ids per call", least=1))]
+MailIds = Annotated[list[MessageId], Rule({"minItems": 1, "maxItems": board.ACK_MAX_IDS},
+                                     _list_check(board.ACK_MAX_IDS, "ids per call", least=1))]
 # session_changes' cursor: an ISO time with its offset, as a reply gave it (empty: start).
 OFFSET_TIME_PATTERN = r"^([0-9].*([Zz]|[+-][0-9]{2}:?[0-9]{2}))?$"
 ChangesCursor = Annotated[str, Rule(

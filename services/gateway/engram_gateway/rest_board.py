@@ -11,6 +11,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query
 from pydantic import Field
 
+from engram_kit import board_limits as board
 from engram_kit.context import CallerContext
 
 from .argtypes import (
@@ -46,7 +47,7 @@ class AgentUpdateBody(StrictBody):
     project: BoardText | None = None
     task: BoardText | None = None
     status: BoardText | None = None
-    expect_seconds: int | None = Field(None, ge=0, le=2**31)
+    expect_seconds: int | None = Field(None, ge=0, le=board.EXPECT_MAX_S)
     children: Children | None = None
 
 
@@ -59,7 +60,7 @@ class ParkBody(StrictBody):
 
 
 class ClaimBody(StrictBody):
-    ttl_seconds: int = Field(0, ge=0, le=86400)
+    ttl_seconds: int = Field(0, ge=0, le=board.LEASE_TTL_MAX_S)
     queue: bool = True
 
 
@@ -80,7 +81,7 @@ def build_board_router(backends: Backends) -> APIRouter:
 
     @router.get("/agents")
     async def list_agents(caller: ListAgentsCaller,
-                          limit: Annotated[int, Query(ge=0, le=50)] = 0) -> Any:
+                          limit: Annotated[int, Query(ge=0, le=board.LIST_MAX)] = 0) -> Any:
         return await run_op(backends, caller, "board_agents", {"limit": limit}, "list")
 
     @router.post("/agents")
@@ -123,7 +124,7 @@ def _lease_and_mail_routes(router: APIRouter, backends: Backends) -> None:
 
     @router.get("/messages")
     async def receive_messages(caller: ReceiveCaller,
-                               limit: Annotated[int, Query(ge=0, le=50)] = 0,
+                               limit: Annotated[int, Query(ge=0, le=board.RECEIVE_PAGE_MAX)] = 0,
                                cursor: str = "") -> Any:
         return await run_op(backends, caller, "board_message",
                             {"limit": limit, "cursor": cursor}, "receive")

@@ -29,7 +29,6 @@ from .argtypes import (
 )
 from .clients import Backends
 from .rest import grant, run_op
-from .shaping import search_reply
 from .strict_args import StrictBody, known_query_only
 from .toolspec import RequestId
 
@@ -86,21 +85,18 @@ def build_memory_router(backends: Backends) -> APIRouter:
                      episode: Annotated[Episode, Query()] = "",
                      as_of: Annotated[OptionalTime, Query()] = None,
                      include_history: bool = False, explain: bool = False,
-                     verbose: bool = False, facts: bool = False) -> Any:
+                     verbose: bool = False) -> Any:
         args = {"query": query, "top_k": top_k, "tags": tags, "source": source,
                 "since": since, "until": until, "episode": episode, "as_of": as_of,
                 "include_history": include_history, "explain": explain, "verbose": verbose}
-        if facts:  # the MCP tool's whole reply, facts and world blocks included
-            return await run_op(backends, caller, "memory_search", args)
-        return await run_op(backends, caller, "memory_search", args,
-                            shape=lambda r: search_reply(r, verbose, explain, facts=[]))
+        return await run_op(backends, caller, "memory_search", args)
 
     @router.get("/recent")
     async def recent(caller: RecentCaller, n: Annotated[int, Query(ge=1, le=50)] = 10,
                      tags: Annotated[OptionalTags, Query()] = None,
-                     source: Annotated[Source, Query()] = "") -> Any:
+                     source: Annotated[Source, Query()] = "", verbose: bool = False) -> Any:
         return await run_op(backends, caller, "memory_recent",
-                            {"n": n, "tags": tags, "source": source})
+                            {"n": n, "tags": tags, "source": source, "verbose": verbose})
 
     @router.get("/{entry_id}")
     async def get(entry_id: Annotated[EntryId, Path()], caller: GetCaller) -> Any:

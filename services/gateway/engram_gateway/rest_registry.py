@@ -27,7 +27,6 @@ from .registry import operations
 from .rest import grant, run_op
 from .rest_board import build_board_router
 from .rest_hygiene import build_hygiene_router
-from .rest_lifecycle import build_lifecycle_router
 from .rest_memory import build_memory_router
 from .rest_sessions import build_sessions_router
 from .strict_args import StrictBody, known_query_only
@@ -149,8 +148,7 @@ def hand_written_routers(backends: Backends) -> list[APIRouter]:
     hygiene routes come before the memory routes, so that
     /v1/memories/consolidation-candidates is not read as an entry id."""
     return [build_hygiene_router(backends), build_board_router(backends),
-            build_memory_router(backends), build_sessions_router(backends),
-            build_lifecycle_router(backends)]
+            build_memory_router(backends), build_sessions_router(backends)]
 
 
 def served(routers: Iterable[APIRouter]) -> set[tuple[str, str]]:

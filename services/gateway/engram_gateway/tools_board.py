@@ -9,6 +9,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from engram.v1 import coordination_pb2 as pb
+from engram_kit import board_limits as board
 
 from .argtypes import (
     BoardText,
@@ -43,7 +44,8 @@ def board_agents(
     status: Annotated[BoardText | None, Field(description="What you are doing now (clears a "
                                               "park record).")] = None,
     expect_seconds: Annotated[int | None, Field(
-        ge=0, le=2**31, description="Seconds until your status is overdue; 0 clears.")] = None,
+        ge=0, le=board.EXPECT_MAX_S,
+        description="Seconds until your status is overdue (at most 7 days); 0 clears.")] = None,
     children: Annotated[Children | None, Field(description="Subagent labels (max 8); "
                                                "[] clears.")] = None,
     park_reason: Annotated[OptionalParkReason, Field(
@@ -56,7 +58,8 @@ def board_agents(
                                              "(240).")] = "",
     park_expires_seconds: Annotated[ParkExpiry, Field(description="0: 12 h; at most 7 "
                                                       "days.")] = 0,
-    limit: Annotated[int, Field(ge=0, le=50, description="Peers to list (0: 20).")] = 0,
+    limit: Annotated[int, Field(ge=0, le=board.LIST_MAX,
+                                description="Peers to list (0: 20).")] = 0,
     namespace: Namespace = None,
 ) -> None:
     """The agent board: see which other agents work in this namespace and on what.
@@ -83,7 +86,7 @@ def board_lease(
                     "| list")] = "list",
     name: Annotated[str, Field(description="The resource, e.g. 'deploy:staging' "
                                "(max 200 chars).")] = "",
-    ttl_seconds: Annotated[int, Field(ge=0, le=86400, description="Lease length "
+    ttl_seconds: Annotated[int, Field(ge=0, le=board.LEASE_TTL_MAX_S, description="Lease length "
                                       "(0: 300 s). Renew before it ends.")] = 0,
     queue: Annotated[bool, Field(description="Join the wait queue when not granted.")] = True,
     namespace: Namespace = None,
@@ -108,7 +111,8 @@ def board_message(
                                                "delivers once.")] = "",
     ids: Annotated[MailIds | None, Field(description="Message ids to ack/redact "
                                          "(max 50).")] = None,
-    limit: Annotated[int, Field(ge=0, le=50, description="Page size (0: 50).")] = 0,
+    limit: Annotated[int, Field(ge=0, le=board.RECEIVE_PAGE_MAX,
+                                description="Page size (0: 50).")] = 0,
     cursor: Annotated[str, Field(description="next_cursor of the previous page.")] = "",
     namespace: Namespace = None,
 ) -> None:

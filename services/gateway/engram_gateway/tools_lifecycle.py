@@ -1,7 +1,7 @@
 """Registry entries for correcting, retiring and erasing what was written:
 documents, world facts, lessons, facts, mail, a writer's whole output, and
-parked contenders decided by a reviewer. The REST routes under /v1
-(rest_lifecycle.py) run the same operations."""
+parked contenders decided by a reviewer. Their REST routes under /v1 are
+generated (rest_registry.py)."""
 
 from __future__ import annotations
 

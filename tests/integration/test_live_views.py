@@ -1,0 +1,37 @@
+"""Each `live_<table>` view (memory.live_entries, cortex.live_facts, ...)
+is its table's rows, every column: Postgres expands a view's `SELECT *` when
+the view is made, so a column added to the table later is missing from the
+view until a migration re-creates it, and code that reads the view gets
+rows without it. Read from the real stack's catalog after every migration
+has run."""
+
+from __future__ import annotations
+
+import asyncpg
+
+VIEWS_SQL = """
+SELECT v.table_schema, v.table_name FROM information_schema.views v
+ WHERE v.table_name LIKE 'live\\_%' AND v.table_schema NOT IN ('pg_catalog', 'information_schema')
+"""
+COLUMNS_SQL = """
+SELECT column_name, data_type, udt_name FROM information_schema.columns
+ WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position
+"""
+
+
+async def test_every_live_view_carries_every_column_of_its_table(admin_dsn: str):
+    conn = await asyncpg.connect(admin_dsn)
+    try:
+        views = [(r["table_schema"], r["table_name"]) for r in await conn.fetch(VIEWS_SQL)]
+        assert ("memory", "live_entries") in views and ("cortex", "live_facts") in views, views
+        missing = {}
+        for schema, view in views:
+            table = view.removeprefix("live_")
+            columns = [tuple(r) for r in await conn.fetch(COLUMNS_SQL, schema, table)]
+            assert columns, f"{schema}.{view}: no table {schema}.{table}"
+            shown = [tuple(r) for r in await conn.fetch(COLUMNS_SQL, schema, view)]
+            if shown != columns:
+                missing[f"{schema}.{view}"] = sorted(set(columns) ^ set(shown))
+    finally:
+        await conn.close()
+    assert missing == {}
