@@ -40,13 +40,13 @@ import sys
 from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 
 import numpy as np
 from ablate_locomo import (
     KS,
     Row,
     embed_cached,
+    lab_encoder,
     lab_parser,
     order,
     recalls,
@@ -250,13 +250,8 @@ def main() -> None:
     ap.add_argument("--only", default="", help="score only the variants whose name holds this")
     args = parse_with_smoke(ap, {"conversations": 1, "depth": 20})
 
-    from engram_embedder.backend import SentenceTransformerBackend
-
-    encoder = SentenceTransformerBackend(args.model, "cpu")
-    tag = Path(encoder.model).name
-
-    def encode(texts: list[str]) -> np.ndarray:
-        return encoder.encode(texts).vectors if texts else np.zeros((0, 384))
+    encode, model = lab_encoder(args.model)
+    tag = model.rsplit("/", 1)[-1]
 
     variants = [g for g in grid(args.smoke) if g == BASE or args.only in g.name()]
     names = [g.name() for g in variants]
@@ -285,7 +280,7 @@ def main() -> None:
                          f"rules entities {len(lab.turns_of['rules'])}, "
                          f"names {len(lab.turns_of['names'])}\n")
     summary = summarise(rows, names)
-    report(summary, variants, args.depth, encoder.model, len(rows))
+    report(summary, variants, args.depth, model, len(rows))
 
 
 def report(summary: dict, variants: list[Graph], depth: int, model: str, n: int) -> None:
