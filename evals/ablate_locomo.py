@@ -365,8 +365,8 @@ def main() -> None:
     ap.add_argument("--depth", type=int, default=100, help="candidates per channel")
     args = parse_with_smoke(ap, {"conversations": 1, "depth": 20, "show": 5})
 
-    encode, model = lab_encoder(args.model)
-    tag = Path(model).name
+    encode, model_name = lab_encoder(args.model)
+    tag = Path(model_name).name
 
     grid = variant_grid(args.smoke)
     names = [p.name() for p in grid]
@@ -404,7 +404,7 @@ def main() -> None:
                                    for g in s) + f"  {name}\n")
     sys.stdout.write(f"defaults: {summary[DEFAULTS.name()]}\nheld out: {json.dumps(held)}\n")
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    out = {"timestamp": stamp, "command": command_line(), "model": model,
+    out = {"timestamp": stamp, "command": command_line(), "model": model_name,
            "depth": args.depth, "split": DESCRIPTION, "defaults": DEFAULTS.name(),
            "n_questions": len(rows), "summary": {n: s["all"] for n, s in summary.items()},
            "by_split": summary, "held_out": held}
