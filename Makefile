@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.engram-installed
 
-.PHONY: setup inspector lock migrations-lock up test test-unit test-llama lint k8s docs proto proto-check bench-e2e bench-embedder bench-locomo bench-scale bench-documents bench-store-cpu bench-board bench-conflicts bench-extraction bench-reliability bench-hooks bench-capacity bench-peers bench-agent-day bench-smoke clean
+.PHONY: setup inspector lock migrations-lock up test test-unit test-llama lint k8s docs proto proto-check bench-e2e bench-embedder bench-identifiers bench-locomo bench-scale bench-documents bench-store-cpu bench-board bench-conflicts bench-extraction bench-reliability bench-hooks bench-capacity bench-peers bench-agent-day bench-smoke clean
 
 # The custom resource models `make k8s` validates with (npm, pinned).
 K8S_MODELS := tools/k8s-models/node_modules/.package-lock.json
@@ -111,6 +111,9 @@ bench-documents: setup
 bench-store-cpu: setup
 	$(VENV)/bin/python evals/bench_store_cpu.py
 
+bench-identifiers: setup
+	$(VENV)/bin/python evals/bench_identifiers.py
+
 bench-locomo: setup
 	$(VENV)/bin/python evals/bench_locomo.py
 
@@ -157,9 +160,9 @@ bench-smoke: setup
 	set -e; out=$$(mktemp -d); export ENGRAM_BENCH_RESULTS_DIR=$$out; \
 	for b in bench_mcp_latency bench_embedder bench_scale bench_documents bench_store_cpu \
 	         bench_board bench_conflicts bench_extraction bench_hooks bench_capacity bench_review_queue \
-	         bench_agent_day; do \
+	         bench_agent_day bench_identifiers; do \
 	  echo "== $$b --smoke"; $(VENV)/bin/python evals/$$b.py --smoke; done; \
-	for b in bench_locomo ablate_locomo; do \
+	for b in bench_locomo ablate_locomo ablate_locomo_graph; do \
 	  echo "== $$b --smoke"; $(VENV)/bin/python evals/$$b.py --smoke \
 	    --data $(SHARED)/bench/locomo10.json --audit $(SHARED)/bench/locomo-audit/errors.json; done; \
 	echo "== bench_peers --smoke"; $(VENV)/bin/python evals/bench_peers.py --smoke \

@@ -346,19 +346,27 @@ def lab_parser(doc: str | None) -> argparse.ArgumentParser:
     return ap
 
 
+def lab_encoder(model: str) -> tuple[Callable[[list[str]], np.ndarray], str]:
+    """The service's own encoder backend on the CPU (`--model`, default the
+    packaged MiniLM): an encode for lists of texts, and the model's name."""
+    from engram_embedder.backend import SentenceTransformerBackend
+
+    encoder = SentenceTransformerBackend(model, "cpu")
+
+    def encode(texts: list[str]) -> np.ndarray:
+        return encoder.encode(texts).vectors if texts else np.zeros((0, encoder.dimension))
+
+    return encode, encoder.model
+
+
 def main() -> None:
     ap = lab_parser(__doc__)
     ap.add_argument("--show", type=int, default=25, help="print the best N variants")
     ap.add_argument("--depth", type=int, default=100, help="candidates per channel")
     args = parse_with_smoke(ap, {"conversations": 1, "depth": 20, "show": 5})
 
-    from engram_embedder.backend import SentenceTransformerBackend
-
-    encoder = SentenceTransformerBackend(args.model, "cpu")
-    tag = Path(encoder.model).name
-
-    def encode(texts: list[str]) -> np.ndarray:
-        return encoder.encode(texts).vectors if texts else np.zeros((0, 384))
+    encode, model_name = lab_encoder(args.model)
+    tag = Path(model_name).name
 
     grid = variant_grid(args.smoke)
     names = [p.name() for p in grid]
@@ -396,7 +404,7 @@ def main() -> None:
                                    for g in s) + f"  {name}\n")
     sys.stdout.write(f"defaults: {summary[DEFAULTS.name()]}\nheld out: {json.dumps(held)}\n")
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    out = {"timestamp": stamp, "command": command_line(), "model": encoder.model,
+    out = {"timestamp": stamp, "command": command_line(), "model": model_name,
            "depth": args.depth, "split": DESCRIPTION, "defaults": DEFAULTS.name(),
            "n_questions": len(rows), "summary": {n: s["all"] for n, s in summary.items()},
            "by_split": summary, "held_out": held}

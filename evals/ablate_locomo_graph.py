@@ -21,7 +21,9 @@ loader, recall definition and cached embeddings as the other labs:
              RRF channel ranked by the dense score
   when       a question about time ("when", "how long", "what year") lifts the
              candidates whose text names a time (yesterday, last week, May,
-             2022, ...) by w x their score
+             2022, ...) by w x their score: the service's detectors
+             (engram_memory/timewords.py) and lift (fusion.py step 6), wired
+             since with w = 0.5 (ENGRAM_TIME_WEIGHT)
   ident      the lexical channel also indexes identifier-shaped tokens whole
              (the memory service's tokenizer since migration 0023), alone and
              with the identifier lift (x1.0): does it cost LoCoMo anything?
@@ -38,13 +40,13 @@ import sys
 from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 
 import numpy as np
 from ablate_locomo import (
     KS,
     Row,
     embed_cached,
+    lab_encoder,
     lab_parser,
     order,
     recalls,
@@ -58,17 +60,13 @@ from benchlib import command_line, parse_with_smoke
 from locomo_split import DESCRIPTION
 
 from engram_dreamer.extract_rules import SENTENCE, extract_sentence
+from engram_memory.fusion import Fused, lift_by_time
 from engram_memory.identifiers import identifier_tokens
+from engram_memory.timewords import asks_about_time, names_a_time
 
 NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-z]+(?:\s+[A-Z][a-z]+)*)")
 NOT_NAMES = {"I", "I'm", "I've", "I'd", "I'll", "The", "It", "That", "This", "Thanks", "Yes",
              "Yeah", "Wow", "Oh", "Hey", "Hi", "Sure", "So", "And", "But", "What", "How", "Me"}
-TIME_Q = re.compile(r"^\s*when\b|\bhow long\b|\bwhat (?:year|month|day|date|time)\b", re.I)
-TIME_WORDS = re.compile(
-    r"\b(?:yesterday|today|tonight|tomorrow|ago|last|next|this (?:week|month|year|weekend)|"
-    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|weekend|january|february|march|april|may|"
-    r"june|july|august|september|october|november|december|(?:19|20)\d\d|since|recently)\b",
-    re.I)
 
 
 @dataclass(frozen=True)
@@ -146,7 +144,7 @@ class Lab(Conv2):
                     by.setdefault(e, []).append(i)
             self.turns_of[kind] = by
         self.idents = [set(identifier_tokens(t)) for t in texts]
-        self.timed = np.array([bool(TIME_WORDS.search(t)) for t in texts])
+        self.timed = {i for i, t in enumerate(texts) if names_a_time(t)}
         self.plain_bm25 = self.bm25
 
     def use_identifiers(self, on: bool) -> None:
@@ -217,9 +215,19 @@ def with_graph(lab: Lab, question: str, qv: np.ndarray, g: Graph) -> np.ndarray:
     if g.ident_lift and (wanted := set(identifier_tokens(question))):
         held = np.array([len(wanted & have) / len(wanted) for have in lab.idents])
         base = base * (1 + g.ident_lift * held)
-    if g.when and TIME_Q.search(question):
-        base = base * (1 + g.when * lab.timed)
+    if g.when and asks_about_time(question):
+        base = time_lifted(base, lab.timed, g.when)
     return base
+
+
+def time_lifted(scores: np.ndarray, timed: set[int], weight: float) -> np.ndarray:
+    """The service's time lift (fusion.py step 6) over the lab's candidates."""
+    fused = [Fused(int(i), float(scores[i])) for i in np.flatnonzero(scores > 0)]
+    lift_by_time(fused, timed, weight)
+    out = scores.copy()
+    for f in fused:
+        out[f.key] = f.score
+    return out
 
 
 def grid(smoke: bool) -> list[Graph]:
@@ -242,13 +250,8 @@ def main() -> None:
     ap.add_argument("--only", default="", help="score only the variants whose name holds this")
     args = parse_with_smoke(ap, {"conversations": 1, "depth": 20})
 
-    from engram_embedder.backend import SentenceTransformerBackend
-
-    encoder = SentenceTransformerBackend(args.model, "cpu")
-    tag = Path(encoder.model).name
-
-    def encode(texts: list[str]) -> np.ndarray:
-        return encoder.encode(texts).vectors if texts else np.zeros((0, 384))
+    encode, model = lab_encoder(args.model)
+    tag = model.rsplit("/", 1)[-1]
 
     variants = [g for g in grid(args.smoke) if g == BASE or args.only in g.name()]
     names = [g.name() for g in variants]
@@ -277,7 +280,7 @@ def main() -> None:
                          f"rules entities {len(lab.turns_of['rules'])}, "
                          f"names {len(lab.turns_of['names'])}\n")
     summary = summarise(rows, names)
-    report(summary, variants, args.depth, encoder.model, len(rows))
+    report(summary, variants, args.depth, model, len(rows))
 
 
 def report(summary: dict, variants: list[Graph], depth: int, model: str, n: int) -> None:

@@ -32,7 +32,6 @@ import re
 import sys
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from pathlib import Path
 
 import numpy as np
 from ablate_locomo import (
@@ -43,6 +42,7 @@ from ablate_locomo import (
     Row,
     candidates,
     embed_cached,
+    lab_encoder,
     lab_parser,
     lifts,
     order,
@@ -290,13 +290,8 @@ def main() -> None:
     ap.add_argument("--only", default="", help="score only the ideas whose name holds this")
     args = parse_with_smoke(ap, {"conversations": 1, "depth": 20})
 
-    from engram_embedder.backend import SentenceTransformerBackend
-
-    encoder = SentenceTransformerBackend(args.model, "cpu")
-    tag = Path(encoder.model).name
-
-    def encode(texts: list[str]) -> np.ndarray:
-        return encoder.encode(texts).vectors if texts else np.zeros((0, 384))
+    encode, model = lab_encoder(args.model)
+    tag = model.rsplit("/", 1)[-1]
 
     grid = [i for i in ideas(args.smoke) if i == BASE or args.only in i.name()]
     names = [i.name() for i in grid]
@@ -322,7 +317,7 @@ def main() -> None:
             rows.append(Row(q.qid, c.sample_id, q.category, r))
         sys.stderr.write(f"{c.sample_id}: {len(c.turns)} turns, {len(c.questions)} questions\n")
     summary = summarise(rows, names)
-    report(summary, grid, args, encoder.model, len(rows))
+    report(summary, grid, args, model, len(rows))
 
 
 def report(summary: dict, grid: list[Idea], args: argparse.Namespace, model: str,

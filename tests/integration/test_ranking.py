@@ -12,8 +12,9 @@ import pytest
 
 from engram_cli.stack import Stack
 from engram_memory import repo
+from engram_memory.timewords import TEXT_PATTERN, names_a_time
 
-from ..helpers import admin_fetchval, call, mcp_client, postings_out_of_step
+from ..helpers import admin_fetchval, call, eventually, mcp_client, postings_out_of_step
 
 HIKES = [
     "Caroline: I went hiking up the ridge trail on Sunday.",
@@ -113,7 +114,7 @@ async def test_adjacent_lines_of_an_episode_lift_each_other(stack: Stack):
     for e in found["entries"]:
         t = e["trace"]
         assert abs(e["score"] - (t["rrf_score"] + t["context_lift"] + t["episode_lift"]
-                                 + t["term_lift"] + t["identifier_lift"])) < 1e-4
+                                 + t["term_lift"] + t["identifier_lift"] + t["time_lift"])) < 1e-4
     assert "rrf k=" in found["trace"]["fusion"]
 
 
@@ -287,3 +288,89 @@ async def test_the_line_before_a_candidate_is_one_index_step_not_a_sort_of_its_e
     assert any("Index Cond" in line and "created_at < c.created_at" in line
                for line in plan), plan
     assert not any("Sort" in line for line in plan), plan
+
+
+# Alike but for the time the first names; the rest are about other things.
+POTTERY = ["Caroline: I went to the pottery class in 2022.",
+           "Caroline: I went to the pottery class in the old mill.",
+           *HIKES[1:3], *HIKES[4:9]]
+
+
+async def stored_with_context(stack: Stack, admin_dsn: str,
+                              lines: list[str]) -> tuple[str, str, list[str]]:
+    """A namespace holding `lines`, their context vectors filled (the dense
+    ranks then no longer depend on how fast the sweep ran)."""
+    ns, token = namespace_agent(stack)
+    async with mcp_client(stack.mcp_url, token) as client:
+        ids = [(await call(client, "memory_store", {"text": t, "namespace": ns}))["id"]
+               for t in lines]
+
+    async def drained() -> bool:
+        return await admin_fetchval(
+            admin_dsn, "SELECT count(*) FROM memory.context_vector_queue q"
+            " JOIN memory.entries e ON e.id = q.entry_id WHERE e.namespace = $1", ns) == 0
+    await eventually(drained, 30, "the context vectors filled")
+    return ns, token, ids
+
+
+def lifts_sum_to_the_score(entry: dict) -> bool:
+    t = entry["trace"]
+    return abs(entry["score"] - (t["rrf_score"] + t["context_lift"] + t["episode_lift"]
+                                 + t["term_lift"] + t["identifier_lift"] + t["time_lift"])) < 1e-4
+
+
+async def test_a_question_about_time_lifts_the_line_that_names_a_time(
+        stack: Stack, admin_dsn: str):
+    """Fusion step 6: asked "when", the line naming a time outranks the line
+    that says the same without one, which both channels rank first."""
+    ns, token, ids = await stored_with_context(stack, admin_dsn, POTTERY)
+    async with mcp_client(stack.mcp_url, token) as client:
+        when = await call(client, "memory_search", {
+            "query": "When did Caroline go to the pottery class?", "explain": True,
+            "namespace": ns, "top_k": len(POTTERY)})
+    timed, plain = ids[0], ids[1]
+    by_id = {e["id"]: e for e in when["entries"]}
+    assert [e["id"] for e in when["entries"]][0] == timed
+    assert by_id[plain]["trace"]["dense_rank"] == by_id[plain]["trace"]["lexical_rank"] == 1
+    before = by_id[timed]["score"] - by_id[timed]["trace"]["time_lift"]
+    assert before < by_id[plain]["score"]  # without the lift the plain line led
+    assert by_id[timed]["trace"]["time_lift"] == pytest.approx(0.5 * before, rel=1e-3)
+    for e in when["entries"]:
+        assert (e["trace"]["time_lift"] > 0) == names_a_time(e["text"]), e["text"]
+        assert lifts_sum_to_the_score(e)
+    assert "time lift 0.5 (a question about time)" in when["trace"]["fusion"]
+
+
+async def test_a_question_not_about_time_is_not_lifted(stack: Stack, admin_dsn: str):
+    ns, token, _ = await stored_with_context(stack, admin_dsn, POTTERY)
+    async with mcp_client(stack.mcp_url, token) as client:
+        found = await call(client, "memory_search", {
+            "query": "Did Caroline go to the pottery class?", "explain": True,
+            "namespace": ns, "top_k": len(POTTERY)})
+    assert found["entries"][0]["text"] == POTTERY[1]
+    assert all(e["trace"]["time_lift"] == 0 and lifts_sum_to_the_score(e)
+               for e in found["entries"])
+    assert "time lift 0.5 (not a question about time)" in found["trace"]["fusion"]
+
+
+TIME_SAMPLES = ["I went hiking yesterday.", "The Mayor spoke.", "order 20230 shipped",
+                "in 2023, then", "this weekend", "this  weekend", "Sundays", "MAY",
+                "user_2023", "\u212aelvin ago", "x\nlast\n", "since", ""]
+
+
+async def test_postgres_and_python_find_the_same_times(admin_dsn: str):
+    """The service asks Postgres (`text ~* $1`) what the lab asks Python's
+    `re`: the one pattern reads alike in both, and stays fast on the
+    longest text an entry may hold."""
+    crafted = ["this wee" * 2_000, "19" * 8_000, "when " * 3_200, " " * 15_999 + "May"]
+    conn = await asyncpg.connect(admin_dsn)
+    try:
+        for text in [*TIME_SAMPLES, *crafted]:
+            in_sql = await conn.fetchval("SELECT $1::text ~* $2", text, TEXT_PATTERN)
+            assert in_sql == names_a_time(text), text[:40]
+        await conn.execute("SET statement_timeout = '2s'")
+        assert await conn.fetchval("SELECT bool_or($1::text || n::text ~* $2)"
+                                   " FROM generate_series(1, 20) n",
+                                   "a" * 16_000, TEXT_PATTERN) is False
+    finally:
+        await conn.close()

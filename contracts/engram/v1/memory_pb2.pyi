@@ -129,7 +129,7 @@ class SearchRequest(_message.Message):
     def __init__(self, query: _Optional[str] = ..., top_k: _Optional[int] = ..., tags: _Optional[_Iterable[str]] = ..., source: _Optional[str] = ..., since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., until: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., explain: _Optional[bool] = ..., episode: _Optional[str] = ..., as_of: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., include_history: _Optional[bool] = ..., query_vector: _Optional[_Union[_common_pb2.QueryVector, _Mapping]] = ...) -> None: ...
 
 class RankTrace(_message.Message):
-    __slots__ = ("dense_rank", "lexical_rank", "dense_distance", "lexical_score", "rrf_score", "context_lift", "episode_lift", "term_lift", "identifier_lift")
+    __slots__ = ("dense_rank", "lexical_rank", "dense_distance", "lexical_score", "rrf_score", "context_lift", "episode_lift", "term_lift", "identifier_lift", "time_lift")
     DENSE_RANK_FIELD_NUMBER: _ClassVar[int]
     LEXICAL_RANK_FIELD_NUMBER: _ClassVar[int]
     DENSE_DISTANCE_FIELD_NUMBER: _ClassVar[int]
@@ -139,6 +139,7 @@ class RankTrace(_message.Message):
     EPISODE_LIFT_FIELD_NUMBER: _ClassVar[int]
     TERM_LIFT_FIELD_NUMBER: _ClassVar[int]
     IDENTIFIER_LIFT_FIELD_NUMBER: _ClassVar[int]
+    TIME_LIFT_FIELD_NUMBER: _ClassVar[int]
     dense_rank: int
     lexical_rank: int
     dense_distance: float
@@ -148,7 +149,8 @@ class RankTrace(_message.Message):
     episode_lift: float
     term_lift: float
     identifier_lift: float
-    def __init__(self, dense_rank: _Optional[int] = ..., lexical_rank: _Optional[int] = ..., dense_distance: _Optional[float] = ..., lexical_score: _Optional[float] = ..., rrf_score: _Optional[float] = ..., context_lift: _Optional[float] = ..., episode_lift: _Optional[float] = ..., term_lift: _Optional[float] = ..., identifier_lift: _Optional[float] = ...) -> None: ...
+    time_lift: float
+    def __init__(self, dense_rank: _Optional[int] = ..., lexical_rank: _Optional[int] = ..., dense_distance: _Optional[float] = ..., lexical_score: _Optional[float] = ..., rrf_score: _Optional[float] = ..., context_lift: _Optional[float] = ..., episode_lift: _Optional[float] = ..., term_lift: _Optional[float] = ..., identifier_lift: _Optional[float] = ..., time_lift: _Optional[float] = ...) -> None: ...
 
 class QueryTerm(_message.Message):
     __slots__ = ("lexeme", "rows", "used")

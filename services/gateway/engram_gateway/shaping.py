@@ -115,7 +115,8 @@ def _entry(hit: memory_pb2.SearchHit, verbose: bool, explain: bool) -> dict[str,
                          "context_lift": round(t.context_lift, 5),
                          "episode_lift": round(t.episode_lift, 5),
                          "term_lift": round(t.term_lift, 5),
-                         "identifier_lift": round(t.identifier_lift, 5)}
+                         "identifier_lift": round(t.identifier_lift, 5),
+                         "time_lift": round(t.time_lift, 5)}
     return item
 
 

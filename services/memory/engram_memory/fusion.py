@@ -1,7 +1,7 @@
 """Rank fusion: the one place where channel rankings are combined.
 
-Three steps, each measured on LoCoMo by `evals/ablate_locomo.py` (its
-artefact lists what every step adds):
+Six steps, each measured (`evals/ablate_locomo.py` and its sibling labs on
+LoCoMo, `evals/bench_identifiers.py`; their artefacts list what each adds):
 1. weighted reciprocal rank fusion of the dense and lexical rankings;
 2. conversation context: a candidate gains a share of the fused score of the
    entries written just before and after it in the same episode (a reply
@@ -17,13 +17,17 @@ artefact lists what every step adds):
    for the fraction of them it holds; an exact identifier is the strongest
    evidence a query can give, and rank fusion alone lets a near miss that
    the dense channel likes outrank it.
+6. time: when the question asks about time ("when", "how long", "what
+   year": timewords.py), a candidate whose text names one (yesterday, last
+   week, May, 2022) gains a share of its score; measured by
+   `evals/ablate_locomo_graph.py` (the `when` rows of docs/memory.md).
 Only candidates found by a channel are ever ranked: the lifts reorder, they
 never pull in rows no channel matched.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable
+from collections.abc import Collection, Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
@@ -40,6 +44,7 @@ class Fused(Generic[K]):
     episode_lift: float = 0.0
     term_lift: float = 0.0
     identifier_lift: float = 0.0
+    time_lift: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -51,6 +56,7 @@ class FusionWeights:
     episode_top: int = 3
     common_terms: float = 0.0
     identifiers: float = 0.0
+    time: float = 0.0
 
 
 def reciprocal_rank_fusion(channels: dict[str, list[K]], k: int = 60,
@@ -120,17 +126,30 @@ def lift_by_identifiers(fused: list[Fused[K]], exact: dict[K, float], weight: fl
         f.score += f.identifier_lift
 
 
+def lift_by_time(fused: list[Fused[K]], timed: Collection[K], weight: float) -> None:
+    """Add weight x its score to a candidate that names a time (the caller
+    passes none unless the question asks about time)."""
+    if weight <= 0:
+        return
+    for f in fused:
+        f.time_lift = weight * f.score if f.key in timed else 0.0
+        f.score += f.time_lift
+
+
 def fuse(channels: dict[str, list[K]], weights: FusionWeights,
          previous: dict[K, K], episode_of: dict[K, str],
          held: dict[K, float] | None = None,
-         exact: dict[K, float] | None = None) -> list[Fused[K]]:
+         exact: dict[K, float] | None = None,
+         timed: Collection[K] = ()) -> list[Fused[K]]:
     """`held`: per candidate, the fraction of the query's too-common terms it
-    holds; `exact`: the fraction of the query's identifiers it holds whole."""
+    holds; `exact`: the fraction of the query's identifiers it holds whole;
+    `timed`: the candidates that name a time, for a question about time."""
     fused = reciprocal_rank_fusion(channels, weights.rrf_k, weights.channels)
     lift_by_context(fused, previous, weights.context)
     lift_by_episode(fused, episode_of, weights.episode, weights.episode_top)
     lift_by_common_terms(fused, held or {}, weights.common_terms)
     lift_by_identifiers(fused, exact or {}, weights.identifiers)
+    lift_by_time(fused, timed, weights.time)
     return _sorted(fused)
 
 

@@ -13,12 +13,13 @@ from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.embedder_client import EmbedderClient
 
-from . import repo, repo_identifiers
+from . import repo, repo_identifiers, repo_time
 from .decay import UseMarks
 from .documents import ChunkHit, Documents
 from .fusion import Fused, FusionWeights, fuse
 from .identifiers import identifier_tokens
 from .settings import MemorySettings
+from .timewords import asks_about_time
 from .validation import check_window, clean_source, clean_tags, clean_text, clean_top_k
 
 MAX_DROPPED = 10  # explain: how many unserved matches to name
@@ -100,7 +101,8 @@ def serving_label(row: asyncpg.Record, as_of: datetime | None) -> str:
 def fusion_weights(s: MemorySettings) -> FusionWeights:
     return FusionWeights(rrf_k=s.rrf_k, channels={"lexical": s.lexical_weight},
                          context=s.context_weight, episode=s.episode_weight,
-                         common_terms=s.common_term_weight, identifiers=s.identifier_weight)
+                         common_terms=s.common_term_weight, identifiers=s.identifier_weight,
+                         time=s.time_weight)
 
 
 class Searcher:
@@ -133,11 +135,9 @@ class Searcher:
             channels = {"dense": [r["id"] for r in dense], "lexical": [r["id"] for r in lexical]}
             pool_ids = list({*channels["dense"], *channels["lexical"]})
             context = await repo.episode_context(conn, pool_ids)
-            held = await repo.common_terms_held(conn, query, self.terms, pool_ids) \
-                if self.weights.common_terms > 0 else {}
-            exact = await repo_identifiers.identifiers_held(
-                conn, identifier_tokens(query), pool_ids) if self.weights.identifiers > 0 else {}
-            ranked = fuse(channels, self.weights, context.previous, context.episode, held, exact)
+            held, exact, timed = await self._lift_inputs(conn, query, pool_ids)
+            ranked = fuse(channels, self.weights, context.previous, context.episode, held, exact,
+                          timed)
             served = ranked[:top_k]
             rows = await repo.fetch_by_ids(conn, [f.key for f in served])
             contested = await repo.contested_pairs(conn, list(rows))
@@ -157,6 +157,20 @@ class Searcher:
             if result.documents:
                 result.layer = "entries+documents" if hits else "documents"
         return result
+
+    async def _lift_inputs(self, conn: asyncpg.Connection, query: str, pool_ids: list[uuid.UUID],
+                           ) -> tuple[dict[uuid.UUID, float], dict[uuid.UUID, float],
+                                      set[uuid.UUID]]:
+        """What the lifts of fusion steps 4-6 read of the candidates; a lift
+        that is off reads nothing."""
+        w = self.weights
+        held = await repo.common_terms_held(conn, query, self.terms, pool_ids) \
+            if w.common_terms > 0 else {}
+        exact = await repo_identifiers.identifiers_held(
+            conn, identifier_tokens(query), pool_ids) if w.identifiers > 0 else {}
+        timed = await repo_time.naming_a_time(conn, pool_ids) \
+            if w.time > 0 and asks_about_time(query) else set()
+        return held, exact, timed
 
     def _low_confidence(self, hits: list[SearchHit], dense: bool) -> bool:
         """Nothing served is close to the query. Without the dense channel
@@ -212,6 +226,8 @@ class Searcher:
                   f"vector; rrf k={w.rrf_k}, lexical x{self.s.lexical_weight}; context lift "
                   f"{w.context}; episode lift {w.episode} (top {w.episode_top}); "
                   f"common-term lift {w.common_terms}; identifier lift {w.identifiers}; "
+                  f"time lift {w.time} ({'' if asks_about_time(query) else 'not '}"
+                  "a question about time); "
                   f"terms in more than {self.s.lexical_max_df:.0%} of rows, or past "
                   f"{self.s.lexical_match_budget} matching rows (rarest first), unused; "
                   f"bm25 k1={self.s.lexical_k1} b={self.s.lexical_b}")

@@ -54,7 +54,7 @@ def search_response(result: SearchResult, explain: bool) -> Any:
             dense_rank=f.ranks.get("dense", 0), lexical_rank=f.ranks.get("lexical", 0),
             dense_distance=hit.dense_distance, lexical_score=hit.lexical_score,
             rrf_score=f.rrf, context_lift=f.context_lift, episode_lift=f.episode_lift,
-            term_lift=f.term_lift, identifier_lift=f.identifier_lift,
+            term_lift=f.term_lift, identifier_lift=f.identifier_lift, time_lift=f.time_lift,
         ) if explain else None
         hits.append(memory_pb2.SearchHit(
             entry=entry_message(hit.entry), score=f.score, label=hit.label, trace=trace,

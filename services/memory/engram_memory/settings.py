@@ -68,6 +68,11 @@ class MemorySettings(ServiceSettings, DatabaseSettings, NatsSettings, AuditSetti
     # versions, symbols, ids) gains this share of its score per fraction
     # held (fusion.py; evals/bench_identifiers.py).
     identifier_weight: float = Field(1.0, ge=0)
+    # A question about time ("when", "how long", "what year") lifts each
+    # candidate whose text names a time (yesterday, last week, May, 2022) by
+    # this share of its score; 0: off (fusion.py, timewords.py; chosen on
+    # LoCoMo 1-5, judged on 6-10 by evals/ablate_locomo_graph.py).
+    time_weight: float = Field(0.5, ge=0)
     search_depth: int = 100
     # Each entry written after others in its episode also gets a vector of
     # the two lines before it and itself, and the dense channel ranks a row
