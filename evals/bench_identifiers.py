@@ -50,7 +50,7 @@ from benchlib import (
     results_dir,
     shown,
     stop_stack_on_sigterm,
-    tool_text,
+    tool_call,
 )
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
@@ -152,13 +152,7 @@ async def lexemes(dsn: str, texts: list[str]) -> dict[str, list[set[str]]]:
 
 
 async def through_service(stack: Stack, token: str, data: dict[str, Any]) -> dict[str, Any]:
-    async def call(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:
-        result = await client.call_tool(tool, args)
-        if result.is_error:
-            raise RuntimeError(f"{tool} failed: {result.content}")
-        if isinstance(result.structured_content, dict):
-            return result.structured_content
-        return json.loads(tool_text(result))
+    call = tool_call
 
     key_of: dict[str, str] = {}
     retired: set[str] = set()

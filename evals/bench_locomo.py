@@ -56,7 +56,7 @@ from benchlib import (
     results_dir,
     shown,
     stop_stack_on_sigterm,
-    tool_text,
+    tool_call,
 )
 from locomo_split import DESCRIPTION, SPLITS
 from mcp import Client
@@ -361,13 +361,7 @@ async def run_engram(stack: Stack, token: str, convs: list[Conversation],
     retired: dict[str, set[str]] = {}
     context_tokens: dict[str, float] = {}
 
-    async def call(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:
-        result = await client.call_tool(tool, args)
-        if result.is_error:
-            raise RuntimeError(f"{tool} failed: {result.content}")
-        if isinstance(result.structured_content, dict):
-            return result.structured_content
-        return json.loads(tool_text(result))
+    call = tool_call
 
     http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60.0)
     try:

@@ -37,7 +37,7 @@ from benchlib import (
     results_dir,
     shown,
     stop_stack_on_sigterm,
-    tool_text,
+    tool_call,
 )
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
@@ -143,13 +143,7 @@ async def measure(stack: Stack, n: int) -> dict[str, Any]:
     modes: dict[str, Counter] = {"mcp": Counter(), "grpc": Counter()}
     unembedded = {"mcp": 0, "grpc": 0}  # stored without vector (embedder timed out)
 
-    async def mcp_call(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:
-        result = await client.call_tool(tool, args)
-        if result.is_error:
-            raise RuntimeError(f"{tool} failed: {result.content}")
-        if isinstance(result.structured_content, dict):
-            return result.structured_content
-        return json.loads(tool_text(result))
+    mcp_call = tool_call
 
     http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30.0)
     channel = open_channel(grpc_addr)

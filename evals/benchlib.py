@@ -56,6 +56,19 @@ def tool_text(result: CallToolResult) -> str:
     return block.text
 
 
+async def tool_call(client: Any, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    """Call an MCP tool that must succeed (a failure raises, naming the tool)
+    and return its structured reply, or its text parsed as JSON."""
+    import json
+
+    result = await client.call_tool(tool, args)
+    if result.is_error:
+        raise RuntimeError(f"{tool} failed: {result.content}")
+    if isinstance(result.structured_content, dict):
+        return result.structured_content
+    return json.loads(tool_text(result))
+
+
 def stop_stack_on_sigterm() -> None:
     """A benchmark stops the stack it started in a `finally`; SIGTERM (a
     killed run, a CI timeout) would skip it and leave the services and the
