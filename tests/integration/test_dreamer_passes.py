@@ -10,14 +10,16 @@ import uuid
 from pathlib import Path
 
 import httpx
+import pytest
 
 from engram.v1 import dreamer_pb2, dreamer_pb2_grpc, events_pb2
 from engram_cli.stack import Stack
 from engram_kit.context import CallerContext
+from engram_kit.errors import Unavailable
 from engram_kit.grpc_client import Caller, open_channel
 
 from ..helpers import admin_fetchval, call, call_error, eventually, mcp_client, nats_client
-from ..procs import service_process, start_fake
+from ..procs import probe_port, service_process, start_fake
 
 CORTEX_STATE = """SELECT coalesce(md5(string_agg(x, ',' ORDER BY x)), '') FROM (
     SELECT f::text AS x FROM cortex.facts f WHERE namespace = $1
@@ -178,6 +180,49 @@ async def test_openai_backend_anchors_quarantines_and_recovers(stack: Stack, adm
     finally:
         llm.kill()  # it may be sleeping in a SLOW request
         llm.wait(10)
+
+
+async def test_an_unreachable_extractor_quarantines_nothing(stack: Stack, admin_dsn: str,
+                                                            tmp_path: Path):
+    """A model server that is down is no entry's fault: the pass fails with
+    UNAVAILABLE, its entries stay pending, and the next pass (server back)
+    consolidates them."""
+    ns, token = principal(stack)
+    down = probe_port()  # nothing listens there
+    overrides = {"ENGRAM_EXTRACTOR": "openai", "ENGRAM_LLM_BASE_URL": f"http://127.0.0.1:{down}",
+                 "ENGRAM_LLM_MODEL": "fake-model", "ENGRAM_LLM_RETRIES": "1",
+                 "ENGRAM_CONSUMER_DURABLE": f"dreamer-{ns}", "ENGRAM_TRIGGER_BACKLOG": "0",
+                 "ENGRAM_TRIGGER_IDLE_S": "0", "ENGRAM_TRIGGER_SCHEDULE_S": "0"}
+    caller = Caller(stack.secrets["ENGRAM_INTERNAL_TOKEN"], default_timeout_s=120)
+    ctx = CallerContext(principal=f"p-{ns}", namespace=ns)
+    async with mcp_client(stack.mcp_url, token) as client:
+        for text in ("zeta-svc uses Redis.", "eta-svc uses Kafka."):
+            await call(client, "memory_store", {"text": text})
+        await pending(client, 2)
+        with service_process(stack, "dreamer", overrides, tmp_path) as proc:
+            with pytest.raises(Unavailable) as failed:
+                await caller.call(dreamer_stub(proc["grpc"]).Run, dreamer_pb2.DreamRunRequest(),
+                                  ctx)
+            runs = (await caller.call(dreamer_stub(proc["grpc"]).Runs,
+                                      dreamer_pb2.DreamRunsRequest(), ctx)).runs
+        assert "entries stay pending" in failed.value.message
+        assert runs[0].status == "failed" and "ConnectError" in runs[0].error_detail
+        assert await admin_fetchval(admin_dsn, "SELECT count(*) FROM dreamer.quarantine "
+                                    "WHERE namespace = $1", ns) == 0
+        await pending(client, 2)
+
+        llm, llm_port = start_fake("fake_llm", [], tmp_path)
+        try:
+            await eventually(lambda: _up(llm_port), 30, "fake LLM")
+            back = overrides | {"ENGRAM_LLM_BASE_URL": f"http://127.0.0.1:{llm_port}"}
+            with service_process(stack, "dreamer", back, tmp_path) as proc:
+                run = (await caller.call(dreamer_stub(proc["grpc"]).Run,
+                                         dreamer_pb2.DreamRunRequest(), ctx)).run
+            assert (run.status, run.entries, run.facts_written, run.quarantined) == (
+                "committed", 2, 2, 0)
+        finally:
+            llm.kill()
+            llm.wait(10)
 
 
 async def _up(port: int) -> bool:

@@ -13,6 +13,7 @@ import sys
 import uuid
 from pathlib import Path
 
+import httpx
 import pytest
 
 from engram.v1 import dreamer_pb2, dreamer_pb2_grpc
@@ -38,7 +39,8 @@ async def test_pass_through_llama_cpp(stack: Stack, admin_dsn: str, tmp_path: Pa
     port = probe_port()
     server = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(gguf),
                                "--port", str(port), "--n_ctx", "4096"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                              stdout=(tmp_path / "llama.log").open("w"),
+                              stderr=subprocess.STDOUT)
     ns = f"llama-{uuid.uuid4().hex[:6]}"
     token = stack.principals.create(f"p-{ns}", "agent", [ns])
     overrides = {"ENGRAM_EXTRACTOR": "openai", "ENGRAM_LLM_BASE_URL": f"http://127.0.0.1:{port}",
@@ -54,6 +56,9 @@ async def test_pass_through_llama_cpp(stack: Stack, admin_dsn: str, tmp_path: Pa
                 return (await call(client, "dream", {"action": "status"}))[
                     "pending_entries"] == 2
             await eventually(queued, 30, "2 pending entries")
+        # Loading the model takes a while on a busy machine; a pass started
+        # before the server listens fails as UNAVAILABLE (its own test).
+        await eventually(lambda: _serving(port), 120, "llama.cpp's server")
         caller = Caller(stack.secrets["ENGRAM_INTERNAL_TOKEN"], default_timeout_s=300)
         with service_process(stack, "dreamer", overrides, tmp_path) as proc:
             stub = dreamer_pb2_grpc.DreamerServiceStub(open_channel(f"127.0.0.1:{proc['grpc']}"))
@@ -81,3 +86,11 @@ async def test_pass_through_llama_cpp(stack: Stack, admin_dsn: str, tmp_path: Pa
     finally:
         server.kill()
         server.wait(10)
+
+
+async def _serving(port: int) -> bool:
+    try:
+        async with httpx.AsyncClient(timeout=5) as http:
+            return (await http.get(f"http://127.0.0.1:{port}/v1/models")).status_code == 200
+    except httpx.HTTPError:
+        return False

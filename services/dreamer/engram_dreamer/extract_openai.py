@@ -11,7 +11,10 @@ from typing import Any
 
 import httpx
 
-from .extractor import KINDS, Candidate, EntryText, ExtractionFailed
+from .extractor import KINDS, Candidate, EntryText, ExtractionFailed, ExtractorUnavailable
+
+# Answers that mean the server, not the batch, is the trouble.
+OVERLOADED = frozenset({429, 502, 503, 504})
 
 SYSTEM = (
     "You extract durable facts from memory entries written by software agents and their "
@@ -65,8 +68,11 @@ class OpenAIExtractor:
         }
 
     async def extract(self, entries: list[EntryText]) -> list[Candidate]:
-        """One call plus `retries`; a switch of response format is not a retry."""
-        last, attempt = "", 0
+        """One call plus `retries`; a switch of response format is not a retry.
+        A server that stays unreachable or overloaded raises
+        ExtractorUnavailable (the pass stops); any other failure is the
+        batch's (ExtractionFailed: the pass splits it)."""
+        last, attempt, down = "", 0, False
         while attempt <= self._retries:
             try:
                 async with httpx.AsyncClient(timeout=self._timeout) as http:
@@ -81,9 +87,14 @@ class OpenAIExtractor:
                 return self._candidates(json.loads(content), entries)
             except (httpx.HTTPError, KeyError, IndexError, ValueError, TypeError) as exc:
                 last = f"{type(exc).__name__}: {str(exc)[:200]}"
+                down = _server_down(exc)
                 attempt += 1
                 if attempt <= self._retries:
                     await asyncio.sleep(min(0.5 * 2**attempt, 4.0))
+        if down:
+            raise ExtractorUnavailable(
+                f"the extractor's server did not answer after {attempt} attempts ({last}); "
+                "the pass stopped and its entries stay pending")
         raise ExtractionFailed(f"extractor failed after {attempt} attempts: {last}")
 
     def _candidates(self, payload: dict[str, Any], entries: list[EntryText]) -> list[Candidate]:
@@ -96,3 +107,11 @@ class OpenAIExtractor:
                 f["entry_id"], f["kind"], str(f["entity"]), str(f["attribute"]),
                 str(f["value"]), str(f["quote"]), f.get("valid_from") or None))
         return out
+
+
+def _server_down(exc: Exception) -> bool:
+    """Refused or timed-out connections and overload answers; a read timeout
+    is not among them (a model rambling on one batch is that batch's fault)."""
+    if isinstance(exc, httpx.HTTPStatusError):
+        return exc.response.status_code in OVERLOADED
+    return isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout))

@@ -7,6 +7,8 @@ import re
 from dataclasses import dataclass
 from typing import Protocol
 
+from engram_kit.errors import Unavailable
+
 KINDS = ("DECISION", "RULE", "STATE", "PREFERENCE", "REFERENCE", "RESIDUAL", "EVENT")
 
 
@@ -36,6 +38,12 @@ class Extractor(Protocol):
 
 class ExtractionFailed(Exception):
     """A batch the backend could not turn into candidates (after retries)."""
+
+
+class ExtractorUnavailable(Unavailable):
+    """The backend itself could not be reached or was overloaded (after
+    retries): no entry is to blame, so the pass stops and every entry stays
+    pending instead of being quarantined."""
 
 
 def anchored(quote: str, text: str) -> bool:

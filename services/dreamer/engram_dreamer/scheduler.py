@@ -15,10 +15,13 @@ from engram_kit.errors import DomainError
 from engram_kit.runtime import sleep_or_stop
 
 from . import repo_passes as repo
+from .extractor import ExtractorUnavailable
 from .passes import DreamPasses
 from .settings import DreamerSettings
 
 log = logging.getLogger(__name__)
+
+PAUSE_MIN_S, PAUSE_MAX_S = 30.0, 600.0
 
 
 def triggers_text(s: DreamerSettings) -> str:
@@ -57,8 +60,14 @@ class Scheduler:
         self._s = s
         self._passes = passes
         self._idle_scan_at = float("-inf")
+        # While the extractor's server is down every pass would fail the same
+        # way: wait, doubling up to PAUSE_MAX_S, instead of a failed run a tick.
+        self._paused_until = float("-inf")
+        self._pause_s = PAUSE_MIN_S
 
     async def tick(self) -> list[tuple[str, str]]:
+        if time.monotonic() < self._paused_until:
+            return []
         async with duty_tx(self._pool, "dream_scheduler") as conn:
             rows = await repo.pending_work(conn)
             rows = [dict(r) for r in rows] + await self._idle_namespaces(
@@ -73,6 +82,13 @@ class Scheduler:
             try:
                 await self._passes.run(r["namespace"], trigger)
                 started.append((r["namespace"], trigger))
+                self._pause_s = PAUSE_MIN_S
+            except ExtractorUnavailable as exc:
+                self._paused_until = time.monotonic() + self._pause_s
+                log.warning("scheduled passes paused", extra={"fields": {
+                    "reason": exc.message, "pause_s": self._pause_s}})
+                self._pause_s = min(self._pause_s * 2, PAUSE_MAX_S)
+                break
             except DomainError as exc:  # e.g. a pass already running there
                 log.info("scheduled pass skipped", extra={"fields": {"reason": exc.message}})
         return started
