@@ -9,6 +9,8 @@ STAMP := $(VENV)/.engram-installed
 # The custom resource models `make k8s` validates with (npm, pinned).
 K8S_MODELS := tools/k8s-models/node_modules/.package-lock.json
 
+# Install the locked dependencies and the project into .venv (once; again
+# when pyproject.toml or requirements.lock change).
 setup: $(STAMP)
 
 # Every dependency comes from requirements.lock: exact versions, each file
@@ -39,6 +41,7 @@ lock: setup
 migrations-lock: setup
 	$(VENV)/bin/python -c 'import pathlib; from engram_kit.migrate import update_lock; [print(d, update_lock(d)) for d in sorted(pathlib.Path("services").glob("*/engram_*/migrations"))]'
 
+# Start the whole stack on this machine (`engram up`).
 up: setup
 	$(VENV)/bin/engram up
 
@@ -66,11 +69,13 @@ test-llama: setup
 # The MCP Inspector CLI, pinned with hashes in tools/inspector/package-lock.json;
 # the stdio bridge's tests run it (they skip only where node is absent).
 INSPECTOR := tools/inspector/node_modules/.bin/mcp-inspector
+# Install the pinned MCP Inspector CLI (npm).
 inspector: $(INSPECTOR)
 $(INSPECTOR): tools/inspector/package.json tools/inspector/package-lock.json
 	cd tools/inspector && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
 	touch $@
 
+# What CI's lint step runs; the tree is expected to be clean.
 lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/pyright
@@ -82,20 +87,25 @@ lint: setup
 $(K8S_MODELS): tools/k8s-models/package.json tools/k8s-models/package-lock.json
 	cd tools/k8s-models && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
 	touch $@
+# Validate every Kubernetes overlay offline (docs/kubernetes.md).
 k8s: setup $(K8S_MODELS)
 	$(VENV)/bin/python scripts/k8s_check.py
 
 # The generated docs: the tool table in docs/tools.md, the REST routes in docs/rest-routes.md, the settings reference in
-# docs/limits.md and docs/benchmarks.md with its plots (unit tests fail when stale).
+# docs/limits.md, docs/benchmarks.md with its plots, and the marked tables that mirror code (RPCs, decision records,
+# make targets: scripts/gen_docs.py). Unit tests fail when any is stale.
 docs: setup
 	$(VENV)/bin/python -m engram_gateway.registry --markdown > docs/tools.md
 	$(VENV)/bin/python -m engram_gateway.rest_registry > docs/rest-routes.md
 	$(VENV)/bin/python scripts/gen_limits_doc.py
 	$(VENV)/bin/python evals/report.py
+	$(VENV)/bin/python scripts/gen_docs.py
 
+# Regenerate contracts/ from proto/ (commit the result).
 proto: setup
 	PYTHON=$(VENV)/bin/python ./scripts/genproto.sh
 
+# Fail when the committed contracts/ differ from what proto/ generates.
 proto-check: proto
 	git diff --exit-code -- contracts || (echo "contracts/ drifted from proto/: run make proto and commit" >&2; exit 1)
 
@@ -174,5 +184,6 @@ bench-smoke: setup
 	echo "== bench_reliability --smoke"; $(VENV)/bin/python evals/bench_reliability.py --smoke; \
 	echo "smoke artefacts in $$out"; rm -rf "$$out"
 
+# Remove the virtual environment.
 clean:
 	rm -rf $(VENV)

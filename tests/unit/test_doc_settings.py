@@ -1,0 +1,91 @@
+"""Hand-written settings tables in the docs (a few variables beside the prose
+that explains them) agree with the settings classes: every `ENGRAM_*` row
+names a real setting, and a default the table states is the code's."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from pathlib import Path
+
+from engram_cli.settings import REPO_ROOT
+
+NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+ROW = re.compile(r"^\|\s*`(ENGRAM_[A-Z0-9_]+)`\s*\|(.*)$")
+
+
+def _limits_generator():
+    name = "gen_limits_doc"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, REPO_ROOT / "scripts" / f"{name}.py")
+        assert spec and spec.loader
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+def code_defaults() -> dict[str, str]:
+    gen = _limits_generator()
+    found: dict[str, str] = {}
+    for _, rel in gen.MODULES:
+        for _, _, settings in gen.settings_of(REPO_ROOT / rel):
+            for setting in settings:
+                found[setting.env] = setting.default
+    return found
+
+
+def stated_defaults(text: str) -> list[tuple[str, str]]:
+    """(variable, default cell) for each row of a table whose second column
+    is headed "default", outside the generated settings reference."""
+    text = text.split("<!-- settings:begin", 1)[0]
+    out: list[tuple[str, str]] = []
+    default_column = False
+    for line in text.splitlines():
+        if not line.startswith("|"):
+            default_column = False
+            continue
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) > 1 and cells[1].lower() == "default":
+            default_column = True
+            continue
+        match = ROW.match(line)
+        if default_column and match:
+            out.append((match.group(1), cells[1]))
+    return out
+
+
+def _pages() -> list[Path]:
+    return [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "docs").rglob("*.md"))]
+
+
+def test_settings_tables_state_the_code_defaults():
+    defaults = code_defaults()
+    wrong = []
+    checked = 0
+    for page in _pages():
+        for env, cell in stated_defaults(page.read_text()):
+            where = f"{page.relative_to(REPO_ROOT)}: {env}"
+            if env not in defaults:
+                wrong.append(f"{where} is no setting")
+                continue
+            stated, actual = NUMBER.search(cell), NUMBER.search(defaults[env])
+            literal = re.fullmatch(r"`([^`]+)`", cell)
+            if literal and not stated:
+                checked += 1
+                if literal.group(1) not in defaults[env]:
+                    wrong.append(f"{where}: the page says {cell}, the code {defaults[env]}")
+            elif stated:
+                checked += 1
+                if not actual or float(stated.group()) != float(actual.group()):
+                    wrong.append(f"{where}: the page says {cell}, the code {defaults[env]}")
+    assert checked >= 8, "the tables this test reads were not found"
+    assert not wrong, "\n".join(wrong)
+
+
+def test_a_wrong_default_is_caught():
+    text = "| setting | default | what |\n|---|---|---|\n| `ENGRAM_START_TIMEOUT_S` | 90 | x |\n"
+    assert stated_defaults(text) == [("ENGRAM_START_TIMEOUT_S", "90")]
+    actual = NUMBER.search(code_defaults()["ENGRAM_START_TIMEOUT_S"])
+    assert actual and float(actual.group()) != 90

@@ -1,0 +1,103 @@
+"""The doc tables that mirror code are generated (scripts/gen_docs.py) and
+current: each region is rendered again in memory and compared with the page."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import shutil
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from engram_cli.settings import REPO_ROOT
+
+
+def _load(name: str) -> ModuleType:
+    scripts = str(REPO_ROOT / "scripts")
+    if scripts not in sys.path:
+        sys.path.insert(0, scripts)
+    spec = importlib.util.spec_from_file_location(name, REPO_ROOT / "scripts" / f"{name}.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+gen = _load("gen_docs")
+src = sys.modules["doc_sources"]
+
+
+@pytest.mark.parametrize("page", sorted(gen.PAGES))
+def test_every_generated_region_is_current(page: str):
+    text = (REPO_ROOT / page).read_text()
+    assert gen.updated(page, text) == text, f"{page} is stale: run make docs"
+
+
+def test_an_edited_region_is_rendered_back():
+    page = "docs/architecture.md"
+    text = (REPO_ROOT / page).read_text()
+    edited = text.replace(", SessionChanges |", " |", 1)
+    assert edited != text
+    assert gen.updated(page, edited) == text
+
+
+def test_a_page_that_lost_its_region_is_an_error():
+    page = "docs/decisions/README.md"
+    text = (REPO_ROOT / page).read_text()
+    without = gen.REGION.sub("", text)
+    with pytest.raises(gen.MissingRegion):
+        gen.updated(page, without)
+    with pytest.raises(gen.MissingRegion):
+        gen.updated("elsewhere", "<!-- generated: no-such-table -->\n<!-- /generated -->")
+
+
+def test_a_new_decision_record_is_listed_from_its_file(tmp_path: Path, monkeypatch):
+    """Branches that each add a record merge by regenerating: the list is
+    the files present, titled by their first heading."""
+    for path in (REPO_ROOT / "docs" / "decisions").glob("0*.md"):
+        shutil.copy(path, tmp_path / path.name)
+    (tmp_path / "0099-a-new-rule.md").write_text("# 0099 A new rule | with a pipe\n\nStatus: x.\n")
+    monkeypatch.setattr(src, "DECISIONS_DIR", tmp_path)
+    rows = gen.render_decisions()
+    assert rows[-1] == "| [0099](0099-a-new-rule.md) | A new rule \\| with a pipe |"
+    assert len(rows) == 2 + len(list(tmp_path.glob("0*.md")))
+
+
+def test_every_rpc_in_the_protos_is_documented():
+    page = (REPO_ROOT / "docs" / "rpcs.md").read_text()
+    declared = re.findall(r"^\s*rpc\s+(\w+)", "\n".join(
+        p.read_text() for p in sorted((REPO_ROOT / "proto").rglob("*.proto"))), re.MULTILINE)
+    assert declared
+    for name in declared:
+        assert f"| `{name}` |" in page, name
+    cortex = (REPO_ROOT / "proto/engram/v1/cortex.proto").read_text()
+    arch = (REPO_ROOT / "docs" / "architecture.md").read_text()
+    for name in re.findall(r"^\s*rpc\s+(\w+)", cortex, re.MULTILINE):
+        assert re.search(rf"[ ,]{name}[, ]", arch), f"{name} missing from the cortex table"
+
+
+def test_every_service_has_a_servicer():
+    found = src.servicers()
+    for service in src.proto_services():
+        assert service.name in found, f"no servicer implements {service.name}"
+
+
+def test_the_make_targets_table_names_every_phony_target():
+    makefile = (REPO_ROOT / "Makefile").read_text()
+    phony = re.search(r"^\.PHONY:(.*)$", makefile, re.MULTILINE)
+    assert phony
+    page = (REPO_ROOT / "CONTRIBUTING.md").read_text()
+    for target in phony.group(1).split():
+        assert f"| `make {target}` |" in page, target
+
+
+def test_the_makefile_reader_handles_continuations_and_calls():
+    assert src._without_make_calls("setup $(if $(shell x),a $(B)) c") == "setup  c"
+    lint = next(t for t in src.make_targets() if t.name == "lint")
+    assert lint.recipe == ("$(VENV)/bin/ruff check .", "$(VENV)/bin/pyright")
+    line = gen.render_make_lint()[0]
+    assert "`ruff check .`" in line and "`pyright`" in line
