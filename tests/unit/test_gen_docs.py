@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import re
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -101,3 +102,23 @@ def test_the_makefile_reader_handles_continuations_and_calls():
     assert lint.recipe == ("$(VENV)/bin/ruff check .", "$(VENV)/bin/pyright")
     line = gen.render_make_lint()[0]
     assert "`ruff check .`" in line and "`pyright`" in line
+
+
+def _layout_rows() -> list[str]:
+    text = (REPO_ROOT / "docs" / "architecture.md").read_text()
+    section = text.split("## Layout\n", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"^\| `([^`]+)` \|", section, re.MULTILINE)
+
+
+def test_the_layout_names_every_top_level_folder_and_only_real_paths():
+    rows = _layout_rows()
+    assert rows
+    for row in rows:
+        assert list(REPO_ROOT.glob(re.sub(r"<[^>]*>", "*", row).rstrip("/"))), row
+    tops = {row.split("/", 1)[0] for row in rows}
+    listed = subprocess.run(["git", "ls-files"], cwd=REPO_ROOT, capture_output=True, text=True)
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout: the tracked folders are unknown")
+    tracked = {line.split("/", 1)[0] for line in listed.stdout.splitlines()
+               if "/" in line and not line.startswith(".")}
+    assert tracked <= tops, f"folders missing from architecture.md#layout: {tracked - tops}"

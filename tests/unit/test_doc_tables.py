@@ -1,6 +1,7 @@
-"""Hand-written settings tables in the docs (a few variables beside the prose
-that explains them) agree with the settings classes: every `ENGRAM_*` row
-names a real setting, and a default the table states is the code's."""
+"""Hand-written tables that sit beside the prose explaining them agree with
+the code they name: every `ENGRAM_*` row of a settings table names a real
+setting and states its default, and every route in docs/rest.md's overview is
+a route of the generated docs/rest-routes.md with the same tool."""
 
 from __future__ import annotations
 
@@ -89,3 +90,27 @@ def test_a_wrong_default_is_caught():
     assert stated_defaults(text) == [("ENGRAM_START_TIMEOUT_S", "90")]
     actual = NUMBER.search(code_defaults()["ENGRAM_START_TIMEOUT_S"])
     assert actual and float(actual.group()) != 90
+
+
+REST_ROW = re.compile(r"^\| `([A-Z]+) (/[^`?\s]*)[^`]*`[^|]*\| `(\w+)[(`]", re.MULTILINE)
+
+
+def _routes(method: str, path: str) -> list[tuple[str, str]]:
+    """(method, path) with `{...}` placeholders made equal, and a last
+    segment written `a\\|b` as one route each."""
+    path = re.sub(r"\{[^}]*\}", "{}", path)
+    head, _, last = path.rpartition("/")
+    return [(method, f"{head}/{alt}") for alt in last.split("\\|")]
+
+
+def test_the_rest_overview_names_routes_that_exist():
+    """docs/rest.md groups the routes by area in prose tables; each row's
+    method, path and tool must be a row of the generated docs/rest-routes.md."""
+    generated = (REPO_ROOT / "docs" / "rest-routes.md").read_text()
+    routes = {r: tool for m, p, tool in REST_ROW.findall(generated) for r in _routes(m, p)}
+    rows = REST_ROW.findall((REPO_ROOT / "docs" / "rest.md").read_text())
+    assert len(rows) >= 40
+    wrong = [f"{m} {p} -> {tool}" for m, p, tool in rows
+             if any(routes.get(r) != tool for r in _routes(m, p))]
+    assert not wrong, f"docs/rest.md names routes docs/rest-routes.md lacks: {wrong}"
+    assert _routes("POST", "/v1/x/{name}/a\\|b") == [("POST", "/v1/x/{}/a"), ("POST", "/v1/x/{}/b")]
