@@ -2,6 +2,7 @@
 name real things: every repository path a checklist section names exists,
 and every `make` target it names is in the Makefile. Every section holding a
 `- [ ]` item is walked, so a new checklist is checked without a new test.
+The paths README.md and docs/ name are walked too.
 
 A path is a code span token that starts with a top-level entry of the
 repository, or ends in a known file suffix (a bare `registry.py` must exist
@@ -138,3 +139,25 @@ def test_the_walker_catches_what_it_should():
         "services/memory/engram_memory/gone.py", "gone.sql", "services/nowhere/NNNN_x.sql"]
     assert named_targets(body) == ["proto"]
     assert "console.ops.run" not in named_paths("`console.ops.run`", top)
+
+
+# MCP method names that look like paths under tools/.
+MCP_METHODS = re.compile(r"^(tools|resources|prompts)/(list|call|read|list_changed)$")
+
+
+def test_every_repo_path_the_docs_name_exists():
+    """The same walk over README.md and docs/ (decision records excepted:
+    they are history, and name what was there when they were taken), for
+    paths that start with a top-level folder."""
+    pages = [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "docs").rglob("*.md"))]
+    missing = []
+    for page in pages:
+        if "decisions" in page.relative_to(REPO_ROOT).parts:
+            continue
+        for token in named_paths(page.read_text(), TOP):
+            if ("/" not in token or MCP_METHODS.match(token)
+                    or token.count("<") != token.count(">")):
+                continue
+            if token.split("/", 1)[0] in TOP and not exists(token, PATHS, TOP):
+                missing.append(f"{page.relative_to(REPO_ROOT)}: {token}")
+    assert not missing, "\n".join(missing)
