@@ -1,7 +1,8 @@
 """Hand-written tables that sit beside the prose explaining them agree with
 the code they name: every `ENGRAM_*` row of a settings table names a real
-setting and states its default, and every route in docs/rest.md's overview is
-a route of the generated docs/rest-routes.md with the same tool."""
+setting and states its default, every route in docs/rest.md's overview is
+a route of the generated docs/rest-routes.md with the same tool, and every
+table headed `tool` names tools the generated docs/tools.md lists."""
 
 from __future__ import annotations
 
@@ -114,3 +115,31 @@ def test_the_rest_overview_names_routes_that_exist():
              if any(routes.get(r) != tool for r in _routes(m, p))]
     assert not wrong, f"docs/rest.md names routes docs/rest-routes.md lacks: {wrong}"
     assert _routes("POST", "/v1/x/{name}/a\\|b") == [("POST", "/v1/x/{}/a"), ("POST", "/v1/x/{}/b")]
+
+
+def tool_rows(text: str) -> list[str]:
+    """The tool names in the first column of every table headed `| tool |`."""
+    names: list[str] = []
+    in_table = False
+    for line in text.splitlines():
+        if not line.startswith("|"):
+            in_table = False
+            continue
+        first = line.strip("|").split("|", 1)[0].strip()
+        if first == "tool":
+            in_table = True
+        elif in_table and not first.startswith("---"):
+            names += re.findall(r"`(\w+)`", first)
+    return names
+
+
+def test_tool_tables_name_tools_that_exist():
+    generated = (REPO_ROOT / "docs" / "tools.md").read_text()
+    served = set(re.findall(r"^\| `(\w+)` \|", generated, re.MULTILINE))
+    named = {page.relative_to(REPO_ROOT).as_posix(): tool_rows(page.read_text())
+             for page in _pages() if page.name != "tools.md"}
+    assert sum(len(v) for v in named.values()) >= 15
+    wrong = [f"{page}: {tool}" for page, tools in named.items() for tool in tools
+             if tool not in served]
+    assert not wrong, f"tables name tools the registry does not serve: {wrong}"
+    assert tool_rows("| tool | x |\n|---|---|\n| `a` / `b` | y |\n\n| `c` |") == ["a", "b"]
