@@ -1,8 +1,9 @@
 """Hand-written tables that sit beside the prose explaining them agree with
 the code they name: every `ENGRAM_*` row of a settings table names a real
 setting and states its default, every route in docs/rest.md's overview is
-a route of the generated docs/rest-routes.md with the same tool, and every
-table headed `tool` names tools the generated docs/tools.md lists."""
+a route of the generated docs/rest-routes.md with the same tool, every
+table headed `tool` names tools the generated docs/tools.md lists, and the
+ports table in operations.md states each service's default ports."""
 
 from __future__ import annotations
 
@@ -143,3 +144,37 @@ def test_tool_tables_name_tools_that_exist():
              if tool not in served]
     assert not wrong, f"tables name tools the registry does not serve: {wrong}"
     assert tool_rows("| tool | x |\n|---|---|\n| `a` / `b` | y |\n\n| `c` |") == ["a", "b"]
+
+
+def _service_ports() -> dict[str, tuple[str, str]]:
+    """Service -> (default gRPC port, default ops HTTP port) from its settings."""
+    gen = _limits_generator()
+    out: dict[str, tuple[str, str]] = {}
+    for title, rel in gen.MODULES:
+        if not rel.startswith("services/"):
+            continue
+        found = {s.env: s.default for _, _, settings in gen.settings_of(REPO_ROOT / rel)
+                 for s in settings}
+        out[title] = (_number(found, "ENGRAM_GRPC_PORT"), _number(found, "ENGRAM_HTTP_PORT"))
+    return out
+
+
+def _number(defaults: dict[str, str], env: str) -> str:
+    match = NUMBER.search(defaults.get(env, ""))
+    return match.group() if match else ""
+
+
+def test_the_ports_table_states_the_settings_defaults():
+    text = (REPO_ROOT / "docs" / "operations.md").read_text()
+    section = text.split("\n## Ports\n", 1)[1].split("\n## ", 1)[0]
+    rows = {cells[0]: cells[1:] for line in section.splitlines() if line.startswith("| ")
+            for cells in [[c.strip() for c in line.strip("|").split("|")]]}
+    ports = _service_ports()
+    assert len(ports) == 6
+    for service, (grpc, http) in ports.items():
+        assert service in rows, f"operations.md#ports lacks {service}"
+        main, ops = rows[service][0], rows[service][1]
+        if grpc:
+            assert main.startswith(f"{grpc} gRPC") and ops == http, (service, grpc, http)
+        else:
+            assert main.startswith(http), (service, http)
