@@ -60,7 +60,7 @@ from benchlib import command_line, parse_with_smoke
 from locomo_split import DESCRIPTION
 
 from engram_dreamer.extract_rules import SENTENCE, extract_sentence
-from engram_memory.fusion import Fused, lift_by_time
+from engram_kit.ranking import Fused, lift_by_time
 from engram_memory.identifiers import identifier_tokens
 from engram_memory.timewords import asks_about_time, names_a_time
 

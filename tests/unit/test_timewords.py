@@ -1,5 +1,5 @@
 """The time lift's detectors (engram_memory/timewords.py) and its step in
-rank fusion (fusion.py step 6)."""
+rank fusion (engram_kit.ranking step 6)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from engram_memory.fusion import FusionWeights, fuse
+from engram_kit.ranking import Channel, FusionWeights, fuse
 from engram_memory.timewords import asks_about_time, names_a_time
 
 
@@ -95,7 +95,7 @@ def test_the_detectors_take_linear_time_on_crafted_text(text: str):
 
 
 def test_the_time_lift_lifts_timed_candidates_of_a_fused_ranking():
-    channels = {"dense": ["a", "b", "c"], "lexical": ["a", "b"]}
+    channels = {Channel.DENSE: ["a", "b", "c"], Channel.LEXICAL: ["a", "b"]}
     plain = fuse(channels, FusionWeights(rrf_k=5), {}, {})
     lifted = fuse(channels, FusionWeights(rrf_k=5, time=0.5), {}, {}, timed={"b", "z"})
     assert [f.key for f in plain] == ["a", "b", "c"]
@@ -108,6 +108,6 @@ def test_the_time_lift_lifts_timed_candidates_of_a_fused_ranking():
 
 
 def test_a_weight_of_zero_turns_the_time_lift_off():
-    channels = {"dense": ["a", "b"]}
+    channels = {Channel.DENSE: ["a", "b"]}
     off = fuse(channels, FusionWeights(rrf_k=5, time=0.0), {}, {}, timed={"b"})
     assert [f.key for f in off] == ["a", "b"] and all(f.time_lift == 0 for f in off)

@@ -21,7 +21,7 @@ from engram_kit.idempotency import Keyed
 
 from . import events, repo, repo_lessons
 from .normalise import value_form
-from .repo_search import ranked
+from .repo_search import hybrid, ranked
 from .search_args import briefing_limit, check_query
 from .settings import CortexSettings
 
@@ -131,7 +131,7 @@ class Lessons:
         vector = await self._embedder.embed_one(query, ctx, query=True)
         async with tenant_tx(self._pool, ns) as conn:
             rows = await ranked(conn, "live_lessons", "task || ' ' || text", query, vector,
-                                top_k, self._s.search_min_cosine)
+                                top_k, hybrid(self._s))
             return await _flagged(conn, rows)
 
     async def briefing(self, ctx: CallerContext, limit: int) -> tuple[list[dict], int]:

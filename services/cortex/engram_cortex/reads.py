@@ -19,7 +19,7 @@ from engram_kit.vocab import Verdict
 from . import repo, repo_freshness
 from . import repo_conflicts as conflicts
 from .normalise import attribute_name, entity_name
-from .repo_search import holds_searchable, ranked
+from .repo_search import holds_searchable, hybrid, ranked
 from .search_args import briefing_limit, check_query
 from .session_changes import record_served
 from .settings import CortexSettings
@@ -121,7 +121,7 @@ class FactReader:
         query, top_k = check_query(query, top_k, self._s)
         async with tenant_tx(self._pool, ns) as conn:
             rows = await ranked(conn, "live_facts", FACT_TEXT, query, vector, top_k,
-                                self._s.search_min_cosine)
+                                hybrid(self._s))
             await record_served(conn, ctx, rows, self._s)
             return await self._served(conn, rows)
 

@@ -1,33 +1,52 @@
 """Hybrid search shared by facts, world facts and lessons: dense neighbours
-above a cosine floor, then full-text matches, best first. The caller owns
-the transaction."""
+above a cosine floor and full-text matches, fused by the kit's reciprocal
+rank fusion (engram_kit.ranking, the maths memory ranks with). The caller
+owns the transaction."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import asyncpg
 import numpy as np
 
+from engram_kit.ranking import Channel, reciprocal_rank_fusion
+
+from .settings import CortexSettings
+
+
+@dataclass(frozen=True)
+class Hybrid:
+    """How one search fuses its channels (CortexSettings.search_*)."""
+    min_cosine: float
+    rrf_k: int
+    lexical_weight: float
+
+
+def hybrid(s: CortexSettings) -> Hybrid:
+    return Hybrid(s.search_min_cosine, s.search_rrf_k, s.search_lexical_weight)
+
 
 async def ranked(conn: asyncpg.Connection, view: str, text_sql: str, query: str,
-                 vector: np.ndarray | None, top_k: int,
-                 min_cosine: float) -> list[asyncpg.Record]:
-    """Dense neighbours above `min_cosine`, then full-text matches, best first.
+                 vector: np.ndarray | None, top_k: int, how: Hybrid) -> list[asyncpg.Record]:
+    """The rows either channel found, best fused first. A row keeps the score
+    of the channel that found it (cosine when dense did, else the text rank):
+    clients read it as the match's strength, recall as a seed's confidence.
     `view` and `text_sql` are constants of the callers, never user input."""
-    picked: dict = {}
-    if vector is not None:
-        for r in await conn.fetch(
-                f"SELECT *, 1 - (embedding <=> $1) AS score FROM {view} "
-                "WHERE embedding IS NOT NULL ORDER BY embedding <=> $1 LIMIT $2",
-                vector, top_k * 2):
-            if r["score"] >= min_cosine:
-                picked.setdefault(r["id"], r)
-    for r in await conn.fetch(
-            f"SELECT *, ts_rank(to_tsvector('simple', {text_sql}), q) AS score "
-            f"FROM {view}, websearch_to_tsquery('simple', $1) q "
-            f"WHERE to_tsvector('simple', {text_sql}) @@ q ORDER BY score DESC LIMIT $2",
-            query, top_k * 2):
-        picked.setdefault(r["id"], r)
-    return sorted(picked.values(), key=lambda r: -float(r["score"]))[:top_k]
+    dense = [] if vector is None else [r for r in await conn.fetch(
+        f"SELECT *, 1 - (embedding <=> $1) AS score FROM {view} "
+        "WHERE embedding IS NOT NULL ORDER BY embedding <=> $1 LIMIT $2",
+        vector, top_k * 2) if r["score"] >= how.min_cosine]
+    lexical = await conn.fetch(
+        f"SELECT *, ts_rank(to_tsvector('simple', {text_sql}), q) AS score "
+        f"FROM {view}, websearch_to_tsquery('simple', $1) q "
+        f"WHERE to_tsvector('simple', {text_sql}) @@ q ORDER BY score DESC LIMIT $2",
+        query, top_k * 2)
+    rows = {r["id"]: r for r in lexical} | {r["id"]: r for r in dense}
+    fused = reciprocal_rank_fusion({Channel.DENSE: [r["id"] for r in dense],
+                                    Channel.LEXICAL: [r["id"] for r in lexical]},
+                                   how.rrf_k, {Channel.LEXICAL: how.lexical_weight})
+    return [rows[f.key] for f in fused[:top_k]]
 
 
 async def holds_searchable(conn: asyncpg.Connection, namespace: str) -> bool:

@@ -32,7 +32,13 @@ class CortexSettings(ServiceSettings, DatabaseSettings, NatsSettings, AuditSetti
     # Two values of one slot whose embeddings are at least this similar (and
     # whose numbers and negation agree) are the same value reworded.
     paraphrase_cosine: float = 0.86
+    # Facts, world facts and lessons search fuses a dense channel (neighbours
+    # at least search_min_cosine close) and a full-text channel by weighted
+    # reciprocal rank fusion (engram_kit.ranking; memory's entries use the
+    # same maths with their own k and weights).
     search_min_cosine: float = 0.35
+    search_rrf_k: int = Field(60, ge=1)
+    search_lexical_weight: float = Field(1.0, ge=0)
     # Two lessons of one polarity at least this similar say the same thing:
     # a dream pass merges them.
     lesson_merge_cosine: float = 0.9

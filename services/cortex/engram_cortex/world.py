@@ -18,7 +18,7 @@ from engram_kit.vocab import FactAction
 from . import repo, repo_world
 from .facts import statement
 from .normalise import attribute_name, entity_name, value_form
-from .repo_search import ranked
+from .repo_search import hybrid, ranked
 from .search_args import check_query
 from .settings import CortexSettings
 from .validation import check_confidence, check_value
@@ -109,5 +109,5 @@ class World:
         async with tenant_tx(self._pool, ns) as conn:
             rows = await ranked(conn, "live_world_facts", "entity || ' ' || "
                                 "replace(attribute, '_', ' ') || ' ' || value",
-                                query, vector, top_k, self._s.search_min_cosine)
+                                query, vector, top_k, hybrid(self._s))
         return [decayed(r) for r in rows]

@@ -14,11 +14,11 @@ from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.embedder_client import EmbedderClient
 from engram_kit.errors import InvalidArgument, NotFound
+from engram_kit.ranking import Channel, reciprocal_rank_fusion
 
 from . import repo_documents as repo
 from . import repo_vector_queue as vector_queue
 from .chunking import chunk, plain_text
-from .fusion import reciprocal_rank_fusion
 from .pdf_worker import PdfExtractor
 from .repo import TermLimits
 from .settings import MemorySettings
@@ -132,8 +132,8 @@ class Documents:
         async with tenant_tx(self.pool, ctx.require_namespace()) as conn:
             dense = await repo.dense_chunks(conn, vector, depth) if vector is not None else []
             lexical = await repo.lexical_chunks(conn, query, depth, self.terms)
-            fused = reciprocal_rank_fusion({"dense": [r["id"] for r in dense],
-                                            "lexical": [r["id"] for r in lexical]},
+            fused = reciprocal_rank_fusion({Channel.DENSE: [r["id"] for r in dense],
+                                            Channel.LEXICAL: [r["id"] for r in lexical]},
                                            self.s.rrf_k)[:top_k]
             rows = await repo.chunks_by_ids(conn, [f.key for f in fused])
         return [ChunkHit(rows[f.key], f.score) for f in fused if f.key in rows]

@@ -1,4 +1,4 @@
-"""SQL of the identifier lift (fusion.py step 5)."""
+"""SQL of the identifier lift (engram_kit.ranking step 5)."""
 
 from __future__ import annotations
 

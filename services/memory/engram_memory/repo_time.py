@@ -1,4 +1,4 @@
-"""SQL of the time lift (fusion.py step 6)."""
+"""SQL of the time lift (engram_kit.ranking step 6)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Hybrid search over the live entries: dense + BM25, fused (see fusion.py)."""
+"""Hybrid search over the live entries: dense + BM25, fused (engram_kit.ranking)."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ from engram.v1.common_pb2 import QueryVector
 from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.embedder_client import EmbedderClient
+from engram_kit.ranking import Channel, Fused, FusionWeights, fuse
 
 from . import repo, repo_identifiers, repo_time
 from .decay import UseMarks
 from .documents import ChunkHit, Documents
-from .fusion import Fused, FusionWeights, fuse
 from .identifiers import identifier_tokens
 from .settings import MemorySettings
 from .timewords import asks_about_time
@@ -99,7 +99,7 @@ def serving_label(row: asyncpg.Record, as_of: datetime | None) -> str:
 
 
 def fusion_weights(s: MemorySettings) -> FusionWeights:
-    return FusionWeights(rrf_k=s.rrf_k, channels={"lexical": s.lexical_weight},
+    return FusionWeights(rrf_k=s.rrf_k, channels={Channel.LEXICAL: s.lexical_weight},
                          context=s.context_weight, episode=s.episode_weight,
                          common_terms=s.common_term_weight, identifiers=s.identifier_weight,
                          time=s.time_weight)
@@ -132,8 +132,9 @@ class Searcher:
             dense = [] if vector is None else await repo.dense_ranked(
                 conn, vector, filters, depth, self.s.context_vector_weight)
             lexical = await repo.lexical_ranked(conn, query, filters, depth, self.terms)
-            channels = {"dense": [r["id"] for r in dense], "lexical": [r["id"] for r in lexical]}
-            pool_ids = list({*channels["dense"], *channels["lexical"]})
+            channels = {Channel.DENSE: [r["id"] for r in dense],
+                        Channel.LEXICAL: [r["id"] for r in lexical]}
+            pool_ids = list({*channels[Channel.DENSE], *channels[Channel.LEXICAL]})
             context = await repo.episode_context(conn, pool_ids)
             held, exact, timed = await self._lift_inputs(conn, query, pool_ids)
             ranked = fuse(channels, self.weights, context.previous, context.episode, held, exact,
@@ -178,7 +179,7 @@ class Searcher:
         if not dense:
             return False
         floor = 1.0 - self.s.search_confident_cosine  # cosine distance
-        return not any(h.fused.ranks.get("dense") and h.dense_distance <= floor for h in hits)
+        return not any(h.fused.ranks.get(Channel.DENSE) and h.dense_distance <= floor for h in hits)
 
     @staticmethod
     def _hits(served: list[Fused[uuid.UUID]], rows: dict[uuid.UUID, asyncpg.Record],

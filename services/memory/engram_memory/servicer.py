@@ -9,6 +9,7 @@ from typing import Any, Literal, overload
 from engram.v1 import common_pb2, memory_pb2, memory_pb2_grpc
 from engram_kit.context import current_caller
 from engram_kit.errors import InvalidArgument
+from engram_kit.ranking import Channel
 from engram_kit.timestamps import optional_datetime, to_timestamp
 from engram_kit.writer_window import WriterWindow
 
@@ -51,7 +52,7 @@ def search_response(result: SearchResult, explain: bool) -> Any:
     for hit in result.hits:
         f = hit.fused
         trace = memory_pb2.RankTrace(
-            dense_rank=f.ranks.get("dense", 0), lexical_rank=f.ranks.get("lexical", 0),
+            dense_rank=f.ranks.get(Channel.DENSE, 0), lexical_rank=f.ranks.get(Channel.LEXICAL, 0),
             dense_distance=hit.dense_distance, lexical_score=hit.lexical_score,
             rrf_score=f.rrf, context_lift=f.context_lift, episode_lift=f.episode_lift,
             term_lift=f.term_lift, identifier_lift=f.identifier_lift, time_lift=f.time_lift,

@@ -52,7 +52,7 @@ class MemorySettings(ServiceSettings, DatabaseSettings, NatsSettings, AuditSetti
     pdf_extract_timeout_s: float = Field(8.0, gt=0)
     pdf_extract_cpu_s: int = Field(20, ge=1)
     pdf_extract_memory_mb: int = Field(1024, ge=256)
-    # Ranking (fusion.py; chosen by evals/ablate_locomo.py on LoCoMo
+    # Ranking (engram_kit.ranking; chosen by evals/ablate_locomo.py on LoCoMo
     # conversations 1-5, judged on 6-10 (evals/locomo_split.py), measured by
     # evals/bench_locomo.py). Terms in more than lexical_max_df of a
     # namespace's rows (entries; chunks for document search) are too common
@@ -62,15 +62,15 @@ class MemorySettings(ServiceSettings, DatabaseSettings, NatsSettings, AuditSetti
     context_weight: float = 0.3
     episode_weight: float = 0.3
     # Query terms too common for the lexical channel still lift the
-    # candidates that hold them, by this share of their score (fusion.py).
+    # candidates that hold them, by this share of their score (engram_kit.ranking).
     common_term_weight: float = Field(0.5, ge=0)
     # A candidate holding the query's identifiers whole (hosts, paths,
     # versions, symbols, ids) gains this share of its score per fraction
-    # held (fusion.py; evals/bench_identifiers.py).
+    # held (engram_kit.ranking; evals/bench_identifiers.py).
     identifier_weight: float = Field(1.0, ge=0)
     # A question about time ("when", "how long", "what year") lifts each
     # candidate whose text names a time (yesterday, last week, May, 2022) by
-    # this share of its score; 0: off (fusion.py, timewords.py; chosen on
+    # this share of its score; 0: off (engram_kit.ranking, timewords.py; chosen on
     # LoCoMo 1-5, judged on 6-10 by evals/ablate_locomo_graph.py).
     time_weight: float = Field(0.5, ge=0)
     search_depth: int = 100

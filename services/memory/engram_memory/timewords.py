@@ -1,4 +1,4 @@
-"""Time in questions and in texts: the detectors of the time lift (fusion.py step 6).
+"""Time in questions and in texts: the detectors of the time lift (engram_kit.ranking step 6).
 
 A question about time ("when", "how long", "what year") is answered by a
 line that names one (yesterday, last week, May, 2022, ...), and rank fusion

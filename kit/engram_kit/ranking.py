@@ -1,7 +1,10 @@
-"""Rank fusion: the one place where channel rankings are combined.
+"""Hybrid ranking: the one place where channel rankings are combined, for
+memory's entries and document chunks and for the cortex's facts, world facts
+and lessons (docs/decisions/0039-one-hybrid-ranking.md).
 
-Six steps, each measured (`evals/ablate_locomo.py` and its sibling labs on
-LoCoMo, `evals/bench_identifiers.py`; their artefacts list what each adds):
+Step 1 is all the cortex uses; memory adds the five lifts. Each step was
+measured (`evals/ablate_locomo.py` and its sibling labs on LoCoMo,
+`evals/bench_identifiers.py`; their artefacts list what each adds):
 1. weighted reciprocal rank fusion of the dense and lexical rankings;
 2. conversation context: a candidate gains a share of the fused score of the
    entries written just before and after it in the same episode (a reply
@@ -13,32 +16,40 @@ LoCoMo, `evals/bench_identifiers.py`; their artefacts list what each adds):
    thing: a candidate gains a share of its score for the fraction of them it
    holds.
 5. identifiers: a candidate holding the query's identifiers whole (hosts,
-   paths, versions, symbols, ids: identifiers.py) gains a share of its score
-   for the fraction of them it holds; an exact identifier is the strongest
-   evidence a query can give, and rank fusion alone lets a near miss that
-   the dense channel likes outrank it.
+   paths, versions, symbols, ids: memory's identifiers.py) gains a share of
+   its score for the fraction of them it holds; an exact identifier is the
+   strongest evidence a query can give, and rank fusion alone lets a near
+   miss that the dense channel likes outrank it.
 6. time: when the question asks about time ("when", "how long", "what
-   year": timewords.py), a candidate whose text names one (yesterday, last
-   week, May, 2022) gains a share of its score; measured by
+   year": memory's timewords.py), a candidate whose text names one
+   (yesterday, last week, May, 2022) gains a share of its score; measured by
    `evals/ablate_locomo_graph.py` (the `when` rows of docs/memory.md).
 Only candidates found by a channel are ever ranked: the lifts reorder, they
-never pull in rows no channel matched.
+never pull in rows no channel matched. Ties keep the order of the best rank
+any channel gave, then the order the channels were passed in.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Hashable, Iterable
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Generic, TypeVar
 
-K = TypeVar("K", bound=Hashable)  # what the channels rank: entry or chunk ids
+K = TypeVar("K", bound=Hashable)  # what the channels rank: row ids
+
+
+class Channel(StrEnum):
+    """A ranking the fusion combines."""
+    DENSE = "dense"  # nearest by embedding
+    LEXICAL = "lexical"  # matched by the query's words
 
 
 @dataclass
 class Fused(Generic[K]):
     key: K
     score: float = 0.0
-    ranks: dict[str, int] = field(default_factory=dict)
+    ranks: dict[Channel, int] = field(default_factory=dict)
     rrf: float = 0.0  # step 1 alone
     context_lift: float = 0.0
     episode_lift: float = 0.0
@@ -50,7 +61,7 @@ class Fused(Generic[K]):
 @dataclass(frozen=True)
 class FusionWeights:
     rrf_k: int = 60
-    channels: dict[str, float] = field(default_factory=dict)  # absent: 1.0
+    channels: dict[Channel, float] = field(default_factory=dict)  # absent: 1.0
     context: float = 0.0
     episode: float = 0.0
     episode_top: int = 3
@@ -59,8 +70,8 @@ class FusionWeights:
     time: float = 0.0
 
 
-def reciprocal_rank_fusion(channels: dict[str, list[K]], k: int = 60,
-                           weights: dict[str, float] | None = None) -> list[Fused[K]]:
+def reciprocal_rank_fusion(channels: dict[Channel, list[K]], k: int = 60,
+                           weights: dict[Channel, float] | None = None) -> list[Fused[K]]:
     """score(d) = sum over channels of w_c / (k + rank_c(d)), rank starting at 1."""
     fused: dict[K, Fused[K]] = {}
     for name, ranking in channels.items():
@@ -136,7 +147,7 @@ def lift_by_time(fused: list[Fused[K]], timed: Collection[K], weight: float) -> 
         f.score += f.time_lift
 
 
-def fuse(channels: dict[str, list[K]], weights: FusionWeights,
+def fuse(channels: dict[Channel, list[K]], weights: FusionWeights,
          previous: dict[K, K], episode_of: dict[K, str],
          held: dict[K, float] | None = None,
          exact: dict[K, float] | None = None,
