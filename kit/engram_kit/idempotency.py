@@ -45,6 +45,15 @@ async def replay(conn: asyncpg.Connection, keyed: Keyed | None) -> dict[str, Any
     if keyed is None:
         return None
     await locks.xact_lock(conn, f"idem/{keyed.key}")
+    return await recorded(conn, keyed)
+
+
+async def recorded(conn: asyncpg.Connection, keyed: Keyed | None) -> dict[str, Any] | None:
+    """The recorded reply, read without the key's lock: a committed reply is
+    final, so a write may answer a retry before any costly work; None says
+    only that none was committed yet (`replay` decides under the lock)."""
+    if keyed is None:
+        return None
     row = await conn.fetchrow("SELECT method, digest, reply FROM idempotency WHERE key = $1 "
                               "AND at > now() - make_interval(days => $2)", keyed.key,
                               KEEP_DAYS)

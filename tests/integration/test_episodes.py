@@ -3,6 +3,7 @@ it, entries carry their episode, and the briefing recaps them."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 
 import grpc
@@ -159,3 +160,17 @@ async def test_knowledge_briefing_limits_are_checked(stack: Stack):
         ok = await stub.KnowledgeBriefing(cortex_pb2.KnowledgeBriefingRequest(rules=1),
                                           metadata=md, timeout=10)
     assert len(ok.rules) == min(1, ok.rules_total)
+
+
+async def test_concurrent_first_stores_of_a_session_open_one_episode(stack: Stack):
+    """A store resolves its episode before its audited write: the first writes
+    of a session, concurrent, still open one episode between them."""
+    ns = f"ep-{uuid.uuid4().hex[:6]}"
+    token = stack.principals.create(f"p-{ns}", "agent", [ns])
+    async with mcp_client(stack.mcp_url, token) as client:
+        stored = await asyncio.gather(*(call(client, "memory_store", {
+            "text": f"Episode check: concurrent line {i}.", "namespace": ns})
+            for i in range(6)))
+        episodes = {(await call(client, "memory_get", {"id": s["id"], "namespace": ns})
+                     )["episode"] for s in stored}
+    assert len(episodes) == 1 and "" not in episodes

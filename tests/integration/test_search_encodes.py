@@ -79,3 +79,39 @@ async def test_a_world_fact_alone_is_searched(stack: Stack):
         reply = await call(client, "memory_search", {"query": f"{lib} latest version",
                                                      "namespace": ns})
         assert [w["value"] for w in reply["world"]] == ["2.0"]
+
+
+async def fewest_store_encodes(stack: Stack, client: Client, args: list[dict[str, Any]]
+                               ) -> tuple[float, list[dict[str, Any]]]:
+    """The fewest Embed calls over the given stores (as for searches: other
+    work of the shared stack may encode meanwhile)."""
+    seen, replies = [], []
+    for one in args:
+        before = embed_calls(stack)
+        replies.append(await call(client, "memory_store", one))
+        seen.append(embed_calls(stack) - before)
+    return min(seen), replies
+
+
+async def test_a_replayed_or_restated_store_never_encodes(stack: Stack):
+    """A store takes the exits that need no vector (the replay of a retried
+    request, the restatement of a live entry) before it encodes."""
+    ns = f"enc-{uuid.uuid4().hex[:6]}"
+    token = stack.principals.create(f"p-{ns}", "agent", [ns])
+    async with mcp_client(stack.mcp_url, token) as client:
+        texts = [f"The staging VPN {i} needs cert {uuid.uuid4().hex[:6]}." for i in range(4)]
+        firsts = [await call(client, "memory_store", {"text": t, "namespace": ns,
+                                                      "request_id": f"s-{i}"})
+                  for i, t in enumerate(texts)]
+        replayed, replies = await fewest_store_encodes(stack, client, [
+            {"text": t, "namespace": ns, "request_id": f"s-{i}"} for i, t in enumerate(texts)])
+        assert replayed == 0
+        assert replies == firsts  # each retry is answered, not redone
+        restated, replies = await fewest_store_encodes(stack, client, [
+            {"text": t.upper(), "namespace": ns} for t in texts])
+        assert restated == 0
+        assert [r["finding"] for r in replies] == ["restatement"] * 4
+        assert [r["id"] for r in replies] == [r["id"] for r in firsts]
+        new, _ = await fewest_store_encodes(stack, client, [
+            {"text": f"A new line {i}.", "namespace": ns} for i in range(2)])
+        assert new >= 1  # the count does see a store's encode

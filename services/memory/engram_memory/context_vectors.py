@@ -16,9 +16,6 @@ from uuid import UUID
 
 import asyncpg
 
-from engram_kit.context import CallerContext
-from engram_kit.db import tenant_tx
-
 from . import repo_episodes
 
 LINES_BEFORE = 2  # evals/ablate_locomo_recall.py: two lines beat one on both halves
@@ -36,19 +33,13 @@ def context_text(previous: list[str], text: str) -> str:
     return "\n".join([*previous, text])
 
 
-async def preceding_entries(pool: asyncpg.Pool, ctx: CallerContext,
-                            episode: str) -> Preceding | None:
-    """The latest entries of the episode the write will land in (the one
-    named, else the session's innermost open one); None outside an episode
-    or at its start. Read before the write's transaction so the embedder
-    call stays outside it."""
-    async with tenant_tx(pool, ctx.require_namespace()) as conn:
-        if not episode and ctx.session_id:
-            open_ = await repo_episodes.innermost_open(conn, ctx.session_id)
-            episode = str(open_["id"]) if open_ is not None else ""
-        if not episode:
-            return None
-        rows = await repo_episodes.episode_tail(conn, episode, LINES_BEFORE)
+async def preceding_entries(conn: asyncpg.Connection, episode: str | None) -> Preceding | None:
+    """The latest entries of the episode the write lands in (the store has
+    resolved it); None outside an episode or at its start. Read before the
+    write's transaction so the embedder call stays outside it."""
+    if not episode:
+        return None
+    rows = await repo_episodes.episode_tail(conn, episode, LINES_BEFORE)
     if not rows:
         return None
     return Preceding(episode, [r["id"] for r in rows], [r["text"] for r in reversed(rows)])

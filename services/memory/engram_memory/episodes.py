@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import asyncpg
 
-from engram_kit import audit, idempotency
+from engram_kit import audit, idempotency, locks
 from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 from engram_kit.errors import Conflict, InvalidArgument
@@ -48,13 +48,26 @@ async def current_episode(conn: asyncpg.Connection, ctx: CallerContext,
     if not ctx.session_id:
         return None
     open_ = await repo.innermost_open(conn, ctx.session_id)
+    if open_ is None:
+        open_ = await _open_for_session(conn, ctx, reopen_s)
+    await repo_sessions.touch(conn, ctx.session_id)
+    return str(open_["id"])
+
+
+async def _open_for_session(conn: asyncpg.Connection, ctx: CallerContext,
+                            reopen_s: float) -> asyncpg.Record:
+    """Reopen or open the session's episode under a lock on the session, so
+    two first writes of one session (a store resolves its episode before its
+    audited transaction) open one episode, not two."""
+    assert ctx.session_id
+    await locks.xact_lock(conn, f"episodes/{ctx.namespace}/{ctx.session_id}")
+    open_ = await repo.innermost_open(conn, ctx.session_id)  # the lock holder's, if any
     if open_ is None and await repo_sessions.reopen_recent(conn, ctx.session_id, reopen_s):
         open_ = await repo.innermost_open(conn, ctx.session_id)
     if open_ is None:
         open_ = await repo.create(conn, uuid.uuid4(), ctx.namespace, None, ctx.session_id,
                                   default_title(ctx.session_id), ctx.principal)
-    await repo_sessions.touch(conn, ctx.session_id)
-    return str(open_["id"])
+    return open_
 
 
 def _reply_of(row: asyncpg.Record) -> dict[str, str]:

@@ -16,6 +16,7 @@ import numpy as np
 
 from engram_kit import audit, idempotency
 from engram_kit.context import CallerContext
+from engram_kit.db import tenant_tx
 from engram_kit.embedder_client import EmbedderClient
 from engram_kit.errors import Conflict, NotFound
 from engram_kit.idempotency import Keyed
@@ -23,7 +24,7 @@ from engram_kit.outbox import enqueue
 
 from . import repo, repo_hygiene
 from . import repo_vector_queue as vector_queue
-from .context_vectors import context_fields, preceding_entries
+from .context_vectors import Preceding, context_fields, preceding_entries
 from .episodes import current_episode
 from .events import entry_stored_event
 from .findings import Neighbour, Typed, classify
@@ -97,6 +98,33 @@ async def _replayed(conn: asyncpg.Connection, earlier: dict[str, Any],
                        if earlier["finding"] != "restatement" else None, **ids)
 
 
+@dataclass(frozen=True)
+class _Cleaned:
+    """A store's inputs, checked, and what is derived from its text."""
+    namespace: str
+    text: str
+    tags: list[str]
+    source: str
+    origin: str
+    text_hash: str
+    digest: str
+    keyed: Keyed | None
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    replayed: StoreResult | None = None
+    restates: bool = False  # a live entry says the same: no vector needed
+    resolved: bool = False  # whether `episode` is the write's (else the write resolves it)
+    episode: str | None = None
+    preceding: Preceding | None = None
+
+
+def _may_restate(data: StoreInput) -> bool:
+    """A replacement always writes; a plain store of a live text confirms it."""
+    return data.supersedes is None and not data.consolidates
+
+
 class MemoryService:
     def __init__(self, pool: asyncpg.Pool, embedder: EmbedderClient, settings: MemorySettings,
                  on_outbox_write: Callable[[], None],
@@ -108,63 +136,105 @@ class MemoryService:
         self._on_vector_queued = on_vector_queued  # wakes the sweep that fills it
 
     async def store(self, ctx: CallerContext, data: StoreInput) -> StoreResult:
-        namespace = ctx.require_namespace()
-        text = clean_text(data.text, self.s.max_text_chars, "text")
-        tags = clean_tags(data.tags, self.s)
-        source = clean_source(data.source, self.s)
-        origin = clean_origin(data.origin)
-        preceding = await preceding_entries(self.pool, ctx, data.episode) \
-            if self.s.context_vector_weight > 0 else None
-        vector = await self.embedder.embed_one(text, ctx, query=False)
-        text_hash, digest = normalised_hash(text), forgotten_digest(text)
-        keyed = Keyed.of("Store", ctx.idempotency_key, dataclasses.asdict(data))
-        async with audit.audited_tx(self.pool, namespace) as conn:
-            if (earlier := await idempotency.replay(conn, keyed)) is not None:
-                return await _replayed(conn, earlier, digest)
-            if data.supersedes is not None:
-                await self._lock_live_target(conn, data.supersedes)
-            await self._lock_live_targets(conn, data.consolidates)
-            same = await repo.find_live_by_hash(conn, text_hash)
-            if same is not None and data.supersedes is None and not data.consolidates:
-                await repo.confirm(conn, same["id"])
-                await audit.append(conn, namespace, ctx.principal, "entry.confirm",
-                                   str(same["id"]), {"text_hmac": digest})
-                done = StoreResult(same["id"], "restatement", same, embedded=same["embedded"])
-                await idempotency.remember(conn, namespace, keyed, _replay_of(done))
+        """Three steps: the exits that need no vector and the episode (one
+        transaction), the encode (outside any), the audited write. The write
+        checks the exits again under its locks: a repeat may have landed
+        between."""
+        w = self._cleaned(ctx, data)
+        ready = await self._prepare(ctx, data, w)
+        if ready.replayed is not None:
+            return ready.replayed
+        vector = None if ready.restates else \
+            await self.embedder.embed_one(w.text, ctx, query=False)
+        async with audit.audited_tx(self.pool, w.namespace) as conn:
+            if (done := await self._exit_early(conn, ctx, data, w)) is not None:
                 return done
-            typed = await self._type(conn, text, vector, data)
-            episode = data.episode or await current_episode(conn, ctx, self.s.session_reopen_s)
-            entry = repo.NewEntry(
-                id=uuid.uuid4(), namespace=namespace, text=text, text_hash=text_hash,
-                source=source, tags=tags, origin=origin, episode=episode,
-                writer_principal=ctx.principal, client_id=ctx.client_id,
-                session_id=ctx.session_id, valid_from=data.valid_from or datetime.now(UTC),
-                embedding=vector, **context_fields(preceding, episode),
-            )
-            row = await repo.insert_entry(conn, entry)
-            await self._apply(conn, ctx, entry.id, typed, data.reason)
-            forgotten = await repo.tombstone_for_digest(conn, digest)
-            event_id, subject, payload = entry_stored_event(
-                ctx, entry.id, typed.finding, embedded=vector is not None,
-                superseded=typed.supersedes, contested=typed.contradicts,
-            )
-            await enqueue(conn, event_id, namespace, subject, payload)
-            if vector is None:
-                await vector_queue.enqueue(conn, vector_queue.ENTRIES, namespace, [entry.id])
-            if entry.context_of is not None:
-                await vector_queue.enqueue(conn, vector_queue.CONTEXTS, namespace, [entry.id])
-            action = "entry.consolidate" if data.consolidates else "entry.store"
-            await audit.append(conn, namespace, ctx.principal, action, str(entry.id), {
-                "finding": typed.finding, "text_hmac": digest,
-                "superseded": [str(i) for i in typed.supersedes], "source": source})
-            done = StoreResult(entry.id, typed.finding, row, related=typed.related,
-                               superseded=typed.supersedes, contested_with=typed.contradicts,
-                               embedded=vector is not None, reasserts_forgotten=forgotten)
-            await idempotency.remember(conn, namespace, keyed, _replay_of(done))
+            episode = ready.episode if ready.resolved else \
+                await self._episode(conn, ctx, data)  # the restated entry went meanwhile
+            done, context_queued = await self._write(conn, ctx, data, w, vector,
+                                                     episode, ready.preceding)
         self._on_outbox_write()
-        if entry.context_of is not None:
+        if context_queued:
             self._on_vector_queued()
         return done
+
+    def _cleaned(self, ctx: CallerContext, data: StoreInput) -> _Cleaned:
+        text = clean_text(data.text, self.s.max_text_chars, "text")
+        return _Cleaned(ctx.require_namespace(), text, clean_tags(data.tags, self.s),
+                        clean_source(data.source, self.s), clean_origin(data.origin),
+                        normalised_hash(text), forgotten_digest(text),
+                        Keyed.of("Store", ctx.idempotency_key, dataclasses.asdict(data)))
+
+    async def _prepare(self, ctx: CallerContext, data: StoreInput, w: _Cleaned) -> _Prepared:
+        """A replay answered, a restatement foreseen (no vector needed), or
+        the episode the write lands in, resolved once, with its last lines."""
+        async with tenant_tx(self.pool, w.namespace) as conn:
+            if (earlier := await idempotency.recorded(conn, w.keyed)) is not None:
+                return _Prepared(replayed=await _replayed(conn, earlier, w.digest))
+            if _may_restate(data) and await repo.find_live_by_hash(conn, w.text_hash):
+                return _Prepared(restates=True)
+            episode = await self._episode(conn, ctx, data)
+            preceding = await preceding_entries(conn, episode) \
+                if self.s.context_vector_weight > 0 else None
+            return _Prepared(episode=episode, resolved=True, preceding=preceding)
+
+    async def _episode(self, conn: asyncpg.Connection, ctx: CallerContext,
+                       data: StoreInput) -> str | None:
+        return data.episode or await current_episode(conn, ctx, self.s.session_reopen_s)
+
+    async def _exit_early(self, conn: asyncpg.Connection, ctx: CallerContext,
+                          data: StoreInput, w: _Cleaned) -> StoreResult | None:
+        """A replay or a restatement (confirmed) answers without a write;
+        otherwise the entries this write replaces are locked live."""
+        if (earlier := await idempotency.replay(conn, w.keyed)) is not None:
+            return await _replayed(conn, earlier, w.digest)
+        if data.supersedes is not None:
+            await self._lock_live_target(conn, data.supersedes)
+        await self._lock_live_targets(conn, data.consolidates)
+        same = await repo.find_live_by_hash(conn, w.text_hash) if _may_restate(data) else None
+        if same is None:
+            return None
+        await repo.confirm(conn, same["id"])
+        await audit.append(conn, w.namespace, ctx.principal, "entry.confirm",
+                           str(same["id"]), {"text_hmac": w.digest})
+        done = StoreResult(same["id"], "restatement", same, embedded=same["embedded"])
+        await idempotency.remember(conn, w.namespace, w.keyed, _replay_of(done))
+        return done
+
+    async def _write(self, conn: asyncpg.Connection, ctx: CallerContext, data: StoreInput,
+                     w: _Cleaned, vector: np.ndarray | None, episode: str | None,
+                     preceding: Preceding | None) -> tuple[StoreResult, bool]:
+        """The new entry, what it replaces, its event, queue rows and audit;
+        True when its context vector is queued."""
+        typed = await self._type(conn, w.text, vector, data)
+        entry = repo.NewEntry(
+            id=uuid.uuid4(), namespace=w.namespace, text=w.text, text_hash=w.text_hash,
+            source=w.source, tags=w.tags, origin=w.origin, episode=episode,
+            writer_principal=ctx.principal, client_id=ctx.client_id,
+            session_id=ctx.session_id, valid_from=data.valid_from or datetime.now(UTC),
+            embedding=vector, **context_fields(preceding, episode),
+        )
+        row = await repo.insert_entry(conn, entry)
+        await self._apply(conn, ctx, entry.id, typed, data.reason)
+        forgotten = await repo.tombstone_for_digest(conn, w.digest)
+        event_id, subject, payload = entry_stored_event(
+            ctx, entry.id, typed.finding, embedded=vector is not None,
+            superseded=typed.supersedes, contested=typed.contradicts,
+        )
+        await enqueue(conn, event_id, w.namespace, subject, payload)
+        if vector is None:
+            await vector_queue.enqueue(conn, vector_queue.ENTRIES, w.namespace, [entry.id])
+        if entry.context_of is not None:
+            await vector_queue.enqueue(conn, vector_queue.CONTEXTS, w.namespace, [entry.id])
+        action = "entry.consolidate" if data.consolidates else "entry.store"
+        await audit.append(conn, w.namespace, ctx.principal, action, str(entry.id), {
+            "finding": typed.finding, "text_hmac": w.digest,
+            "superseded": [str(i) for i in typed.supersedes], "source": w.source})
+        done = StoreResult(entry.id, typed.finding, row, related=typed.related,
+                           superseded=typed.supersedes, contested_with=typed.contradicts,
+                           embedded=vector is not None, reasserts_forgotten=forgotten)
+        await idempotency.remember(conn, w.namespace, w.keyed, _replay_of(done))
+        return done, entry.context_of is not None
 
     async def _lock_live_target(self, conn: asyncpg.Connection, target: uuid.UUID) -> None:
         """Fail closed: an explicit replacement needs one live target."""
