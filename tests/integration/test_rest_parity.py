@@ -29,7 +29,7 @@ from mcp import Client
 
 from engram_cli.stack import Stack
 from engram_gateway.registry import operations
-from engram_gateway.toolspec import Access, Effect, Op, ToolSpec
+from engram_gateway.tools.spec import Access, Effect, Op, ToolSpec
 
 from ..helpers import call, mcp_client, rest_client, result_text
 

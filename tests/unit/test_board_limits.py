@@ -16,8 +16,8 @@ from engram_coordination.presence import PARK_LIMITS
 from engram_coordination.settings import CoordinationSettings
 from engram_gateway.app import build_app, build_mcp
 from engram_gateway.clients import Backends
-from engram_gateway.principals import PrincipalStore
 from engram_gateway.settings import GatewaySettings
+from engram_kit.principals import PrincipalStore
 
 # The service's settings as it starts without overrides (the rest of its
 # settings, a database and NATS, are not needed to read them).

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from engram_gateway.registry import TIERS
-from engram_gateway.toolsets import Toolsets
+from engram_gateway.tools.toolsets import Toolsets
 
 
 class CountingToolsets(Toolsets):
