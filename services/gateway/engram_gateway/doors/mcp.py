@@ -1,6 +1,7 @@
 """The registry's tools on the MCP server: each one validated by the SDK
-from its declared signature, then authorised (grant and role from its
-registry entry), called and shaped by its operation. No domain logic here."""
+from its declared signature, then run through the pipeline (admission with
+the grant and role of its registry entry, execution, typed failures). No
+domain logic here."""
 
 from __future__ import annotations
 
@@ -9,17 +10,16 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS
 
 from ..clients import Backends, Calls
-from ..pipeline.admit import caller_for
+from ..pipeline.execute import execute
 from ..pipeline.failures import tool_errors
 from ..tools.briefing import build_briefing
-from ..tools.spec import Access, Effect, Invocation, ToolSpec
-from . import session_binding
+from ..tools.spec import Access, ToolSpec
+from .mcp_auth import mcp_caller
 
 # The reply is JSON, so no text in it can start a line or a heading; this
 # says what its strings are.
@@ -42,36 +42,14 @@ class GatewayMCP(MCPServer):
         return await super().get_prompt(name, arguments, context)
 
 
-def session_id(ctx: Context) -> str:
-    """The client's session: an `X-Engram-Session` header the client sends
-    (it wins), else the hook session the call is bound to (clients such as
-    Claude Code send their session id to hooks only: session_binding), else
-    the MCP session header (handshake-era clients), else empty (the caller
-    falls back to one rolling session per principal)."""
-    request = getattr(ctx.request_context, "request", None)
-    headers = getattr(request, "headers", None)
-    if headers is None:
-        return ""
-    explicit = headers.get("x-engram-session", "")
-    if explicit:
-        return explicit
-    mcp_session = headers.get("mcp-session-id", "")
-    token = get_access_token()
-    if token is None:
-        return mcp_session
-    return session_binding.BINDER.resolve(token.client_id, mcp_session) or mcp_session
-
-
 async def run_tool(spec: ToolSpec, backends: Backends, ctx: Context, args: dict[str, Any],
                    extras: Mapping[str, Any]) -> dict[str, Any]:
-    """Authorise, call and shape one MCP tool call."""
+    """One MCP tool call through the pipeline: admit, execute, typed failures."""
     namespace = args.pop("namespace", None)
     op = spec.op_for(args)
-    what = spec.label(args.get(spec.action_arg, ""))
-    caller = caller_for(namespace, session_id(ctx), op.access, what)
+    caller = mcp_caller(namespace, ctx, op.access, spec.label(args.get(spec.action_arg, "")))
     with tool_errors(spec.name, caller.request_id):
-        calls = Calls(backends, resend=op.effect is Effect.NONE)
-        return await op.invoke(Invocation(calls, caller, args, ctx, extras))
+        return await execute(backends, op, caller, args, ctx=ctx, extras=extras)
 
 
 def _handler(spec: ToolSpec, backends: Backends, extras: Mapping[str, Any]) -> Any:
@@ -102,7 +80,7 @@ def register_briefing_prompt(mcp: MCPServer, backends: Backends) -> None:
 
     @mcp.prompt(name="briefing", description="Session-start briefing from engram memory.")
     async def briefing_prompt(ctx: Context) -> str:
-        caller = caller_for(None, session_id(ctx), Access.READ, "briefing")
+        caller = mcp_caller(None, ctx, Access.READ, "briefing")
         with tool_errors("briefing", caller.request_id):
             reply = await build_briefing(Calls(backends, resend=True), caller, 800)
         return BRIEFING_PROMPT + json.dumps(reply, indent=1)

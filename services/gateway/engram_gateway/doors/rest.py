@@ -1,34 +1,28 @@
-"""What the REST routes share: the authenticated caller (bearer token as for
-/mcp, rate limit, the grant and role the tool registry names), the registry
-operation a route runs, and one mapping of domain errors to HTTP status
-codes with a JSON body {error, detail}."""
+"""The REST door's share of every /v1 route: the bearer token as for /mcp
+read as the pipeline's Identity, admission (rate limit, the grant and role
+the registry names) as a route dependency, execution of the registry
+operation, and the pipeline's typed failures as HTTP problems
+{error, detail}."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
-from typing import Annotated, Any
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Annotated, Any, NoReturn
 
 from fastapi import Header, HTTPException, Request
 from fastapi.responses import JSONResponse
-from mcp.server.mcpserver.exceptions import ToolError
 
 from engram_kit.context import CallerContext
-from engram_kit.errors import DomainError, Unavailable
-from engram_kit.principals import Principal, PrincipalStore
+from engram_kit.principals import PrincipalStore
 
-from .. import limits
-from ..clients import Backends, Calls
-from ..pipeline.admit import BadSession, NamespaceRefused, caller_context
+from ..clients import Backends
+from ..pipeline.admit import Identity, admit
+from ..pipeline.execute import execute
+from ..pipeline.failures import classify
 from ..registry import operation, tool
-from ..tools.spec import Effect, Invocation
 
-HTTP_STATUS = {"invalid_argument": 400, "unauthenticated": 401, "permission_denied": 403,
-               "not_found": 404, "conflict": 409, "resource_exhausted": 429,
-               "unavailable": 503, "deadline_exceeded": 504, "unimplemented": 501}
-
-
-# The headers' rules (auth.caller_context checks them) in the OpenAPI document.
+# The headers' rules (admit.caller_context checks them) in the OpenAPI document.
 NamespaceHeader = Annotated[str | None, Header(
     max_length=63, pattern=r"^[a-z0-9][a-z0-9_.-]*$",
     description="The namespace to act in; default: the principal's first.")]
@@ -38,34 +32,34 @@ SessionHeader = Annotated[str | None, Header(
 
 
 def grant(tool_name: str, action: str = "") -> Callable[..., Awaitable[CallerContext]]:
-    """The caller dependency of a route that runs `tool_name` (`action`): the
-    bearer token as for /mcp, the rate limit, and the grant and role the
-    registry says the operation needs. A route declares its caller as
-    Annotated[CallerContext, Depends(grant(...))]."""
+    """The caller dependency of a route that runs `tool_name` (`action`):
+    the bearer token, then admission for the operation. A route declares
+    its caller as Annotated[CallerContext, Depends(grant(...))]."""
     needs = operation(tool_name, action).access
     what = tool(tool_name).label(action)
 
     async def rest_caller(request: Request,
                           x_engram_namespace: NamespaceHeader = None,
                           x_engram_session: SessionHeader = None) -> CallerContext:
-        principal = await _principal(request)
+        who = await _identity(request)
         try:
-            return caller_context(principal.name, principal.role, list(principal.namespaces),
-                                  x_engram_namespace, x_engram_session or "",
-                                  read_only=list(principal.read_namespaces),
-                                  access=needs, what=what)
-        except NamespaceRefused as exc:
-            raise HTTPException(403, {"error": "permission_denied", "detail": str(exc)}) \
-                from None
-        except BadSession as exc:
-            raise HTTPException(400, {"error": "invalid_argument", "detail": str(exc)}) \
-                from None
+            return admit(who, x_engram_namespace, x_engram_session or "", needs, what)
+        except Exception as exc:
+            _refuse(exc)
 
     return rest_caller
 
 
-async def _principal(request: Request) -> Principal:
-    """The principal of the request's bearer token, under its rate limit."""
+def _refuse(exc: Exception) -> NoReturn:
+    failure = classify(exc)
+    if failure is None:
+        raise exc
+    raise HTTPException(failure.status, {"error": failure.kind, "detail": failure.detail}) \
+        from None
+
+
+async def _identity(request: Request) -> Identity:
+    """The principal of the request's bearer token."""
     store: PrincipalStore = request.app.state.principals
     scheme, _, token = request.headers.get("authorization", "").partition(" ")
     principal = (await asyncio.to_thread(store.verify, token)
@@ -74,37 +68,26 @@ async def _principal(request: Request) -> Principal:
         raise HTTPException(401, {"error": "unauthenticated",
                                   "detail": "a valid bearer token is required"},
                             headers={"WWW-Authenticate": "Bearer"})
-    try:
-        limits.LIMITER.take(principal.name)
-    except limits.RateLimited as exc:
-        raise HTTPException(429, {"error": "resource_exhausted", "detail": str(exc)}) from None
-    return principal
+    return Identity.of(principal)
 
 
 async def run_op(backends: Backends, caller: CallerContext, tool_name: str,
-                 args: dict[str, Any], action: str = "",
-                 shape: Callable[..., dict[str, Any]] | None = None,
-                 extras: dict[str, Any] | None = None) -> Any:
-    """Run a registry operation for a REST route: the tool's defaults fill
-    what the route does not take, so MCP and REST build the same request."""
+                 args: Mapping[str, Any], action: str = "",
+                 extras: Mapping[str, Any] | None = None) -> Any:
+    """Execute an admitted registry operation for a REST route: the tool's
+    defaults fill what the route does not take, so MCP and REST build the
+    same request; a failure becomes its HTTP problem."""
     spec = tool(tool_name)
-    full = spec.defaults() | args | ({spec.action_arg: action} if spec.action_arg else {})
-    o = spec.op_for(full)
-    calls = Calls(backends, resend=o.effect is Effect.NONE)
-    return await answer(o.invoke(Invocation(calls, caller, full, extras=extras or {}), shape),
-                        lambda r: r)
-
-
-async def answer(reply: Awaitable[Any], shape: Callable[[Any], Any]) -> Any:
-    """Await a backend call and shape it; a domain error becomes its HTTP status."""
+    full = spec.defaults() | dict(args) | ({spec.action_arg: action} if spec.action_arg else {})
     try:
-        return shape(await reply)
-    except Unavailable as exc:  # temporary: say when to come back
-        return JSONResponse({"error": exc.kind, "detail": exc.message,
-                             "retry_after_s": exc.retry_after_s},
-                            status_code=503, headers={"Retry-After": str(exc.retry_after_s)})
-    except DomainError as exc:
-        return JSONResponse({"error": exc.kind, "detail": exc.message},
-                            status_code=HTTP_STATUS.get(exc.kind, 500))
-    except ToolError as exc:  # gateway-side validation (e.g. a malformed date)
-        return JSONResponse({"error": "invalid_argument", "detail": str(exc)}, status_code=400)
+        return await execute(backends, spec.op_for(full), caller, full, extras=extras)
+    except Exception as exc:
+        failure = classify(exc)
+        if failure is None:
+            raise
+        headers = ({"Retry-After": str(failure.retry_after_s)}
+                   if failure.retry_after_s is not None else None)
+        body: dict[str, Any] = {"error": failure.kind, "detail": failure.detail}
+        if failure.retry_after_s is not None:  # temporary: say when to come back
+            body["retry_after_s"] = failure.retry_after_s
+        return JSONResponse(body, status_code=failure.status, headers=headers)

@@ -1,58 +1,27 @@
-"""Bearer-token verification for the MCP endpoint, and who the caller is."""
+"""Admission, the pipeline's first stage for every door: who the caller is
+(an `Identity` each door reads from its own credential), the rate limit,
+the grant and role the registry names for the operation, and the caller
+context the services see. A refusal is a typed exception (failures.py maps
+it for each door)."""
 
 from __future__ import annotations
 
-import asyncio
 import re
 import uuid
-
-from mcp.server.auth.middleware.auth_context import get_access_token
-from mcp.server.auth.provider import AccessToken
-from mcp.server.mcpserver.exceptions import ToolError
+from dataclasses import dataclass
 
 from engram_kit.context import NAMESPACE_RE, CallerContext
-from engram_kit.principals import PrincipalStore
+from engram_kit.principals import Principal
 
+from .. import limits
 from ..tools.spec import Access
 
 
-class PrincipalTokenVerifier:
-    """MCP TokenVerifier backed by the hashed principal store."""
-
-    def __init__(self, store: PrincipalStore) -> None:
-        self.store = store
-
-    async def verify_token(self, token: str) -> AccessToken | None:
-        principal = await asyncio.to_thread(self.store.verify, token)
-        if principal is None:
-            return None
-        return AccessToken(
-            token=token, client_id=principal.name, scopes=[principal.role],
-            subject=principal.name, claims={"namespaces": list(principal.namespaces),
-                                            "read_namespaces": list(principal.read_namespaces)},
-        )
+class Refused(Exception):
+    """Admission refused the call (the door says so as the failure maps it)."""
 
 
-def caller_for(namespace: str | None, session_id: str, access: Access,
-               what: str) -> CallerContext:
-    """The authenticated MCP caller acting in `namespace` (default: its
-    first), holding the grant and role that `access` needs for `what`."""
-    token = get_access_token()
-    if token is None:  # the transport rejects unauthenticated calls first
-        raise ToolError("not authenticated")
-    claims = token.claims or {}
-    # The request rate is taken per HTTP request to /mcp (mcp_guard), so
-    # initialize and every other JSON-RPC message count, a tool call once.
-    try:
-        return caller_context(token.client_id, (token.scopes or [""])[0],
-                              list(claims.get("namespaces", [])), namespace, session_id,
-                              read_only=list(claims.get("read_namespaces", [])),
-                              access=access, what=what)
-    except (NamespaceRefused, BadSession) as exc:
-        raise ToolError(str(exc)) from None
-
-
-class NamespaceRefused(Exception):
+class NamespaceRefused(Refused):
     """The principal may not act in the namespace it asked for."""
 
 
@@ -60,7 +29,7 @@ class RoleRefused(NamespaceRefused):
     """The principal's role may not perform the operation."""
 
 
-class BadSession(Exception):
+class BadSession(Refused):
     """The client-chosen session id cannot travel as an identity."""
 
 
@@ -111,3 +80,31 @@ def caller_context(principal: str, role: str, allowed: list[str], namespace: str
         session_id=scoped_session(principal, session_id),
         request_id=uuid.uuid4().hex[:16], role=role, read_only=chosen not in allowed,
     )
+
+
+@dataclass(frozen=True)
+class Identity:
+    """An authenticated principal as a door read it: a bearer token (REST),
+    the MCP access token's claims, or a console session."""
+
+    name: str
+    role: str
+    namespaces: tuple[str, ...]
+    read_namespaces: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, principal: Principal) -> Identity:
+        return cls(principal.name, principal.role, tuple(principal.namespaces),
+                   tuple(principal.read_namespaces))
+
+
+def admit(who: Identity, namespace: str | None, session_id: str, access: Access, what: str,
+          *, metered: bool = True) -> CallerContext:
+    """The caller context for one call of an operation needing `access`,
+    after the rate limit (`metered=False`: the door already took it, as
+    /mcp does once per HTTP request); raises limits.RateLimited,
+    NamespaceRefused or BadSession."""
+    if metered:
+        limits.LIMITER.take(who.name)
+    return caller_context(who.name, who.role, list(who.namespaces), namespace, session_id,
+                          read_only=list(who.read_namespaces), access=access, what=what)

@@ -23,6 +23,7 @@ from .spec import (
     Invocation,
     Namespace,
     RequestId,
+    RestHook,
     Retry,
     Tier,
     ToolSpec,
@@ -158,7 +159,8 @@ TOOLS = [
     ToolSpec(session_title, Tier.FULL, episode_op(
         "SessionTitle", Retry.SAFE, "the title is set, not appended"), example={"title": "t"}),
     ToolSpec(briefing, Tier.MINIMAL, {"": read(run=run_briefing,
-                                                rest="GET /v1/session/briefing")}),
+                                                rest="GET /v1/session/briefing",
+                                                rest_hook=RestHook.SESSION_SEEN)}),
     ToolSpec(document_ingest, Tier.FULL, {"": op(
         Access.WRITE, Effect.ADDITIVE, Retry.SAFE, "the same content again is a duplicate",
         service=Service.MEMORY, method="DocumentIngest", build=ingest_request,

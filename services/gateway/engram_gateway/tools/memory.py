@@ -202,7 +202,8 @@ TOOLS = [
         rest="GET /v1/memories/search")}, example={"query": "registry"}),
     ToolSpec(memory_get, Tier.CORE, {"": read(
         M, "Get", build=lambda a: pb.GetRequest(id=a["id"]), shape=get_reply,
-        rest="GET /v1/memories/{entry_id}")}, example={"id": NO_ID}),
+        rest="GET /v1/memories/{entry_id}", rest_names={"id": "entry_id"})},
+        example={"id": NO_ID}),
     ToolSpec(memory_recent, Tier.CORE, {"": read(
         M, "Recent", shape=recent_reply, shape_args=("verbose",),
         build=lambda a: pb.RecentRequest(n=a["n"], tags=a["tags"] or [], source=a["source"]),
@@ -217,7 +218,7 @@ TOOLS = [
     ToolSpec(memory_forget, Tier.CORE, {"": op(
         Access.WRITE, D, Retry.SAFE, "a repeat finds nothing left to forget",
         service=M, method="Forget", build=forget_request,
-        rest="POST /v1/memories/{entry_id}/forget",
+        rest="POST /v1/memories/{entry_id}/forget", rest_args=("reason",),
         shape=lambda r: {"forgotten": list(r.forgotten), "tombstones": list(r.tombstones)})},
         example={"reason": "test", "entry_id": NO_ID}),
     ToolSpec(memory_reinforce, Tier.CORE, {"": op(

@@ -21,6 +21,7 @@ from .spec import (
     Effect,
     Invocation,
     Namespace,
+    RestHook,
     Retry,
     Tier,
     ToolSpec,
@@ -106,13 +107,15 @@ TOOLS = [
     ToolSpec(session_close, Tier.FULL, {"": op(
         Access.WRITE, Effect.ADDITIVE, Retry.SAFE, "closing a closed session returns it",
         service=Service.MEMORY, method="SessionClose", shape=summary_reply,
-        build=lambda a: pb.EpisodeRequest(title=a["title"]), rest="POST /v1/session/close")}),
+        build=lambda a: pb.EpisodeRequest(title=a["title"]), rest="POST /v1/session/close",
+        rest_hook=RestHook.SESSION_CLOSE)}),
     ToolSpec(episode_summary, Tier.CORE, {"": read(
         Service.MEMORY, "EpisodeSummary", shape=summary_reply,
         build=lambda a: pb.EpisodeSummaryRequest(id=a["id"]),
-        rest="GET /v1/episodes/{episode_id}/summary")},
+        rest="GET /v1/episodes/{episode_id}/summary", rest_names={"id": "episode_id"})},
         example={"id": "00000000-0000-0000-0000-000000000000"}),
     ToolSpec(session_changes, Tier.FULL, {"": read(run=run_changes,
-                                                   rest="GET /v1/session/changes")}),
+                                                   rest="GET /v1/session/changes",
+                                                   rest_hook=RestHook.SESSION_SEEN)}),
 ]
 

@@ -6,8 +6,8 @@ per action. An `Op` says which grant it needs (`Access`), what it does to
 stored state (`Effect`), whether a client may repeat it after a lost reply
 (`Retry`), and how it calls the backends: a request builder plus a reply
 shape, or a runner for the few tools that call more than one service. MCP
-(mcp_tools.py) and REST (rest_*.py; rest_registry.py generates the routes
-that have no hand-written one) all run the same `Op`."""
+(doors/mcp.py), REST (doors/rest_routes.py generates every /v1 route from
+the `rest*` fields) and the console run the same `Op` through the pipeline."""
 
 from __future__ import annotations
 
@@ -68,6 +68,14 @@ class Retry(StrEnum):
     UNSAFE = "unsafe"            # a repeat acts again
 
 
+class RestHook(StrEnum):
+    """What a REST route does besides its operation (doors/rest_hooks.py):
+    a hook's call tells the session binder which client sessions are open."""
+
+    SESSION_SEEN = "session_seen"    # the X-Engram-Session is open
+    SESSION_CLOSE = "session_close"  # takes `end`: the client ended the session
+
+
 class Tier(IntEnum):
     """Toolset tiers: a tool is visible in its tier and every larger one."""
 
@@ -115,6 +123,11 @@ class Op:
     # Arguments the generated route requires although the tool defaults them
     # (another action of the tool does without).
     rest_required: tuple[str, ...] = ()
+    # Tool argument -> the name the route gives it (path, query or body).
+    rest_names: Mapping[str, str] = field(default_factory=dict)
+    # Path parameters that may hold '/' (a lease name).
+    rest_slashes: tuple[str, ...] = ()
+    rest_hook: RestHook | None = None
     keyed: bool = False  # the `request_id` argument keys the write (a retry takes effect once)
     # A boolean argument that, when true, makes the call a permanent deletion:
     # it then needs Access.ERASE (ToolSpec.op_for applies it).

@@ -1,6 +1,7 @@
-"""Console pages run the tool registry's operations, as the MCP tools and
-REST routes do: the tool's own argument validation, the grant and role the
-registry names, the same backend call and reply shape. Nothing here knows a
+"""Console pages run the tool registry's operations through the pipeline,
+as the MCP tools and REST routes do: the tool's own argument validation,
+admission (rate limit, the grant and role the registry names), the same
+backend call and reply shape, the same typed failures. Nothing here knows a
 domain rule; a refusal comes back as a ConsoleError with the op's message."""
 
 from __future__ import annotations
@@ -10,18 +11,14 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
-from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel, ValidationError, create_model
 
-from engram_kit.errors import DomainError, Unavailable
-
-from ... import limits
-from ...clients import Backends, Calls
-from ...pipeline.admit import BadSession, NamespaceRefused, caller_context
+from ...clients import Backends
+from ...pipeline import execute as pipeline
+from ...pipeline.admit import Identity
+from ...pipeline.failures import classify
 from ...pipeline.strict_args import StrictBody
 from ...registry import BY_NAME
-from ...tools.spec import Effect, Invocation
-from ..rest import HTTP_STATUS
 from .session import Viewer
 from .web import ConsoleError
 
@@ -61,27 +58,17 @@ async def run(backends: Backends, viewer: Viewer, namespace: str, tool: str,
     spec = BY_NAME[tool]
     given = dict(args or {}) | ({spec.action_arg: action} if spec.action_arg else {})
     full = validate(tool, given)
-    o = spec.op_for(full)
     try:
-        limits.LIMITER.take(viewer.name)
-        caller = caller_context(viewer.name, viewer.role, list(viewer.principal.namespaces),
-                                namespace, f"console:{viewer.name}",
-                                read_only=list(viewer.principal.read_namespaces),
-                                access=o.access, what=spec.label(action))
-    except limits.RateLimited as exc:
-        raise ConsoleError(429, "resource_exhausted", str(exc)) from None
-    except (NamespaceRefused, BadSession) as exc:
-        raise ConsoleError(403, "permission_denied", str(exc)) from None
-    calls = Calls(backends, resend=o.effect is Effect.NONE)
-    try:
-        return await o.invoke(Invocation(calls, caller, full, extras=extras or {}))
-    except Unavailable as exc:
-        raise ConsoleError(503, exc.kind, f"{exc.message} (retry after "
-                           f"{exc.retry_after_s} s)") from None
-    except DomainError as exc:
-        if type(exc) is DomainError:  # not a typed error: no message to show
+        return await pipeline.run(backends, spec, Identity.of(viewer.principal), namespace,
+                                  f"console:{viewer.name}", full, extras=extras)
+    except Exception as exc:
+        failure = classify(exc)
+        if failure is None:
+            raise
+        if failure.retry_after_s is not None:
+            raise ConsoleError(failure.status, failure.kind, f"{failure.detail} (retry after "
+                               f"{failure.retry_after_s} s)") from None
+        if not failure.typed:  # no message to show
             raise ConsoleError(500, "internal", "internal error in a backing service") \
                 from None
-        raise ConsoleError(HTTP_STATUS.get(exc.kind, 500), exc.kind, exc.message) from None
-    except ToolError as exc:
-        raise ConsoleError(400, "invalid_argument", str(exc)) from None
+        raise ConsoleError(failure.status, failure.kind, failure.detail) from None

@@ -16,7 +16,7 @@ from starlette.responses import Response
 
 from ...clients import Backends
 from ...net.proxies import Network, over_https
-from ...pipeline.admit import NamespaceRefused, caller_context
+from ...pipeline.admit import Identity, NamespaceRefused, admit
 from ...tools.spec import Access
 from .pages import PAGES
 from .session import COOKIE, PATH, PRE_COOKIE, PRE_TTL_S, Sessions, Viewer, console_role
@@ -49,9 +49,8 @@ def _same_origin(request: Request) -> bool:
 def _namespace(viewer: Viewer, request: Request, form: dict[str, str]) -> str:
     wanted = form.get("ns") or request.query_params.get("ns") or ""
     try:
-        return caller_context(viewer.name, viewer.role, list(viewer.principal.namespaces),
-                              wanted or None, read_only=list(viewer.principal.read_namespaces),
-                              access=Access.READ, what="the console").namespace
+        return admit(Identity.of(viewer.principal), wanted or None, "", Access.READ,
+                     "the console", metered=False).namespace
     except NamespaceRefused as exc:
         raise ConsoleError(403, "permission_denied", str(exc)) from None
 

@@ -12,7 +12,6 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, ListToolsResult, TextContent
 
@@ -21,8 +20,9 @@ from engram_kit.context import CallerContext
 from engram_kit.errors import DomainError
 
 from ..clients import Backends, Service
-from ..pipeline.admit import BadSession, NamespaceRefused, caller_context
-from .spec import Access
+from ..pipeline.admit import Refused, admit
+from ..tools.spec import Access
+from .mcp_auth import token_identity
 
 log = logging.getLogger(__name__)
 TIERS = ("minimal", "core", "full")
@@ -60,19 +60,15 @@ class Toolsets:
         """The authenticated caller's tier in its first namespace. The
         default when it cannot be read: a tier only trims what an agent
         sees, so an outage of coordination must not fail tools/list."""
-        token = get_access_token()
-        if token is None:
+        who = token_identity()
+        if who is None:
             return self.default
-        claims = token.claims or {}
         try:
-            caller = caller_context(token.client_id, (token.scopes or [""])[0],
-                                    list(claims.get("namespaces", [])), None,
-                                    read_only=list(claims.get("read_namespaces", [])),
-                                    access=Access.READ, what="toolset")
+            caller = admit(who, None, "", Access.READ, "toolset", metered=False)
             return await self.tier(caller)
-        except (DomainError, NamespaceRefused, BadSession) as exc:
+        except (DomainError, Refused) as exc:
             log.warning("toolset tier unavailable; the default applies", extra={
-                "fields": {"principal": token.client_id, "error": str(exc)}})
+                "fields": {"principal": who.name, "error": str(exc)}})
             return self.default
 
     def _in_every_tier(self, tool: str) -> bool:
