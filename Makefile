@@ -96,7 +96,7 @@ k8s: setup $(K8S_MODELS)
 # make targets: scripts/gen_docs.py). Unit tests fail when any is stale.
 docs: setup
 	$(VENV)/bin/python -m engram_gateway.registry --markdown > docs/tools.md
-	$(VENV)/bin/python -m engram_gateway.rest_registry > docs/rest-routes.md
+	$(VENV)/bin/python -m engram_gateway.doors.rest_routes > docs/rest-routes.md
 	$(VENV)/bin/python scripts/gen_limits_doc.py
 	$(VENV)/bin/python evals/report.py
 	$(VENV)/bin/python scripts/gen_docs.py

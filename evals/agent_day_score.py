@@ -39,7 +39,7 @@ def briefing_recall(context: str, should_know: Needles, stale: list[str]) -> dic
 
 def tokens(text: str) -> int:
     """About four characters per token: the estimate the gateway budgets the
-    briefing with (engram_gateway.shaping.approx_tokens), so the two compare."""
+    briefing with (engram_gateway.shaping.common.approx_tokens), so the two compare."""
     return len(text) // 4 + 1 if text else 0
 
 

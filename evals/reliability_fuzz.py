@@ -98,7 +98,7 @@ def role_gated_paths() -> str:
     from the gateway's registry: the agent run sees them refused (403), so an
     operator's run fuzzes their validation and handlers."""
     from engram_gateway.registry import operations
-    from engram_gateway.toolspec import Access
+    from engram_gateway.tools.spec import Access
     paths = sorted({o.rest.split(" ", 1)[1] for _, _, o in operations()
                     if o.rest and o.access in (Access.REVIEWER, Access.OPERATOR)})
     return "^(" + "|".join(re.sub(r"\\{\w+\\}", "[^/]+", re.escape(p)) for p in paths) + ")$"

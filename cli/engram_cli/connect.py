@@ -18,7 +18,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from engram_gateway.principals import NAME_RE, PrincipalStore
+from engram_kit.principals import NAME_RE, PrincipalStore
 
 from .connect_clients import (
     URL_ENV,

@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from engram_gateway.principals import ROLES, PrincipalStore
+from engram_kit.principals import ROLES, PrincipalStore
 
 from .audit_cmd import run_audit
 from .audit_key import run_key_id

@@ -12,8 +12,8 @@ import time
 import urllib.request
 from pathlib import Path
 
-from engram_gateway.principals import PrincipalStore
 from engram_kit.ports import read_ports_file
+from engram_kit.principals import PrincipalStore
 
 from . import replicas
 from .files import open_log, private_dir

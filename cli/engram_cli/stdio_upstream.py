@@ -23,7 +23,7 @@ from mcp.shared._context_streams import (
 from mcp.shared.message import SessionMessage
 from mcp_types import CONNECTION_CLOSED, JSONRPCRequest
 
-from engram_gateway.auth import SESSION_RE
+from engram_gateway.pipeline.admit import SESSION_RE
 
 from .autostart import StackStartError
 from .settings import CliSettings

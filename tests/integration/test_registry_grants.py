@@ -13,7 +13,7 @@ import httpx
 
 from engram_cli.stack import Stack
 from engram_gateway.registry import TOOLS, operations, tool
-from engram_gateway.toolspec import Access, Op, ToolSpec
+from engram_gateway.tools.spec import Access, Op, ToolSpec
 
 from ..helpers import call, mcp_client, result_text
 

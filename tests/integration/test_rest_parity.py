@@ -29,7 +29,7 @@ from mcp import Client
 
 from engram_cli.stack import Stack
 from engram_gateway.registry import operations
-from engram_gateway.toolspec import Access, Effect, Op, ToolSpec
+from engram_gateway.tools.spec import Access, Effect, Op, ToolSpec
 
 from ..helpers import call, mcp_client, rest_client, result_text
 
@@ -43,16 +43,6 @@ MCP_ONLY = {
 # Operations compared on an error only (their example names nothing that
 # exists): the fixture state has no proposal to decide or parked contender.
 ERROR_ONLY = {"review_decide", "contender_decide"}
-# Hand-written routes that name an argument otherwise than their tool does:
-# (tool, action) -> {tool argument: route argument}.
-REST_NAMES: dict[tuple[str, str], dict[str, str]] = {
-    ("memory_get", ""): {"id": "entry_id"},
-    ("episode_summary", ""): {"id": "episode_id"},
-    ("board_lease", "list"): {"name": "prefix"},
-    ("board_agents", "park"): {"park_reason": "reason", "park_needs": "needs",
-                               "park_clear_by": "clear_by", "park_resume": "resume",
-                               "park_expires_seconds": "expires_in_seconds"},
-}
 ROLE_OF = {Access.READ: "agent", Access.WRITE: "agent", Access.ERASE: "reviewer",
            Access.REVIEWER: "reviewer", Access.OPERATOR: "operator"}
 TEXT = "The parity pipeline deploys through GitHub Actions on every merge."
@@ -348,7 +338,7 @@ class Runner:
 
     @property
     def names(self) -> dict[str, str]:
-        return REST_NAMES.get((self.spec.name, self.action), {})
+        return dict(self.op.rest_names)
 
     async def args(self, i: int) -> dict[str, Any]:
         case = CASES.get(self.spec.label(self.action)) or fixed(dict(self.spec.example))

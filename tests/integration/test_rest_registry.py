@@ -9,7 +9,7 @@ from __future__ import annotations
 import uuid
 
 from engram_cli.stack import Stack
-from engram_gateway.rest_registry import generated_routes
+from engram_gateway.doors.rest_routes import generated_routes
 
 from ..helpers import call, mcp_client, ok_json, rest_client
 

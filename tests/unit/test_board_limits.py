@@ -16,8 +16,8 @@ from engram_coordination.presence import PARK_LIMITS
 from engram_coordination.settings import CoordinationSettings
 from engram_gateway.app import build_app, build_mcp
 from engram_gateway.clients import Backends
-from engram_gateway.principals import PrincipalStore
 from engram_gateway.settings import GatewaySettings
+from engram_kit.principals import PrincipalStore
 
 # The service's settings as it starts without overrides (the rest of its
 # settings, a database and NATS, are not needed to read them).
@@ -76,8 +76,10 @@ def test_mcp_bounds_are_the_services(mcp_args: dict, tool: str, arg: str, key: s
 
 
 def _body(openapi: dict[str, Any], path: str) -> dict[str, Any]:
-    ref = openapi["paths"][path]["post"]["requestBody"]["content"]["application/json"][
-        "schema"]["$ref"]
+    schema = openapi["paths"][path]["post"]["requestBody"]["content"]["application/json"][
+        "schema"]
+    # A body whose fields are all optional may be left out: anyOf [model, null].
+    ref = schema.get("$ref") or next(s["$ref"] for s in schema["anyOf"] if "$ref" in s)
     return openapi["components"]["schemas"][ref.rsplit("/", 1)[1]]["properties"]
 
 

@@ -21,7 +21,7 @@ from engram_cli.connect_clients import CODEX_HOOK_EVENTS, HOOK_EVENTS, claude_de
 from engram_cli.instructions import BEGIN, END
 from engram_cli.main import build_parser
 from engram_cli.settings import REPO_ROOT
-from engram_gateway.principals import PrincipalStore
+from engram_kit.principals import PrincipalStore
 
 SCHEMAS = Path(__file__).parent / "client_schemas"
 

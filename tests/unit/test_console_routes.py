@@ -14,11 +14,11 @@ from fastapi.testclient import TestClient
 from starlette.responses import PlainTextResponse, Response
 
 from engram_gateway.clients import Backends
-from engram_gateway.console import routes
-from engram_gateway.console.session import Sessions
-from engram_gateway.console.web import ConsoleHeaders, Ctx, Page
-from engram_gateway.principals import PrincipalStore
-from engram_gateway.proxies import networks
+from engram_gateway.doors.console import routes
+from engram_gateway.doors.console.session import Sessions
+from engram_gateway.doors.console.web import ConsoleHeaders, Ctx, Page
+from engram_gateway.net.proxies import networks
+from engram_kit.principals import PrincipalStore
 
 
 async def secret(ctx: Ctx) -> Response:

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from engram_gateway.console import pages, session
-from engram_gateway.console.session import Sessions
-from engram_gateway.console.web import safe_next
-from engram_gateway.principals import Principal, PrincipalStore
+from engram_gateway.doors.console import pages, session
+from engram_gateway.doors.console.session import Sessions
+from engram_gateway.doors.console.web import safe_next
+from engram_kit.principals import Principal, PrincipalStore
 
 
 def named(store: PrincipalStore, name: str) -> Principal:

@@ -7,9 +7,9 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
-from engram_gateway.console.session import Viewer
-from engram_gateway.console.web import ENV
-from engram_gateway.principals import Principal
+from engram_gateway.doors.console.session import Viewer
+from engram_gateway.doors.console.web import ENV
+from engram_kit.principals import Principal
 
 RUN = {"id": "5d1f0c3e-0000-4000-8000-000000000001", "status": "committed",
        "trigger": "manual", "extractor": "rules", "model": None,

@@ -119,7 +119,7 @@ def test_adding_a_field_walks_every_hop():
     the contract, the servicer, the gateway, the docs and the tests."""
     body = SECTIONS["Adding a field"]
     for must in ("live_entries", "make migrations-lock", "repo.py", "memory.proto",
-                 "make proto", "servicer_common.py", "shaping.py", "tools_memory.py",
+                 "make proto", "servicer_common.py", "shaping/common.py", "tools/memory.py",
                  "make docs", "tests/integration/"):
         assert must in body, must
 

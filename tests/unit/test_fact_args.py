@@ -14,9 +14,9 @@ from pydantic import SecretStr, ValidationError
 
 from engram_gateway.app import build_mcp
 from engram_gateway.clients import Backends
-from engram_gateway.principals import PrincipalStore
-from engram_gateway.rest_registry import arguments_model, generated_routes
+from engram_gateway.doors.rest_routes import arguments_model, generated_routes
 from engram_gateway.settings import GatewaySettings
+from engram_kit.principals import PrincipalStore
 
 SLOT = {"entity": "billing-api", "attribute": "database", "value": "postgres"}
 # (arguments, the refusal's words; "" when accepted)

@@ -7,8 +7,8 @@ import pytest
 
 from engram_cortex.tags import TAG_RE as FACT_TAG_RE
 from engram_cortex.vocabulary import NAME_RE as RELATION_RE
-from engram_gateway.principals import NAME_RE as PRINCIPAL_RE
 from engram_kit.context import NAMESPACE_RE
+from engram_kit.principals import NAME_RE as PRINCIPAL_RE
 from engram_memory.validation import TAG_RE as ENTRY_TAG_RE
 
 

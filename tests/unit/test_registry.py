@@ -12,12 +12,12 @@ from pydantic import SecretStr
 from engram_cli.settings import REPO_ROOT
 from engram_gateway.app import build_app, build_mcp
 from engram_gateway.clients import Backends
-from engram_gateway.principals import PrincipalStore
+from engram_gateway.doors.rest_routes import arguments_model, generated_routes
+from engram_gateway.doors.rest_routes import markdown as rest_markdown
 from engram_gateway.registry import TOOLS, markdown, operations
-from engram_gateway.rest_registry import arguments_model, generated_routes
-from engram_gateway.rest_registry import markdown as rest_markdown
 from engram_gateway.settings import GatewaySettings
-from engram_gateway.toolspec import Access, Effect, Retry, Tier
+from engram_gateway.tools.spec import Access, Effect, Retry, Tier
+from engram_kit.principals import PrincipalStore
 
 
 @pytest.fixture(scope="module")
@@ -103,7 +103,7 @@ def test_tools_doc_is_generated_from_the_registry():
 def test_rest_routes_doc_is_generated_from_the_registry():
     doc = REPO_ROOT / "docs" / "rest-routes.md"
     assert doc.read_text() == rest_markdown(), (
-        "docs/rest-routes.md is stale: python -m engram_gateway.rest_registry "
+        "docs/rest-routes.md is stale: python -m engram_gateway.doors.rest_routes "
         "> docs/rest-routes.md")
 
 

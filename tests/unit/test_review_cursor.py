@@ -10,7 +10,7 @@ import pytest
 
 from engram_cortex.repo_review import like_pattern
 from engram_cortex.review_queue import decode_cursor, encode_cursor
-from engram_gateway.tools_knowledge import _review_cursor
+from engram_gateway.tools.knowledge import _review_cursor
 from engram_kit.errors import InvalidArgument
 
 

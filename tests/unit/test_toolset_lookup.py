@@ -7,8 +7,8 @@ import asyncio
 from types import SimpleNamespace
 from typing import Any
 
+from engram_gateway.doors.toolsets import Toolsets
 from engram_gateway.registry import TIERS
-from engram_gateway.toolsets import Toolsets
 
 
 class CountingToolsets(Toolsets):

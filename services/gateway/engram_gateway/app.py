@@ -16,20 +16,21 @@ from mcp.server.transport_security import TransportSecuritySettings
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from engram_kit.health import engram_version
+from engram_kit.principals import PrincipalStore
 
-from . import limits, session_binding
-from .auth import PrincipalTokenVerifier
+from . import limits
 from .clients import Backends
-from .console import ConsoleHeaders, build_console_router, console_sessions
-from .http_guard import Doors, HttpGuard
-from .mcp_guard import guard_mcp
-from .mcp_tools import GatewayMCP, register_briefing_prompt, register_tools
-from .principals import PrincipalStore
+from .doors import session_binding
+from .doors.console import ConsoleHeaders, build_console_router, console_sessions
+from .doors.mcp import GatewayMCP, register_briefing_prompt, register_tools
+from .doors.mcp_auth import PrincipalTokenVerifier
+from .doors.rest_routes import build_rest_router
+from .doors.toolsets import Toolsets
+from .net.http_guard import Doors, HttpGuard
+from .net.mcp_guard import guard_mcp
+from .pipeline.strict_args import forbid_unknown_arguments
 from .registry import TIERS, TOOLS
-from .rest_registry import build_rest_routers
 from .settings import GatewaySettings
-from .strict_args import forbid_unknown_arguments
-from .toolsets import Toolsets
 
 INSTRUCTIONS = """engram is your long-term memory, shared across sessions.
 - At session start call briefing: live rules and decisions, open conflicts, lessons, your
@@ -130,8 +131,7 @@ def build_app(settings: GatewaySettings,
                                           "Mcp-Protocol-Version"],
                            expose_headers=["Mcp-Session-Id"])
     app.state.principals = store
-    for router in build_rest_routers(backends):
-        app.include_router(router)
+    app.include_router(build_rest_router(backends))
     app.include_router(build_console_router(sessions, backends, settings))
     app.mount("/", guard_mcp(mcp_app, mcp, store, settings.max_sessions_per_principal))
     return app

@@ -9,11 +9,11 @@ import uvicorn
 
 from engram_kit.logging import configure_logging
 from engram_kit.ports import bind_tcp, bound_port, write_ports_file
+from engram_kit.principals import PrincipalStore
 
 from .app import build_app
-from .http_conn import ConnectionTable, guarded_h11
-from .http_guard import MAX_HEAD_BYTES
-from .principals import PrincipalStore
+from .net.http_conn import ConnectionTable, guarded_h11
+from .net.http_guard import MAX_HEAD_BYTES
 from .settings import GatewaySettings
 
 

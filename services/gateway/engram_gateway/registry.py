@@ -9,25 +9,25 @@ from __future__ import annotations
 import argparse
 import re
 
-from . import (
-    tools_board,
-    tools_dream,
-    tools_episodes,
-    tools_facts,
-    tools_graph,
-    tools_hygiene,
-    tools_knowledge,
-    tools_lifecycle,
-    tools_memory,
-    tools_operator,
-    tools_sessions,
+from .tools import (
+    board,
+    dream,
+    episodes,
+    facts,
+    graph,
+    hygiene,
+    knowledge,
+    lifecycle,
+    memory,
+    operator,
+    sessions,
 )
-from .toolspec import Access, Effect, Op, Retry, Tier, ToolSpec
+from .tools.spec import Access, Effect, Op, Retry, Tier, ToolSpec
 
 TOOLS: list[ToolSpec] = [
-    *tools_memory.TOOLS, *tools_episodes.TOOLS, *tools_board.TOOLS, *tools_facts.TOOLS,
-    *tools_graph.TOOLS, *tools_knowledge.TOOLS, *tools_dream.TOOLS, *tools_sessions.TOOLS,
-    *tools_lifecycle.TOOLS, *tools_hygiene.TOOLS, *tools_operator.TOOLS,
+    *memory.TOOLS, *episodes.TOOLS, *board.TOOLS, *facts.TOOLS,
+    *graph.TOOLS, *knowledge.TOOLS, *dream.TOOLS, *sessions.TOOLS,
+    *lifecycle.TOOLS, *hygiene.TOOLS, *operator.TOOLS,
 ]
 BY_NAME: dict[str, ToolSpec] = {t.name: t for t in TOOLS}
 TIERS: dict[str, int] = {t.name: int(t.tier) for t in TOOLS}

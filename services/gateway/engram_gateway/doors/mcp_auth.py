@@ -1,0 +1,81 @@
+"""Who an MCP call comes from: the bearer token verified against the
+principal store (the SDK's TokenVerifier), read back as the pipeline's
+`Identity`, and the client session the call belongs to."""
+
+from __future__ import annotations
+
+import asyncio
+
+from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.auth.provider import AccessToken
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ToolError
+
+from engram_kit.context import CallerContext
+from engram_kit.principals import PrincipalStore
+
+from ..pipeline.admit import Identity, Refused, admit
+from ..pipeline.failures import tool_error
+from ..tools.spec import Access
+from . import session_binding
+
+
+class PrincipalTokenVerifier:
+    """MCP TokenVerifier backed by the hashed principal store."""
+
+    def __init__(self, store: PrincipalStore) -> None:
+        self.store = store
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        principal = await asyncio.to_thread(self.store.verify, token)
+        if principal is None:
+            return None
+        return AccessToken(
+            token=token, client_id=principal.name, scopes=[principal.role],
+            subject=principal.name, claims={"namespaces": list(principal.namespaces),
+                                            "read_namespaces": list(principal.read_namespaces)},
+        )
+
+
+def token_identity() -> Identity | None:
+    """The principal of the request's verified token; None without one."""
+    token = get_access_token()
+    if token is None:
+        return None
+    claims = token.claims or {}
+    return Identity(token.client_id, (token.scopes or [""])[0],
+                    tuple(claims.get("namespaces", [])), tuple(claims.get("read_namespaces", [])))
+
+
+def mcp_caller(namespace: str | None, ctx: Context, access: Access, what: str) -> CallerContext:
+    """Admit an MCP call: acting in `namespace` (default: the principal's
+    first) with the grant and role `access` needs for `what`. The rate is
+    taken per HTTP request to /mcp (mcp_guard), so initialize and every
+    other JSON-RPC message count, a tool call once."""
+    who = token_identity()
+    if who is None:  # the transport rejects unauthenticated calls first
+        raise ToolError("not authenticated")
+    try:
+        return admit(who, namespace, session_id(ctx), access, what, metered=False)
+    except Refused as exc:
+        raise tool_error(exc, "") from None
+
+
+def session_id(ctx: Context) -> str:
+    """The client's session: an `X-Engram-Session` header the client sends
+    (it wins), else the hook session the call is bound to (clients such as
+    Claude Code send their session id to hooks only: session_binding), else
+    the MCP session header (handshake-era clients), else empty (the caller
+    falls back to one rolling session per principal)."""
+    request = getattr(ctx.request_context, "request", None)
+    headers = getattr(request, "headers", None)
+    if headers is None:
+        return ""
+    explicit = headers.get("x-engram-session", "")
+    if explicit:
+        return explicit
+    mcp_session = headers.get("mcp-session-id", "")
+    token = get_access_token()
+    if token is None:
+        return mcp_session
+    return session_binding.BINDER.resolve(token.client_id, mcp_session) or mcp_session

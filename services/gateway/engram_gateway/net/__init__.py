@@ -1,0 +1,2 @@
+"""What guards the HTTP connection before any door: heads, bodies, slow
+clients, trusted proxies, the MCP session cap."""

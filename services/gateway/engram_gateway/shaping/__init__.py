@@ -1,0 +1,1 @@
+"""Backend replies shaped into the compact JSON every door returns."""
