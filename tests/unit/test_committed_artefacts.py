@@ -5,15 +5,9 @@ after any benchmark has run."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
-from engram_cli.settings import REPO_ROOT
-
-if str(REPO_ROOT / "evals") not in sys.path:
-    sys.path.insert(0, str(REPO_ROOT / "evals"))
-
-from report_common import artefacts, committed_artefacts  # noqa: E402
+from evals.report.common import artefacts, committed_artefacts
 
 
 def _git(cwd: Path, *args: str) -> None:
