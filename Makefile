@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.engram-installed
 
-.PHONY: setup inspector lock migrations-lock up test test-unit test-llama lint k8s docs proto proto-check bench-e2e bench-embedder bench-identifiers bench-locomo bench-scale bench-documents bench-store-cpu bench-board bench-conflicts bench-extraction bench-reliability bench-hooks bench-capacity bench-peers bench-agent-day bench-smoke clean
+.PHONY: setup inspector lock migrations-lock up test test-unit test-llama lint k8s docs proto proto-check bench-e2e bench-embedder bench-identifiers bench-locomo bench-scale bench-documents bench-store-cpu bench-board bench-conflicts bench-extraction bench-reliability bench-hooks bench-review-queue bench-capacity bench-peers bench-agent-day bench-smoke clean
 
 # The custom resource models `make k8s` validates with (npm, pinned).
 K8S_MODELS := tools/k8s-models/node_modules/.package-lock.json
@@ -109,6 +109,9 @@ proto: setup
 proto-check: proto
 	git diff --exit-code -- contracts || (echo "contracts/ drifted from proto/: run make proto and commit" >&2; exit 1)
 
+# The benchmarks below are the rows of evals/registry.py that have a make
+# target (tests/unit/test_bench_registry.py holds the two equal); this one:
+# MCP tool latency beside a direct gRPC baseline.
 bench-e2e: setup
 	$(VENV)/bin/python -m evals.bench.mcp_latency
 
@@ -146,6 +149,10 @@ bench-reliability: setup
 bench-hooks: setup
 	$(VENV)/bin/python -m evals.bench.hooks
 
+# Review queue page latency (MCP and the console) over 10,000 open conflicts.
+bench-review-queue: setup
+	$(VENV)/bin/python -m evals.bench.review_queue
+
 # A scripted day of two agents replayed as the clients send it (hooks and
 # tool calls): briefing recall, prompt-note precision and recall, episodes,
 # mail (evals/data/agent_day.json).
@@ -168,21 +175,11 @@ bench-peers: setup
 	$(VENV)/bin/python -m evals.bench.peers --data $(SHARED)/bench/locomo10.json \
 	    --audit $(SHARED)/bench/locomo-audit/errors.json
 
-# Every benchmark at tiny sizes, so a published number's command keeps
-# running; artefacts go to a temporary directory, never evals/results/.
+# Every benchmark at tiny sizes (the smoke rows of evals/registry.py), so a
+# published number's command keeps running; artefacts go to a temporary
+# directory, never evals/results/.
 bench-smoke: setup
-	set -e; out=$$(mktemp -d); export ENGRAM_BENCH_RESULTS_DIR=$$out; \
-	for b in bench_mcp_latency bench_embedder bench_scale bench_documents bench_store_cpu \
-	         bench_board bench_conflicts bench_extraction bench_hooks bench_capacity bench_review_queue \
-	         bench_agent_day bench_identifiers; do \
-	  echo "== $$b --smoke"; $(VENV)/bin/python evals/$$b.py --smoke; done; \
-	for b in bench_locomo ablate_locomo ablate_locomo_graph; do \
-	  echo "== $$b --smoke"; $(VENV)/bin/python evals/$$b.py --smoke \
-	    --data $(SHARED)/bench/locomo10.json --audit $(SHARED)/bench/locomo-audit/errors.json; done; \
-	echo "== bench_peers --smoke"; $(VENV)/bin/python -m evals.bench.peers --smoke \
-	    --data $(SHARED)/bench/locomo10.json --audit $(SHARED)/bench/locomo-audit/errors.json; \
-	echo "== bench_reliability --smoke"; $(VENV)/bin/python -m evals.bench.reliability --smoke; \
-	echo "smoke artefacts in $$out"; rm -rf "$$out"
+	$(VENV)/bin/python -m evals.registry smoke --shared $(SHARED)
 
 # Remove the virtual environment.
 clean:
