@@ -4,6 +4,7 @@ after any benchmark has run."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -32,3 +33,32 @@ def test_an_untracked_artefact_is_not_read_until_committed(tmp_path: Path) -> No
 def test_outside_a_git_checkout_every_artefact_counts(tmp_path: Path) -> None:
     (tmp_path / "peers-20261201T000000Z.json").write_text("{}")
     assert len(committed_artefacts(tmp_path)) == 1
+
+
+def test_a_fresh_run_in_evals_results_leaves_the_generated_docs_current() -> None:
+    """What `make test-unit` meets after a benchmark ran: a newer artefact of
+    every committed kind, untracked, in the real evals/results/. The pages
+    render as committed, and `make docs` (which reads the same) keeps them."""
+    from evals.report import pages
+    from evals.report.common import RESULTS, ROOT, latest
+
+    committed = committed_artefacts()
+    fresh = []
+    try:
+        for kind in sorted({a.kind for a in committed}):
+            newest = latest(committed, kind)
+            if newest is None:
+                continue
+            data = newest.load()
+            path = RESULTS / f"{kind}-29991231T235959Z.json"
+            assert not path.exists(), path
+            path.write_text(json.dumps({**data, "command": "a run nobody committed"}))
+            fresh.append(path)
+        assert {p.name for p in fresh} <= {a.name for a in artefacts()}
+        assert committed_artefacts() == committed
+        assert pages.render(committed_artefacts()) == (ROOT / "docs" / "benchmarks.md").read_text()
+        readme = (ROOT / "README.md").read_text()
+        assert pages.readme(committed_artefacts(), readme) == readme
+    finally:
+        for path in fresh:
+            path.unlink(missing_ok=True)
