@@ -5,7 +5,8 @@ tests/unit/test_bench_registry.py holds the Makefile, the docs and the
 committed artefacts to it.
 
     .venv/bin/python -m evals.registry                # list the rows
-    .venv/bin/python -m evals.registry smoke --shared ../shared [--only locomo]
+    make bench-smoke                                  # every smoke row
+    .venv/bin/python -m evals.registry smoke --shared DIR --only locomo
 """
 
 from __future__ import annotations
@@ -120,8 +121,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     sub = parser.add_subparsers(dest="command")
     run = sub.add_parser("smoke", help="run the smoke rows (make bench-smoke)")
-    run.add_argument("--shared", type=Path, default=Path("../shared"),
-                     help="the directory holding bench/locomo10.json")
+    run.add_argument("--shared", type=Path, required=True,
+                     help="the folder holding bench/locomo10.json (make's SHARED)")
     run.add_argument("--only", nargs="*", default=[], help="these rows only")
     args = parser.parse_args()
     if args.command == "smoke":

@@ -62,3 +62,19 @@ def test_a_fresh_run_in_evals_results_leaves_the_generated_docs_current() -> Non
     finally:
         for path in fresh:
             path.unlink(missing_ok=True)
+
+
+def test_only_the_newest_of_each_kind_and_the_cited_ones_are_kept() -> None:
+    """A superseded artefact that nothing cites is removed when its successor
+    lands (CONTRIBUTING.md, Adding a benchmark)."""
+    from evals.report.common import ROOT
+
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, check=True,
+                            capture_output=True, timeout=30).stdout.decode().split("\0")
+    cited = "".join((ROOT / name).read_text(errors="ignore") for name in listed
+                    if name and not name.startswith("evals/results/") and (ROOT / name).is_file()
+                    and name.endswith((".md", ".py", ".json", ".sh")))
+    kept = committed_artefacts()
+    newest = {(a.kind, a.variant): a.stamp for a in sorted(kept, key=lambda a: a.stamp)}
+    stale = [a.name for a in kept if newest[(a.kind, a.variant)] != a.stamp and a.name not in cited]
+    assert not stale, f"superseded and cited nowhere: git rm {' '.join(stale)}"

@@ -5,15 +5,13 @@ module anywhere in the repository edits sys.path to find another."""
 from __future__ import annotations
 
 import ast
-import re
 import subprocess
 from pathlib import Path
 
 from engram_cli.settings import REPO_ROOT
 
 EVALS = REPO_ROOT / "evals"
-PATH_EDIT = re.compile(r"\bsys\.path\s*(?:\.\s*(?:insert|append|extend|remove)\b"
-                       r"|\[[^\]]*\]\s*=(?!=)|\+?=(?!=))")
+EDITS = {"insert", "append", "extend", "remove", "clear", "pop"}
 
 
 def tracked_python() -> list[Path]:
@@ -33,18 +31,41 @@ def test_every_folder_of_evals_code_is_a_package():
     assert not bare, f"folders of evals code without __init__.py: {bare}"
 
 
+def _is_sys_path(node: ast.AST) -> bool:
+    if isinstance(node, ast.Subscript):
+        node = node.value
+    return (isinstance(node, ast.Attribute) and node.attr == "path"
+            and isinstance(node.value, ast.Name) and node.value.id == "sys")
+
+
+def path_edits(source: str) -> list[int]:
+    """The lines of `source` that change sys.path (calls on it, assignments
+    to it or to a slice of it); strings and comments that name it are not."""
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in EDITS and _is_sys_path(node.func.value)):
+            lines.append(node.lineno)
+        elif isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(_is_sys_path(t) for t in targets):
+                lines.append(node.lineno)
+    return lines
+
+
 def test_no_module_edits_sys_path():
     edits = [f"{p.relative_to(REPO_ROOT)}:{n}" for p in tracked_python() if p.exists()
-             for n, line in enumerate(p.read_text().splitlines(), 1) if PATH_EDIT.search(line)]
+             for n in path_edits(p.read_text())]
     assert not edits, f"sys.path edited (import through the package instead): {edits}"
 
 
-def test_the_pattern_catches_what_it_should():
+def test_the_check_catches_what_it_should():
     for line in ("sys.path.insert(0, x)", "sys.path.append(x)", "sys.path[:0] = [x]",
                  "sys.path += [x]", "sys.path = [x]"):
-        assert PATH_EDIT.search(line), line
-    assert not PATH_EDIT.search('env = {"PYTHONPATH": os.pathsep.join(sys.path)}')
-    assert not PATH_EDIT.search("if sys.path == before:")
+        assert path_edits(line) == [1], line
+    for line in ('env = {"PYTHONPATH": os.pathsep.join(sys.path)}', "ok = sys.path == before",
+                 '"""sys.path.insert(0, x)"""', "# sys.path.append(x)"):
+        assert path_edits(line) == [], line
 
 
 def _imports(path: Path) -> set[str]:
