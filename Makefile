@@ -109,9 +109,8 @@ proto: setup
 proto-check: proto
 	git diff --exit-code -- contracts || (echo "contracts/ drifted from proto/: run make proto and commit" >&2; exit 1)
 
-# The benchmarks below are the rows of evals/registry.py that have a make
-# target (tests/unit/test_bench_registry.py holds the two equal); this one:
-# MCP tool latency beside a direct gRPC baseline.
+# MCP tool latency beside a direct gRPC baseline. Every bench-* target is a
+# row of evals/registry.py (tests/unit/test_bench_registry.py holds them equal).
 bench-e2e: setup
 	$(VENV)/bin/python -m evals.bench.mcp_latency
 
