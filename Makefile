@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.engram-installed
 
-.PHONY: setup inspector lock migrations-lock up test test-unit test-llama lint k8s docs proto proto-check bench-e2e bench-embedder bench-identifiers bench-locomo bench-scale bench-documents bench-store-cpu bench-board bench-conflicts bench-extraction bench-reliability bench-hooks bench-capacity bench-peers bench-agent-day bench-smoke clean
+.PHONY: setup inspector lock migrations-lock up test test-unit test-llama lint k8s docs proto proto-check bench-e2e bench-embedder bench-identifiers bench-locomo bench-scale bench-documents bench-store-cpu bench-board bench-conflicts bench-extraction bench-reliability bench-hooks bench-review-queue bench-capacity bench-peers bench-agent-day bench-smoke clean
 
 # The custom resource models `make k8s` validates with (npm, pinned).
 K8S_MODELS := tools/k8s-models/node_modules/.package-lock.json
@@ -98,8 +98,8 @@ docs: setup
 	$(VENV)/bin/python -m engram_gateway.registry --markdown > docs/tools.md
 	$(VENV)/bin/python -m engram_gateway.doors.rest_routes > docs/rest-routes.md
 	$(VENV)/bin/python scripts/gen_limits_doc.py
-	$(VENV)/bin/python evals/report.py
-	$(VENV)/bin/python scripts/gen_docs.py
+	$(VENV)/bin/python -m evals.report.pages
+	$(VENV)/bin/python -m scripts.gen_docs
 
 # Regenerate contracts/ from proto/ (commit the result).
 proto: setup
@@ -109,54 +109,60 @@ proto: setup
 proto-check: proto
 	git diff --exit-code -- contracts || (echo "contracts/ drifted from proto/: run make proto and commit" >&2; exit 1)
 
+# MCP tool latency beside a direct gRPC baseline. Every bench-* target is a
+# row of evals/registry.py (tests/unit/test_bench_registry.py holds them equal).
 bench-e2e: setup
-	$(VENV)/bin/python evals/bench_mcp_latency.py
+	$(VENV)/bin/python -m evals.bench.mcp_latency
 
 bench-embedder: setup
-	$(VENV)/bin/python evals/bench_embedder.py
+	$(VENV)/bin/python -m evals.bench.embedder
 
 bench-scale: setup
-	$(VENV)/bin/python evals/bench_scale.py --sizes 10000 100000 1000000 --n 30 --index-after \
+	$(VENV)/bin/python -m evals.bench.scale --sizes 10000 100000 1000000 --n 30 --index-after \
 	  --chunks 100000
 
 bench-documents: setup
-	$(VENV)/bin/python evals/bench_documents.py --chunks 10000 100000 --n 30
+	$(VENV)/bin/python -m evals.bench.documents --chunks 10000 100000 --n 30
 
 bench-store-cpu: setup
-	$(VENV)/bin/python evals/bench_store_cpu.py
+	$(VENV)/bin/python -m evals.bench.store_cpu
 
 bench-identifiers: setup
-	$(VENV)/bin/python evals/bench_identifiers.py
+	$(VENV)/bin/python -m evals.bench.identifiers
 
 bench-locomo: setup
-	$(VENV)/bin/python evals/bench_locomo.py
+	$(VENV)/bin/python -m evals.bench.locomo
 
 bench-board: setup
-	$(VENV)/bin/python evals/bench_board.py
+	$(VENV)/bin/python -m evals.bench.board
 
 bench-conflicts: setup
-	$(VENV)/bin/python evals/bench_conflicts.py
+	$(VENV)/bin/python -m evals.bench.conflicts
 
 bench-extraction: setup
-	$(VENV)/bin/python evals/bench_extraction.py
+	$(VENV)/bin/python -m evals.bench.extraction
 
 bench-reliability: setup
-	$(VENV)/bin/python evals/bench_reliability.py
+	$(VENV)/bin/python -m evals.bench.reliability
 
 bench-hooks: setup
-	$(VENV)/bin/python evals/bench_hooks.py
+	$(VENV)/bin/python -m evals.bench.hooks
+
+# Review queue page latency (MCP and the console) over 10,000 open conflicts.
+bench-review-queue: setup
+	$(VENV)/bin/python -m evals.bench.review_queue
 
 # A scripted day of two agents replayed as the clients send it (hooks and
 # tool calls): briefing recall, prompt-note precision and recall, episodes,
 # mail (evals/data/agent_day.json).
 bench-agent-day: setup
-	$(VENV)/bin/python evals/bench_agent_day.py
+	$(VENV)/bin/python -m evals.bench.agent_day
 
 # Store and search throughput at p95 < 100 ms; CPU, memory, events and bytes
 # per operation, one of each and then two of each: the inputs of
 # docs/scaling.md (about 10 minutes).
 bench-capacity: setup
-	$(VENV)/bin/python evals/bench_capacity.py \
+	$(VENV)/bin/python -m evals.bench.capacity \
 	  --replicas gateway=2,memory=2,cortex=2,embedder=2,coordination=2,dreamer=2
 
 # LoCoMo is read from shared/ beside the clone (never copied into the repo).
@@ -165,24 +171,14 @@ SHARED ?= ../shared
 # engram beside its peer (installed into .cache/peer-venv on first use):
 # LoCoMo recall and latency, sequential and at 8 clients. About 15 minutes idle.
 bench-peers: setup
-	$(VENV)/bin/python evals/bench_peers.py --data $(SHARED)/bench/locomo10.json \
+	$(VENV)/bin/python -m evals.bench.peers --data $(SHARED)/bench/locomo10.json \
 	    --audit $(SHARED)/bench/locomo-audit/errors.json
 
-# Every benchmark at tiny sizes, so a published number's command keeps
-# running; artefacts go to a temporary directory, never evals/results/.
+# Every benchmark at tiny sizes (the smoke rows of evals/registry.py), so a
+# published number's command keeps running; artefacts go to a temporary
+# directory, never evals/results/.
 bench-smoke: setup
-	set -e; out=$$(mktemp -d); export ENGRAM_BENCH_RESULTS_DIR=$$out; \
-	for b in bench_mcp_latency bench_embedder bench_scale bench_documents bench_store_cpu \
-	         bench_board bench_conflicts bench_extraction bench_hooks bench_capacity bench_review_queue \
-	         bench_agent_day bench_identifiers; do \
-	  echo "== $$b --smoke"; $(VENV)/bin/python evals/$$b.py --smoke; done; \
-	for b in bench_locomo ablate_locomo ablate_locomo_graph; do \
-	  echo "== $$b --smoke"; $(VENV)/bin/python evals/$$b.py --smoke \
-	    --data $(SHARED)/bench/locomo10.json --audit $(SHARED)/bench/locomo-audit/errors.json; done; \
-	echo "== bench_peers --smoke"; $(VENV)/bin/python evals/bench_peers.py --smoke \
-	    --data $(SHARED)/bench/locomo10.json --audit $(SHARED)/bench/locomo-audit/errors.json; \
-	echo "== bench_reliability --smoke"; $(VENV)/bin/python evals/bench_reliability.py --smoke; \
-	echo "smoke artefacts in $$out"; rm -rf "$$out"
+	$(VENV)/bin/python -m evals.registry smoke --shared $(SHARED)
 
 # Remove the virtual environment.
 clean:

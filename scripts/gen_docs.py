@@ -8,9 +8,9 @@ A generated region is
 
 and only its inside is rewritten, so the prose around it stays hand-written.
 The sources are parsed, never imported (doc_sources.py). `make docs` runs
-this; `--check` exits 1 when a page is stale, and tests/unit/test_gen_docs.py
-fails the same way. A merge that conflicts inside a region is resolved by
-regenerating.
+this (`python -m scripts.gen_docs`); `--check` exits 1 when a page is stale,
+and tests/unit/test_gen_docs.py fails the same way. A merge that conflicts
+inside a region is resolved by regenerating.
 """
 
 from __future__ import annotations
@@ -19,11 +19,8 @@ import argparse
 import re
 import sys
 from collections.abc import Callable
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import doc_sources as src  # noqa: E402
+from scripts import doc_sources as src
 
 ROOT = src.ROOT
 REGION = re.compile(r"(<!-- generated: ([\w-]+)[^>]*-->\n)(.*?)(<!-- /generated -->)", re.DOTALL)

@@ -26,4 +26,4 @@ for _ in $(seq 1 300); do
 done
 curl -fsS "http://127.0.0.1:$PORT/health" >/dev/null || { tail -50 /tmp/vllm-llm.log; exit 1; }
 
-"$PY" evals/bench_extraction.py --openai-url "http://127.0.0.1:$PORT" --model "$MODEL" --batch 8
+"$PY" -m evals.bench.extraction --openai-url "http://127.0.0.1:$PORT" --model "$MODEL" --batch 8

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The embedder's sentence-transformers backend on CUDA: MiniLM in float16,
 # served at concurrency 1, 32 and 256, against the raw model in the same
-# run (evals/bench_embedder.py; the headline is served/raw at c=32).
+# run (evals/bench/embedder.py; the headline is served/raw at c=32).
 #
 #   bash evals/gpu/run_st_cuda_embedder_bench.sh     # N=512 requests a load point
 #
@@ -40,6 +40,6 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 
 # The batched service gets batch sizes for a GPU: one model call takes up to
 # 512 texts (the CPU defaults cut calls at 64 texts / 1024 padded tokens).
-"$PY" evals/bench_embedder.py --device cuda --dtype float16 --concurrency 1 32 256 \
+"$PY" -m evals.bench.embedder --device cuda --dtype float16 --concurrency 1 32 256 \
   ${MODEL_PATH:+--model-path "$MODEL_PATH"} --n "${N:-512}" \
   --service-env max_batch_size=512 sub_batch=512 tokens_per_call=32768 max_queue_texts=16384 "$@"

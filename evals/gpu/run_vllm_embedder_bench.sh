@@ -41,5 +41,5 @@ curl -fsS "http://127.0.0.1:$PORT/health" >/dev/null || {
   exit 1
 }
 
-"$PY" evals/bench_embedder.py --backend vllm --vllm-url "http://127.0.0.1:$PORT" \
+"$PY" -m evals.bench.embedder --backend vllm --vllm-url "http://127.0.0.1:$PORT" \
   --model-name "$MODEL" --n 4096

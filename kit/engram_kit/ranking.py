@@ -3,8 +3,8 @@ memory's entries and document chunks and for the cortex's facts, world facts
 and lessons (docs/decisions/0039-one-hybrid-ranking.md).
 
 Step 1 is all the cortex uses; memory adds the five lifts. Each step was
-measured (`evals/ablate_locomo.py` and its sibling labs on LoCoMo,
-`evals/bench_identifiers.py`; their artefacts list what each adds):
+measured (`evals/ablate/locomo.py` and its sibling labs on LoCoMo,
+`evals/bench/identifiers.py`; their artefacts list what each adds):
 1. weighted reciprocal rank fusion of the dense and lexical rankings;
 2. conversation context: a candidate gains a share of the fused score of the
    entries written just before and after it in the same episode (a reply
@@ -23,7 +23,7 @@ measured (`evals/ablate_locomo.py` and its sibling labs on LoCoMo,
 6. time: when the question asks about time ("when", "how long", "what
    year": memory's timewords.py), a candidate whose text names one
    (yesterday, last week, May, 2022) gains a share of its score; measured by
-   `evals/ablate_locomo_graph.py` (the `when` rows of docs/memory.md).
+   `evals/ablate/locomo_graph.py` (the `when` rows of docs/memory.md).
 Only candidates found by a channel are ever ranked: the lifts reorder, they
 never pull in rows no channel matched. Ties keep the order of the best rank
 any channel gave, then the order the channels were passed in.

@@ -1,4 +1,4 @@
-"""Short versions of the reliability campaign (evals/bench_reliability.py runs
+"""Short versions of the reliability campaign (evals/bench/reliability.py runs
 the full ones): a service SIGKILLed under mixed MCP + REST load loses no
 acknowledged write and duplicates none, and a randomized multi-principal
 run over every read path reads nothing across namespaces."""
@@ -8,18 +8,13 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import sys
 import time
-from pathlib import Path
 
 from engram_cli.stack import Stack, ready
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "evals"))
-
-from reliability_faults import EngramUp  # noqa: E402
-from reliability_fuzz import isolation  # noqa: E402
-from reliability_load import Ledger  # noqa: E402
-from reliability_scenarios import load, read_back  # noqa: E402
+from evals.reliability.faults import EngramUp
+from evals.reliability.fuzz import isolation
+from evals.reliability.load import Ledger
+from evals.reliability.scenarios import load, read_back
 
 
 class StackView(EngramUp):

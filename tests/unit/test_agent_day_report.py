@@ -5,21 +5,16 @@ block and benchmarks section it feeds."""
 from __future__ import annotations
 
 import json
-import sys
 
-from engram_cli.settings import REPO_ROOT
-
-sys.path.insert(0, str(REPO_ROOT / "evals"))
-
-from agent_day_score import (  # noqa: E402
+from evals.harness.agent_day_score import (
     briefing_recall,
     episode_exact,
     items_of,
     precision_recall,
     score_prompt,
 )
-from report import table  # noqa: E402
-from report_agent_day import README_BEGIN, README_END, agent_day, readme_block, with_block  # noqa: E402
+from evals.report.agent_day import README_BEGIN, README_END, agent_day, readme_block, with_block
+from evals.report.common import table
 
 NEEDLES = {"rule.deploy": ["billing-api.deploy_rule", "canary"],
            "decision.queue": ["orders-service.queue", "NATS JetStream"],
@@ -86,7 +81,7 @@ def _artefact() -> dict:
         "mail": {"delivered_to_the_right_agent_only": True, "stop_woke_recipient": True,
                  "in_recipient_prompt_note": False},
         "hooks": {"timeout_s": 10.0, "runs": 20, "failed_open": ["prompt: timed out"]},
-        "command": ".venv/bin/python evals/bench_agent_day.py",
+        "command": ".venv/bin/python -m evals.bench.agent_day",
     }
 
 
@@ -126,6 +121,6 @@ def test_the_benchmarks_section_names_its_artefact_and_command():
     lines = agent_day("agent-day-20261204T000000Z.json", _artefact(), table)
     assert lines[0] == "## A scripted agent day"
     assert "`evals/results/agent-day-20261204T000000Z.json`" in lines[2]
-    assert "command `.venv/bin/python evals/bench_agent_day.py`" in lines[2]
+    assert "command `.venv/bin/python -m evals.bench.agent_day`" in lines[2]
     assert "fits the markdown it hands the agent to the budget" in lines[-2]
     assert json.dumps(lines)  # plain strings only

@@ -96,7 +96,7 @@ SECTIONS = checklist_sections(CONTRIBUTING.read_text())
 
 def test_there_are_checklists_to_walk():
     assert {"Adding a tool", "Adding an RPC", "Adding a migration", "Adding a field",
-            "Adding a setting"} <= SECTIONS.keys()
+            "Adding a setting", "Adding a benchmark"} <= SECTIONS.keys()
 
 
 @pytest.mark.parametrize("title", sorted(SECTIONS))
@@ -121,6 +121,16 @@ def test_adding_a_field_walks_every_hop():
     for must in ("live_entries", "make migrations-lock", "repo.py", "memory.proto",
                  "make proto", "servicer_common.py", "shaping/common.py", "tools/memory.py",
                  "make docs", "tests/integration/"):
+        assert must in body, must
+
+
+def test_adding_a_benchmark_walks_every_hop():
+    """The benchmark checklist names the module's folder, the registry, the
+    Makefile, the report, the README of evals and the docs."""
+    body = SECTIONS["Adding a benchmark"]
+    for must in ("evals/bench/", "evals/harness/benchlib.py", "evals/registry.py", "Makefile",
+                 "tests/unit/test_bench_registry.py", "evals/report/pages.py",
+                 "evals/README.md", "make bench-smoke", "make docs", "git add"):
         assert must in body, must
 
 

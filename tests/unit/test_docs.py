@@ -15,6 +15,8 @@ from types import ModuleType
 import pytest
 
 from engram_cli.settings import REPO_ROOT
+from evals.report import pages
+from evals.report.common import committed_artefacts
 
 FENCE = re.compile(r"^(```|~~~).*?^\1", re.MULTILINE | re.DOTALL)
 CODE_SPAN = re.compile(r"`+[^`\n]*`+")
@@ -153,37 +155,28 @@ def test_the_limits_page_names_every_setting():
 
 
 def _committed() -> list:
-    """The committed artefacts (report_common.committed_artefacts): an
+    """The committed artefacts (evals.report.common.committed_artefacts): an
     artefact a benchmark run just wrote is not read until it is committed."""
-    return importlib.import_module("report_common").committed_artefacts()
+    return committed_artefacts()
 
 
 def test_the_benchmarks_page_is_generated_from_the_artefacts():
-    if str(REPO_ROOT / "evals") not in sys.path:  # report.py imports its sibling modules
-        sys.path.insert(0, str(REPO_ROOT / "evals"))
-    report = _load(REPO_ROOT / "evals" / "report.py", "engram_report")
     page = (REPO_ROOT / "docs" / "benchmarks.md").read_text()
-    assert report.render(_committed()) == page, \
-        "docs/benchmarks.md is stale: run python evals/report.py"
+    assert pages.render(_committed()) == page, \
+        "docs/benchmarks.md is stale: run python -m evals.report.pages"
     for image in re.findall(r"\]\((img/[\w.-]+\.png)\)", page):
         assert (REPO_ROOT / "docs" / image).exists(), image
 
 
 def test_the_readme_reliability_table_is_generated_from_the_artefact():
-    if str(REPO_ROOT / "evals") not in sys.path:
-        sys.path.insert(0, str(REPO_ROOT / "evals"))
-    report = _load(REPO_ROOT / "evals" / "report.py", "engram_report")
     text = (REPO_ROOT / "README.md").read_text()
     assert "make bench-reliability" in text
-    assert report.readme(_committed(), text) == text, \
-        "README.md's reliability table is stale: run python evals/report.py"
+    assert pages.readme(_committed(), text) == text, \
+        "README.md's reliability table is stale: run python -m evals.report.pages"
 
 
 def test_the_scaling_page_is_generated_from_the_artefacts():
-    if str(REPO_ROOT / "evals") not in sys.path:
-        sys.path.insert(0, str(REPO_ROOT / "evals"))
-    report = _load(REPO_ROOT / "evals" / "report.py", "engram_report")
     text = (REPO_ROOT / "docs" / "scaling.md").read_text()
     assert "make bench-capacity" in text
-    assert report.scaling(_committed(), text) == text, \
-        "docs/scaling.md's capacity model is stale: run python evals/report.py"
+    assert pages.scaling(_committed(), text) == text, \
+        "docs/scaling.md's capacity model is stale: run python -m evals.report.pages"

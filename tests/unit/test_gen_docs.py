@@ -3,33 +3,16 @@ current: each region is rendered again in memory and compared with the page."""
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 from engram_cli.settings import REPO_ROOT
-
-
-def _load(name: str) -> ModuleType:
-    scripts = str(REPO_ROOT / "scripts")
-    if scripts not in sys.path:
-        sys.path.insert(0, scripts)
-    spec = importlib.util.spec_from_file_location(name, REPO_ROOT / "scripts" / f"{name}.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-gen = _load("gen_docs")
-src = sys.modules["doc_sources"]
+from scripts import doc_sources as src
+from scripts import gen_docs as gen
 
 
 @pytest.mark.parametrize("page", sorted(gen.PAGES))

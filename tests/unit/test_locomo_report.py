@@ -2,13 +2,7 @@
 
 from __future__ import annotations
 
-import sys
-
-from engram_cli.settings import REPO_ROOT
-
-sys.path.insert(0, str(REPO_ROOT / "evals"))
-
-from report_locomo import README_BEGIN, README_END, readme_block, with_block  # noqa: E402
+from evals.report.locomo import README_BEGIN, README_END, readme_block, with_block
 
 
 def _split(r10: float, r5: float, hop: float, tokens: float, convs: list[str]) -> dict:

@@ -3,16 +3,10 @@ block it feeds."""
 
 from __future__ import annotations
 
-import sys
-
-from engram_cli.settings import REPO_ROOT
-
-sys.path.insert(0, str(REPO_ROOT / "evals"))
-
-from bench_peers import b2b_namespaces, latency_ratios, verdicts  # noqa: E402
-from peers_load import breakdown, quantiles_ms, unique  # noqa: E402
-from report import f, table  # noqa: E402
-from report_peers import (  # noqa: E402
+from evals.bench.peers import b2b_namespaces, latency_ratios, verdicts
+from evals.harness.peers_load import breakdown, quantiles_ms, unique
+from evals.report.common import f, table
+from evals.report.peers import (
     B2B_TITLE,
     README_BEGIN,
     README_END,

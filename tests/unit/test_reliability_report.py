@@ -2,17 +2,11 @@
 
 from __future__ import annotations
 
-import sys
-
 import pytest
 
-from engram_cli.settings import REPO_ROOT
-
-sys.path.insert(0, str(REPO_ROOT / "evals"))
-
-from reliability_peer import compare  # noqa: E402
-from report import f, table  # noqa: E402
-from report_reliability import README_BEGIN, README_END, peer_section, with_readme_block  # noqa: E402
+from evals.reliability.peer import compare
+from evals.report.common import f, table
+from evals.report.reliability import README_BEGIN, README_END, peer_section, with_readme_block
 
 
 def test_compare_puts_engram_beside_the_peer_with_latency_ratios():

@@ -6,17 +6,12 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 from typing import Any
 
 import pytest
 
-from engram_cli.settings import REPO_ROOT
-
-sys.path.insert(0, str(REPO_ROOT / "evals"))
-
-import reliability_fuzz  # noqa: E402
-from reliability_fuzz import junit_failures, role_gated_paths, schemathesis_run  # noqa: E402
+from evals.reliability import fuzz as reliability_fuzz
+from evals.reliability.fuzz import junit_failures, role_gated_paths, schemathesis_run
 
 JUNIT = """<?xml version="1.0" encoding="UTF-8"?>
 <testsuites errors="1" failures="1" skipped="0" tests="3" time="9.0">

@@ -98,7 +98,7 @@ class SentenceTransformerBackend:
         # The Rust tokenizer is one mutable object: transformers re-applies
         # its padding settings on every call, and a lane tokenizing while
         # another lane's call changes them gets unpadded, ragged output
-        # (evals/probe_embedder.py: 116 of 843 encodes failed beside a thread
+        # (evals/probe/embedder.py: 116 of 843 encodes failed beside a thread
         # counting tokens unpadded). Tokenizing takes ~20 us a text, so lanes
         # take turns; the model itself runs in parallel.
         self._tokenizer_lock = threading.Lock()

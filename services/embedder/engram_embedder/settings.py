@@ -25,7 +25,7 @@ class EmbedderSettings(ServiceSettings):
     vllm_url: str = ""
     model_name: str = ""
     backend_timeout_s: float = 30.0
-    # Batching (defaults measured by evals/bench_embedder.py on 2 CPU cores).
+    # Batching (defaults measured by evals/bench/embedder.py on 2 CPU cores).
     max_batch_size: int = 64
     # 0: dispatch as soon as the model is free; under load, texts that arrive
     # during an encode form the next batch by themselves.
@@ -48,7 +48,7 @@ class EmbedderSettings(ServiceSettings):
     side_batch_min: int = 16
     # Batches of at most this many texts encode on one intra-op thread (0:
     # every thread). Measured on 2 shared cores: a lone text p50 1325 -> 123
-    # ms, 8 concurrent clients 6.6 -> 29.5 texts/s (evals/probe_small_batch.py).
+    # ms, 8 concurrent clients 6.6 -> 29.5 texts/s (evals/probe/small_batch.py).
     small_batch_texts: int = 16
     max_queue_texts: int = 4096
     max_texts_per_request: int = 256

@@ -18,7 +18,7 @@ import asyncpg
 
 from . import repo_episodes
 
-LINES_BEFORE = 2  # evals/ablate_locomo_recall.py: two lines beat one on both halves
+LINES_BEFORE = 2  # evals/ablate/locomo_recall.py: two lines beat one on both halves
 
 
 @dataclass(frozen=True)

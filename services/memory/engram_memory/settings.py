@@ -52,9 +52,9 @@ class MemorySettings(ServiceSettings, DatabaseSettings, NatsSettings, AuditSetti
     pdf_extract_timeout_s: float = Field(8.0, gt=0)
     pdf_extract_cpu_s: int = Field(20, ge=1)
     pdf_extract_memory_mb: int = Field(1024, ge=256)
-    # Ranking (engram_kit.ranking; chosen by evals/ablate_locomo.py on LoCoMo
-    # conversations 1-5, judged on 6-10 (evals/locomo_split.py), measured by
-    # evals/bench_locomo.py). Terms in more than lexical_max_df of a
+    # Ranking (engram_kit.ranking; chosen by evals/ablate/locomo.py on LoCoMo
+    # conversations 1-5, judged on 6-10 (evals/harness/locomo_split.py), measured by
+    # evals/bench/locomo.py). Terms in more than lexical_max_df of a
     # namespace's rows (entries; chunks for document search) are too common
     # to use (see migrations 0007 and 0013).
     rrf_k: int = 5
@@ -66,12 +66,12 @@ class MemorySettings(ServiceSettings, DatabaseSettings, NatsSettings, AuditSetti
     common_term_weight: float = Field(0.5, ge=0)
     # A candidate holding the query's identifiers whole (hosts, paths,
     # versions, symbols, ids) gains this share of its score per fraction
-    # held (engram_kit.ranking; evals/bench_identifiers.py).
+    # held (engram_kit.ranking; evals/bench/identifiers.py).
     identifier_weight: float = Field(1.0, ge=0)
     # A question about time ("when", "how long", "what year") lifts each
     # candidate whose text names a time (yesterday, last week, May, 2022) by
     # this share of its score; 0: off (engram_kit.ranking, timewords.py; chosen on
-    # LoCoMo 1-5, judged on 6-10 by evals/ablate_locomo_graph.py).
+    # LoCoMo 1-5, judged on 6-10 by evals/ablate/locomo_graph.py).
     time_weight: float = Field(0.5, ge=0)
     search_depth: int = 100
     # Each entry written after others in its episode also gets a vector of

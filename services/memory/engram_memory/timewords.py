@@ -3,7 +3,7 @@
 A question about time ("when", "how long", "what year") is answered by a
 line that names one (yesterday, last week, May, 2022, ...), and rank fusion
 alone often prefers a line about the same thing that names none. Measured
-on LoCoMo by `evals/ablate_locomo_graph.py`, which imports this module:
+on LoCoMo by `evals/ablate/locomo_graph.py`, which imports this module:
 these patterns are written once, here.
 
 `TEXT_PATTERN` is also what the service hands Postgres (`text ~* $1`,
