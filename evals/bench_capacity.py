@@ -68,8 +68,8 @@ from capacity_probe import (
 )
 from mcp import Client
 
-from engram_cli.settings import CliSettings
-from engram_cli.stack import Stack
+from engram_runner.settings import RunnerSettings
+from engram_runner.stack import Stack
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.helpers import mcp_client  # noqa: E402 (after the path tweak)
@@ -318,7 +318,7 @@ async def measure(stack: Stack, args: argparse.Namespace) -> dict[str, Any]:
 
 def open_stack(args: argparse.Namespace, replicas: str, offset: int) -> tuple[Stack, Path]:
     data_dir = Path(tempfile.mkdtemp(prefix="engram-capacity-"))
-    return Stack(CliSettings(data_dir=data_dir, port_offset=offset, replicas=replicas)), data_dir
+    return Stack(RunnerSettings(data_dir=data_dir, port_offset=offset, replicas=replicas)), data_dir
 
 
 def run_config(args: argparse.Namespace, replicas: str, offset: int) -> dict[str, Any]:

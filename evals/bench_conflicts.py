@@ -41,8 +41,8 @@ from benchlib import (
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from engram_cli.settings import CliSettings
-from engram_cli.stack import Stack
+from engram_runner.settings import RunnerSettings
+from engram_runner.stack import Stack
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DATA = REPO_ROOT / "evals" / "data" / "cortex_conflict_pairs.jsonl"
@@ -130,7 +130,7 @@ def main() -> int:
     pairs = load_pairs()[:args.limit or None]
     started_at = datetime.now(UTC)
     data_dir = Path(tempfile.mkdtemp(prefix="engram-conflicts-"))
-    stack = Stack(CliSettings(data_dir=data_dir, port_offset=args.port_offset))
+    stack = Stack(RunnerSettings(data_dir=data_dir, port_offset=args.port_offset))
     try:
         stack.start()
         token = stack.principals.create("conflict-eval", "agent", ["conflict-eval"])

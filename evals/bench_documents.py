@@ -39,11 +39,11 @@ from mcp import Client
 from pgvector.asyncpg import register_vector
 
 from engram_cli.progress import track
-from engram_cli.settings import CliSettings
-from engram_cli.stack import Stack
 from engram_memory.documents import chunk_term_limits
 from engram_memory.repo_documents import lexical_chunks
 from engram_memory.settings import MemorySettings
+from engram_runner.settings import RunnerSettings
+from engram_runner.stack import Stack
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench_scale import NAMESPACE, pct, sentence  # noqa: E402 (run as a script from evals/)
@@ -138,7 +138,7 @@ async def measure(stack: Stack, queries: list[str]) -> dict:
 
 async def run(args: argparse.Namespace, save: Callable[[list[dict]], None]) -> None:
     data_dir = Path(tempfile.mkdtemp(prefix="engram-documents-"))
-    stack = Stack(CliSettings(data_dir=data_dir, port_offset=args.port_offset))
+    stack = Stack(RunnerSettings(data_dir=data_dir, port_offset=args.port_offset))
     stack.start()
     rng, document, points, have = random.Random(7), uuid.uuid4(), [], 0
     try:

@@ -55,9 +55,9 @@ from benchlib import (
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from engram_cli.settings import CliSettings
-from engram_cli.stack import Stack
 from engram_embedder.backend import SentenceTransformerBackend
+from engram_runner.settings import RunnerSettings
+from engram_runner.stack import Stack
 
 DATA = REPO_ROOT / "evals" / "data" / "identifiers.json"
 KS = (1, 5, 10)
@@ -212,7 +212,7 @@ def main() -> int:
     code = git_state()
     encoder = SentenceTransformerBackend("", "cpu")
     data_dir = Path(tempfile.mkdtemp(prefix="engram-ident-"))
-    stack = Stack(CliSettings(data_dir=data_dir, port_offset=args.port_offset))
+    stack = Stack(RunnerSettings(data_dir=data_dir, port_offset=args.port_offset))
     try:
         stack.start()
         token = stack.principals.create("ident", "agent", [NAMESPACE])

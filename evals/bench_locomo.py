@@ -62,9 +62,9 @@ from locomo_split import DESCRIPTION, SPLITS
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from engram_cli.settings import CliSettings
-from engram_cli.stack import Stack
 from engram_embedder.backend import SentenceTransformerBackend
+from engram_runner.settings import RunnerSettings
+from engram_runner.stack import Stack
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 RESULTS_DIR = results_dir()
@@ -499,7 +499,7 @@ def main() -> int:
     out.flush()
 
     encoder = SentenceTransformerBackend("", "cpu")
-    stack = Stack(CliSettings(data_dir=data_dir, port_offset=args.port_offset))
+    stack = Stack(RunnerSettings(data_dir=data_dir, port_offset=args.port_offset))
     try:
         t0 = time.perf_counter()
         stack.start()

@@ -80,9 +80,9 @@ from peers_load import (
 )
 from reliability_peer_daemon import PACKAGE, PeerDaemon, ensure_installed
 
-from engram_cli.settings import CliSettings
-from engram_cli.stack import Stack
 from engram_embedder.backend import SentenceTransformerBackend
+from engram_runner.settings import RunnerSettings
+from engram_runner.stack import Stack
 
 WARMUP = 5
 B2B_SCOPE = "peers-b2b"
@@ -400,7 +400,7 @@ def main() -> int:
     home = Path(tempfile.mkdtemp(prefix="engram-peer-"))
     home.chmod(0o755)
     peer = PeerDaemon(venv, model, home / "peer", args.peer_port)
-    stack = Stack(CliSettings(data_dir=data_dir, port_offset=args.port_offset))
+    stack = Stack(RunnerSettings(data_dir=data_dir, port_offset=args.port_offset))
     try:
         peer.prepare(principals=1)
         peer_start_s = peer.start()

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import httpx
 
-from engram_cli.stack import Stack
 from engram_kit.ports import read_ports_file
+from engram_runner.stack import Stack
 
 
 def probe_port() -> int:

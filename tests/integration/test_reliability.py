@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from engram_cli.stack import Stack, ready
+from engram_runner.stack import Stack, ready
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "evals"))
 

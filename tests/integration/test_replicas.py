@@ -23,10 +23,10 @@ import asyncpg
 import httpx
 import pytest
 
-from engram_cli.settings import CliSettings
-from engram_cli.stack import Stack
-from engram_cli.supervisor import Supervisor
 from engram_kit import locks
+from engram_runner.settings import RunnerSettings
+from engram_runner.stack import Stack
+from engram_runner.supervisor import Supervisor
 
 from ..conftest import PORT_SHIFT
 from ..helpers import call, eventually, mcp_client, result_text
@@ -45,7 +45,7 @@ ATTEMPTS = 3
 @pytest.fixture(scope="module")
 def rstack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     data_dir: Path = tmp_path_factory.mktemp("replicas")
-    s = Stack(CliSettings(data_dir=data_dir, port_offset=OFFSET, replicas=SPEC))
+    s = Stack(RunnerSettings(data_dir=data_dir, port_offset=OFFSET, replicas=SPEC))
     s.start()
     try:
         yield s

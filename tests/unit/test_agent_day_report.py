@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import sys
 
-from engram_cli.settings import REPO_ROOT
+from ..paths import REPO_ROOT
 
 sys.path.insert(0, str(REPO_ROOT / "evals"))
 

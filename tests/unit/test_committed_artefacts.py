@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from engram_cli.settings import REPO_ROOT
+from ..paths import REPO_ROOT
 
 if str(REPO_ROOT / "evals") not in sys.path:
     sys.path.insert(0, str(REPO_ROOT / "evals"))

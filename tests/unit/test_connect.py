@@ -17,11 +17,12 @@ from typing import Any
 import jsonschema
 import pytest
 
-from engram_cli.connect_clients import CODEX_HOOK_EVENTS, HOOK_EVENTS, claude_desktop_config
-from engram_cli.instructions import BEGIN, END
+from engram_cli.connect.clients import CODEX_HOOK_EVENTS, HOOK_EVENTS, claude_desktop_config
+from engram_cli.connect.instructions import BEGIN, END
 from engram_cli.main import build_parser
-from engram_cli.settings import REPO_ROOT
 from engram_gateway.principals import PrincipalStore
+
+from ..paths import REPO_ROOT
 
 SCHEMAS = Path(__file__).parent / "client_schemas"
 

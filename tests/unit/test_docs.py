@@ -14,7 +14,7 @@ from types import ModuleType
 
 import pytest
 
-from engram_cli.settings import REPO_ROOT
+from ..paths import REPO_ROOT
 
 FENCE = re.compile(r"^(```|~~~).*?^\1", re.MULTILINE | re.DOTALL)
 CODE_SPAN = re.compile(r"`+[^`\n]*`+")

@@ -13,7 +13,7 @@ from types import ModuleType
 
 import pytest
 
-from engram_cli.settings import REPO_ROOT
+from ..paths import REPO_ROOT
 
 
 def _load(name: str) -> ModuleType:

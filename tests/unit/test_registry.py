@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
-from engram_cli.settings import REPO_ROOT
 from engram_gateway.app import build_app, build_mcp
 from engram_gateway.clients import Backends
 from engram_gateway.principals import PrincipalStore
@@ -18,6 +17,8 @@ from engram_gateway.rest_registry import arguments_model, generated_routes
 from engram_gateway.rest_registry import markdown as rest_markdown
 from engram_gateway.settings import GatewaySettings
 from engram_gateway.toolspec import Access, Effect, Retry, Tier
+
+from ..paths import REPO_ROOT
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from engram_cli.settings import REPO_ROOT
+from ..paths import REPO_ROOT
 
 sys.path.insert(0, str(REPO_ROOT / "evals"))
 

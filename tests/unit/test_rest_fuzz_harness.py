@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from engram_cli.settings import REPO_ROOT
+from ..paths import REPO_ROOT
 
 sys.path.insert(0, str(REPO_ROOT / "evals"))
 
