@@ -18,6 +18,11 @@ from engram_kit.ports import read_ports_file
 from engram_runner.stack import Stack
 
 
+def dead_services(stack: Stack) -> list[str]:
+    """The stack's service processes that have exited (tests check none died)."""
+    return [n for n, p in stack.procs.items() if p.poll() is not None]
+
+
 def probe_port() -> int:
     """A port that was free a moment ago, for programs that cannot bind port 0
     and report it (Postgres, a third-party model server): another process may

@@ -208,10 +208,6 @@ class Stack:
             if pending:
                 time.sleep(0.2)
 
-    def dead_services(self) -> list[str]:
-        """Services whose process has exited (tests check none died)."""
-        return [n for n, p in self.procs.items() if p.poll() is not None]
-
     def supervised(self) -> list[str]:
         """Every long-running process the stack starts, dependencies first."""
         return [*INFRA, *self.instances]

@@ -14,6 +14,8 @@ from pathlib import Path
 
 from engram_runner.stack import Stack, ready
 
+from ..procs import dead_services
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "evals"))
 
 from reliability_faults import EngramUp  # noqa: E402
@@ -37,7 +39,7 @@ class StackView(EngramUp):
 
 def supervise_once(stack: Stack) -> None:
     """What `engram up` does every half second: restart what exited."""
-    for name in stack.dead_services():
+    for name in dead_services(stack):
         stack.start_service(name)
 
 
