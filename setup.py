@@ -1,7 +1,7 @@
 """The wheel also carries the files the embedded runner reads from the
 checkout: docker-compose.yml (the topology `engram up` derives its processes
 from) and the NATS config it mounts. They are copied at build time into
-engram_cli/bundled/, keeping their paths relative to each other; a checkout
+engram_runner/bundled/, keeping their paths relative to each other; a checkout
 (and its editable install) reads the originals."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ class BuildWithTopology(build_py):
         super().run()
         if getattr(self, "editable_mode", False):
             return
-        target = Path(self.build_lib) / "engram_cli" / "bundled"
+        target = Path(self.build_lib) / "engram_runner" / "bundled"
         for name in BUNDLED:
             (target / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(ROOT / name, target / name)

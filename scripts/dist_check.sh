@@ -57,7 +57,7 @@ engram=$work/venv/bin/engram
 where=$("$work/venv/bin/python" -c 'import engram_cli; print(engram_cli.__file__)')
 [[ $where == "$work/venv/"* ]] || { echo "engram_cli came from $where, not the venv" >&2; exit 1; }
 if [[ $(id -u) == 0 ]]; then  # root: Postgres in a base of its own, removed at the end
-  "$work/venv/bin/python" -c 'from engram_cli.pgdirs import DEFAULT_BASE, ensure_base; ensure_base(DEFAULT_BASE)'
+  "$work/venv/bin/python" -c 'from engram_runner.pgdirs import DEFAULT_BASE, ensure_base; ensure_base(DEFAULT_BASE)'
   pg_base=/var/lib/engram-pg/dist-check-$$
   export ENGRAM_POSTGRES_BASE=$pg_base
 fi

@@ -29,7 +29,8 @@ MODULES = [
     ("embedder", "services/embedder/engram_embedder/settings.py"),
     ("dreamer", "services/dreamer/engram_dreamer/settings.py"),
     ("coordination", "services/coordination/engram_coordination/settings.py"),
-    ("cli (`engram up` and the other commands)", "cli/engram_cli/settings.py"),
+    ("runner (`engram up`: the embedded stack, its supervisor)", "cli/engram_runner/settings.py"),
+    ("cli (every `engram` command; the runner's settings too)", "cli/engram_cli/settings.py"),
 ]
 _OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
         ast.Div: operator.truediv, ast.Pow: operator.pow, ast.FloorDiv: operator.floordiv}

@@ -1,6 +1,6 @@
 """Two tiers: tests/unit runs no process and no stack (seconds: `make
 test-unit`); tests/integration runs the real stack. The stack fixture starts
-it from the same code as `engram up` (engram_cli.stack.Stack), on ports
+it from the same code as `engram up` (engram_runner.stack.Stack), on ports
 shifted by 100 so it does not collide with a stack a developer has running."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from engram_cli.pgdirs import DEFAULT_BASE, ensure_base, os_user_for
-from engram_cli.settings import CliSettings
-from engram_cli.stack import Stack
+from engram_runner.pgdirs import DEFAULT_BASE, ensure_base, os_user_for
+from engram_runner.settings import RunnerSettings
+from engram_runner.stack import Stack
 
 UNIT = Path(__file__).parent / "unit"
 # Fixtures that start or reach a running stack: no unit test may use them.
@@ -82,7 +82,7 @@ def remove_os_user(name: str) -> None:
 @pytest.fixture(scope="session")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     data_dir: Path = tmp_path_factory.mktemp("engram-data")
-    s = Stack(CliSettings(data_dir=data_dir, port_offset=TEST_PORT_OFFSET))
+    s = Stack(RunnerSettings(data_dir=data_dir, port_offset=TEST_PORT_OFFSET))
     s.start()
     try:
         yield s

@@ -20,8 +20,10 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult, TextContent
 from nats.aio.client import Client as NatsClient
 
+from engram_cli.settings import CliSettings
+
 if TYPE_CHECKING:
-    from engram_cli.stack import Stack
+    from engram_runner.stack import Stack
 
 
 @asynccontextmanager
@@ -33,6 +35,12 @@ async def mcp_client(url: str, token: str, session: str = "") -> AsyncIterator[C
     http = httpx2.AsyncClient(headers=headers, timeout=30)
     async with Client(streamable_http_client(url, http_client=http)) as client:
         yield client
+
+
+def cli_settings(stack: Stack, **changes: Any) -> CliSettings:
+    """The settings an `engram` command run against `stack` reads: the
+    stack's own (data dir, ports) and any command setting in `changes`."""
+    return CliSettings(**{**stack.settings.model_dump(), **changes})
 
 
 def result_text(result: CallToolResult) -> str:

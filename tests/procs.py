@@ -14,8 +14,13 @@ from pathlib import Path
 
 import httpx
 
-from engram_cli.stack import Stack
 from engram_kit.ports import read_ports_file
+from engram_runner.stack import Stack
+
+
+def dead_services(stack: Stack) -> list[str]:
+    """The stack's service processes that have exited (tests check none died)."""
+    return [n for n, p in stack.procs.items() if p.poll() is not None]
 
 
 def probe_port() -> int:

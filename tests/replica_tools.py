@@ -17,7 +17,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 if TYPE_CHECKING:
-    from engram_cli.stack import Stack
+    from engram_runner.stack import Stack
 
 
 class RoundRobin(httpx2.AsyncBaseTransport):

@@ -1,4 +1,4 @@
 """`python -m engram_cli` is the `engram` command."""
-from .main import main
+from engram_cli.main import main
 
 main()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .hooks import exit_if_hook, run_hook_command
+from engram_cli.hooks.command import exit_if_hook, run_hook_command
 
 exit_if_hook()  # before the imports below: a hook answers in milliseconds
 
@@ -12,25 +12,24 @@ import sys
 import time
 from pathlib import Path
 
+from engram_cli.audit.chains import run_audit
+from engram_cli.audit.key import run_key_id
+from engram_cli.backup.archive import run_backup, run_restore
+from engram_cli.backup.keys_file import BackupRefused, operator_secret
+from engram_cli.backup.schedule import BackupPlan, BackupSchedule
+from engram_cli.board.mail import add_board_commands
+from engram_cli.connect.command import add_commands as add_connect_commands
+from engram_cli.ops.doctor import run_doctor
+from engram_cli.ops.forget_writer import WriterArgs, run_forget_writer
+from engram_cli.ops.status import run_status
+from engram_cli.portable.command import run_export, run_import
+from engram_cli.settings import CliSettings
+from engram_cli.stdio.bridge import add_parser as add_mcp_stdio
 from engram_kit.principals import ROLES, PrincipalStore
-
-from .audit_cmd import run_audit
-from .audit_key import run_key_id
-from .autostart import StackStartError, hold_up_lock, stop_stack, up_lock_holder
-from .backup import run_backup, run_restore
-from .backup_keys import BackupRefused, operator_secret
-from .backup_schedule import BackupPlan, BackupSchedule
-from .board_cmd import add_board_commands
-from .connect import add_commands as add_connect_commands
-from .doctor import run_doctor
-from .files import private_dir
-from .forget_writer import WriterArgs, run_forget_writer
-from .portable import run_export, run_import
-from .settings import CliSettings
-from .stack import TOKENS_FILE, Stack
-from .status import run_status
-from .stdio_bridge import add_parser as add_mcp_stdio
-from .supervisor import Supervisor
+from engram_runner.autostart import StackStartError, hold_up_lock, stop_stack, up_lock_holder
+from engram_runner.files import private_dir
+from engram_runner.stack import TOKENS_FILE, Stack
+from engram_runner.supervisor import Supervisor
 
 BACKUP_FINISH_S = 300.0
 

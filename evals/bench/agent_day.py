@@ -35,11 +35,11 @@ from typing import Any
 
 import httpx
 
-from engram_cli.hooks_recall import DEFAULT_BAR, DEFAULT_MARGIN, MAX_ITEMS, found_items, pick
-from engram_cli.hooks_render import fitted_briefing_text
-from engram_cli.inert import item
-from engram_cli.settings import CliSettings
-from engram_cli.stack import Stack
+from engram_cli.hooks.recall import DEFAULT_BAR, DEFAULT_MARGIN, MAX_ITEMS, found_items, pick
+from engram_cli.hooks.render import fitted_briefing_text
+from engram_cli.hooks.inert import item
+from engram_runner.settings import RunnerSettings
+from engram_runner.stack import Stack
 from evals.harness.agent_day_score import (
     briefing_recall,
     episode_exact,
@@ -362,7 +362,7 @@ def main() -> int:
     sc = json.loads(SCENARIO.read_text())
     started_at, code, load = datetime.now(UTC), git_state(), os.getloadavg()[0]
     data_dir = Path(tempfile.mkdtemp(prefix="engram-agent-day-"))
-    stack = Stack(CliSettings(data_dir=data_dir, port_offset=args.port_offset))
+    stack = Stack(RunnerSettings(data_dir=data_dir, port_offset=args.port_offset))
     t0 = time.monotonic()
     try:
         stack.start()

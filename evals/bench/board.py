@@ -37,8 +37,8 @@ from mcp.client.streamable_http import streamable_http_client
 
 from engram.v1 import coordination_pb2 as pb
 from engram.v1 import coordination_pb2_grpc
-from engram_cli.settings import CliSettings
-from engram_cli.stack import Stack
+from engram_runner.settings import RunnerSettings
+from engram_runner.stack import Stack
 from engram_kit.context import CallerContext
 from engram_kit.errors import DomainError
 from engram_kit.grpc_client import Caller, open_channel
@@ -212,7 +212,7 @@ def main() -> int:
     started_at = datetime.now(UTC)
     load_at_start = os.getloadavg()[0]
     data_dir = Path(tempfile.mkdtemp(prefix="engram-board-bench-"))
-    stack = Stack(CliSettings(data_dir=data_dir, port_offset=args.port_offset))
+    stack = Stack(RunnerSettings(data_dir=data_dir, port_offset=args.port_offset))
     try:
         stack.start()
         measured = asyncio.run(measure(stack, args.agents, args.seconds))

@@ -46,8 +46,8 @@ import asyncpg
 import numpy as np
 from mcp import Client
 
-from engram_cli.settings import CliSettings
-from engram_cli.stack import Stack
+from engram_runner.settings import RunnerSettings
+from engram_runner.stack import Stack
 from evals.bench.mcp_latency import memories, queries
 from evals.harness.benchlib import (
     agent_token,
@@ -316,7 +316,7 @@ async def measure(stack: Stack, args: argparse.Namespace) -> dict[str, Any]:
 
 def open_stack(args: argparse.Namespace, replicas: str, offset: int) -> tuple[Stack, Path]:
     data_dir = Path(tempfile.mkdtemp(prefix="engram-capacity-"))
-    return Stack(CliSettings(data_dir=data_dir, port_offset=offset, replicas=replicas)), data_dir
+    return Stack(RunnerSettings(data_dir=data_dir, port_offset=offset, replicas=replicas)), data_dir
 
 
 def run_config(args: argparse.Namespace, replicas: str, offset: int) -> dict[str, Any]:

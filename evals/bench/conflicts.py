@@ -33,8 +33,8 @@ import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from engram_cli.settings import CliSettings
-from engram_cli.stack import Stack
+from engram_runner.settings import RunnerSettings
+from engram_runner.stack import Stack
 from evals.harness.benchlib import (
     command_line,
     parse_with_smoke,
@@ -130,7 +130,7 @@ def main() -> int:
     pairs = load_pairs()[:args.limit or None]
     started_at = datetime.now(UTC)
     data_dir = Path(tempfile.mkdtemp(prefix="engram-conflicts-"))
-    stack = Stack(CliSettings(data_dir=data_dir, port_offset=args.port_offset))
+    stack = Stack(RunnerSettings(data_dir=data_dir, port_offset=args.port_offset))
     try:
         stack.start()
         token = stack.principals.create("conflict-eval", "agent", ["conflict-eval"])

@@ -36,8 +36,8 @@ from pathlib import Path
 import asyncpg
 from mcp import Client
 
-from engram_cli.settings import CliSettings
-from engram_cli.stack import Stack
+from engram_runner.settings import RunnerSettings
+from engram_runner.stack import Stack
 from engram_memory.documents import chunk_term_limits
 from engram_memory.repo_documents import lexical_chunks
 from engram_memory.settings import MemorySettings
@@ -100,7 +100,7 @@ async def measure(stack: Stack, queries: list[str]) -> dict:
 
 async def run(args: argparse.Namespace, save: Callable[[list[dict]], None]) -> None:
     data_dir = Path(tempfile.mkdtemp(prefix="engram-documents-"))
-    stack = Stack(CliSettings(data_dir=data_dir, port_offset=args.port_offset))
+    stack = Stack(RunnerSettings(data_dir=data_dir, port_offset=args.port_offset))
     stack.start()
     rng, document, points, have = random.Random(7), uuid.uuid4(), [], 0
     try:

@@ -36,8 +36,8 @@ import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from engram_cli.settings import CliSettings
-from engram_cli.stack import Stack
+from engram_runner.settings import RunnerSettings
+from engram_runner.stack import Stack
 from engram_kit.ports import bind_tcp, bound_port
 from evals.harness.benchlib import (
     command_line,
@@ -180,7 +180,7 @@ def main() -> int:
     started_at = datetime.now(UTC)
     load_before = os.getloadavg()
     data_dir = Path(tempfile.mkdtemp(prefix="engram-hooks-"))
-    stack = Stack(CliSettings(data_dir=data_dir, port_offset=args.port_offset))
+    stack = Stack(RunnerSettings(data_dir=data_dir, port_offset=args.port_offset))
     try:
         stack.start()
         measured = measure(stack, args.n, data_dir / "hook-state")

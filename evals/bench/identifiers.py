@@ -44,8 +44,8 @@ import numpy as np
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from engram_cli.settings import CliSettings
-from engram_cli.stack import Stack
+from engram_runner.settings import RunnerSettings
+from engram_runner.stack import Stack
 from engram_embedder.backend import SentenceTransformerBackend
 from evals.bench.locomo import MEMORY_SCHEMA, unembedded
 from evals.harness.benchlib import (
@@ -212,7 +212,7 @@ def main() -> int:
     code = git_state()
     encoder = SentenceTransformerBackend("", "cpu")
     data_dir = Path(tempfile.mkdtemp(prefix="engram-ident-"))
-    stack = Stack(CliSettings(data_dir=data_dir, port_offset=args.port_offset))
+    stack = Stack(RunnerSettings(data_dir=data_dir, port_offset=args.port_offset))
     try:
         stack.start()
         token = stack.principals.create("ident", "agent", [NAMESPACE])

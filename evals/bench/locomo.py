@@ -52,8 +52,8 @@ import snowballstemmer
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from engram_cli.settings import CliSettings
-from engram_cli.stack import Stack
+from engram_runner.settings import RunnerSettings
+from engram_runner.stack import Stack
 from engram_embedder.backend import SentenceTransformerBackend
 from evals.harness.benchlib import (
     command_line,
@@ -499,7 +499,7 @@ def main() -> int:
     out.flush()
 
     encoder = SentenceTransformerBackend("", "cpu")
-    stack = Stack(CliSettings(data_dir=data_dir, port_offset=args.port_offset))
+    stack = Stack(RunnerSettings(data_dir=data_dir, port_offset=args.port_offset))
     try:
         t0 = time.perf_counter()
         stack.start()

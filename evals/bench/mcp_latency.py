@@ -35,8 +35,8 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from engram.v1 import memory_pb2, memory_pb2_grpc
-from engram_cli.settings import CliSettings
-from engram_cli.stack import Stack
+from engram_runner.settings import RunnerSettings
+from engram_runner.stack import Stack
 from engram_kit.context import CallerContext
 from engram_kit.grpc_client import Caller, open_channel
 from evals.harness.benchlib import (
@@ -235,7 +235,7 @@ def main() -> int:
     out = sys.stdout
     out.write(f"data dir {data_dir}, port offset {args.port_offset}, n={args.n}\n")
     out.flush()
-    stack = Stack(CliSettings(data_dir=data_dir, port_offset=args.port_offset))
+    stack = Stack(RunnerSettings(data_dir=data_dir, port_offset=args.port_offset))
     try:
         t0 = time.perf_counter()
         stack.start()

@@ -55,8 +55,8 @@ from typing import Any
 
 import asyncpg
 
-from engram_cli.settings import CliSettings
-from engram_cli.stack import Stack
+from engram_runner.settings import RunnerSettings
+from engram_runner.stack import Stack
 from engram_embedder.backend import SentenceTransformerBackend
 from evals.bench.locomo import (
     DEFAULT_AUDIT,
@@ -406,7 +406,7 @@ def main() -> int:
     home = Path(tempfile.mkdtemp(prefix="engram-peer-"))
     home.chmod(0o755)
     peer = PeerDaemon(venv, model, home / "peer", args.peer_port)
-    stack = Stack(CliSettings(data_dir=data_dir, port_offset=args.port_offset))
+    stack = Stack(RunnerSettings(data_dir=data_dir, port_offset=args.port_offset))
     try:
         peer.prepare(principals=1)
         peer_start_s = peer.start()

@@ -38,8 +38,8 @@ import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from engram_cli.settings import CliSettings
-from engram_cli.stack import Stack
+from engram_runner.settings import RunnerSettings
+from engram_runner.stack import Stack
 from evals.harness.benchlib import (
     command_line,
     parse_with_smoke,
@@ -181,7 +181,7 @@ def main() -> int:
     args = parse_with_smoke(parser, {"n": 150, "mcp_seed": 5, "repeats": 3})
     started_at = datetime.now(UTC)
     data_dir = Path(tempfile.mkdtemp(prefix="engram-review-"))
-    stack = Stack(CliSettings(data_dir=data_dir, port_offset=args.port_offset))
+    stack = Stack(RunnerSettings(data_dir=data_dir, port_offset=args.port_offset))
     try:
         stack.start()
         agent = stack.principals.create("review-bench-agent", "agent", [NS])

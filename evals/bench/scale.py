@@ -39,8 +39,8 @@ import numpy as np
 from pgvector.asyncpg import register_vector
 
 from engram_cli.progress import track
-from engram_cli.settings import CliSettings
-from engram_cli.stack import Stack
+from engram_runner.settings import RunnerSettings
+from engram_runner.stack import Stack
 from evals.harness.benchlib import (
     agent_token,
     command_line,
@@ -178,7 +178,7 @@ async def chunks_point(dsn: str, count: int, rng: random.Random) -> dict:
 
 async def run(args: argparse.Namespace, save: Callable[..., None]) -> dict:
     data_dir = Path(args.data_dir or tempfile.mkdtemp(prefix="engram-scale-"))
-    stack = Stack(CliSettings(data_dir=data_dir, port_offset=args.port_offset))
+    stack = Stack(RunnerSettings(data_dir=data_dir, port_offset=args.port_offset))
     stack.postgres.settings.extend(args.pg_setting)
     stack.start()
     rng = random.Random(11)

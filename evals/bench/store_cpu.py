@@ -36,8 +36,8 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from engram.v1 import embedder_pb2, embedder_pb2_grpc, memory_pb2, memory_pb2_grpc
-from engram_cli.settings import CliSettings
-from engram_cli.stack import Stack
+from engram_runner.settings import RunnerSettings
+from engram_runner.stack import Stack
 from engram_kit.context import CallerContext
 from engram_kit.grpc_client import open_channel
 from evals.bench.mcp_latency import memories, summary
@@ -188,7 +188,7 @@ def main() -> int:
     args = parse_with_smoke(parser, {"n": 10})
     started_at = datetime.now(UTC)
     data_dir = Path(tempfile.mkdtemp(prefix="engram-bench-"))
-    stack = Stack(CliSettings(data_dir=data_dir, port_offset=args.port_offset))
+    stack = Stack(RunnerSettings(data_dir=data_dir, port_offset=args.port_offset))
     try:
         stack.start()
         measured = asyncio.run(measure(stack, args.n))

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from mcp.types import CallToolResult
 
-    from engram_cli.stack import Stack
+    from engram_runner.stack import Stack
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -41,7 +41,7 @@ def agent_token(stack: Stack) -> str:
     start on the same data directory (kept in its agent-token file)."""
     # Imported here: the embedder benchmark runs on GPU hosts that have only
     # the embedder's dependencies (evals/gpu/), not the CLI's or MCP's.
-    from engram_cli.stack import AGENT_TOKEN_FILE
+    from engram_runner.stack import AGENT_TOKEN_FILE
 
     return stack.first_token or (stack.data_dir / AGENT_TOKEN_FILE).read_text().strip()
 

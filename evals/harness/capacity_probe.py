@@ -12,7 +12,7 @@ from typing import Any
 import asyncpg
 import nats
 
-from engram_cli.stack import Stack
+from engram_runner.stack import Stack
 
 TICKS = os.sysconf("SC_CLK_TCK")
 PROC = Path("/proc")

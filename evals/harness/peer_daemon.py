@@ -132,7 +132,7 @@ class PeerDaemon:
             f"coordination:\n  allowed_principals: [default, {names}]\n"
             "updates:\n  check_releases: false\n")
         if os.geteuid() == 0:
-            from engram_cli import pgdirs
+            from engram_runner import pgdirs
             user = pgdirs.ensure_os_user(OS_USER)
             for path in (self.home, *self.home.rglob("*")):
                 os.chown(path, user.pw_uid, user.pw_gid)

@@ -21,8 +21,8 @@ import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
-from engram_cli.settings import CliSettings
-from engram_cli.stack import Stack
+from engram_runner.settings import RunnerSettings
+from engram_runner.stack import Stack
 from evals.bench.locomo import DEFAULT_DATA, load_conversations
 from evals.bench.peers import engram_target
 from evals.harness.benchlib import command_line, results_dir, shown, stop_stack_on_sigterm
@@ -65,7 +65,7 @@ def main() -> int:
             if arm == "uvloop":  # the services inherit this process's environment
                 os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(args.site), plain)
                                                            if p)
-            stack = Stack(CliSettings(data_dir=dirs[i], port_offset=args.port_offset + 100 * i))
+            stack = Stack(RunnerSettings(data_dir=dirs[i], port_offset=args.port_offset + 100 * i))
             stacks.append(stack)
             stack.start()
             os.environ["PYTHONPATH"] = plain

@@ -19,9 +19,9 @@ from typing import Any
 
 import psutil
 
-from engram_cli.infra import port_open
-from engram_cli.settings import CliSettings
-from engram_cli.stack import Stack, ready
+from engram_runner.infra import port_open
+from engram_runner.settings import RunnerSettings
+from engram_runner.stack import Stack, ready
 
 SELF_HEAL_WAIT_S = 30.0
 SERVICES = ("embedder", "memory", "cortex", "dreamer", "coordination", "gateway")
@@ -59,7 +59,7 @@ class EngramUp:
         deadline = time.monotonic() + self.timeout_s
         while not (self.data_dir / "agent-token").exists() or self.stack is None:
             if (self.data_dir / "secrets.json").exists() and self.stack is None:
-                self.stack = Stack(CliSettings(data_dir=self.data_dir,
+                self.stack = Stack(RunnerSettings(data_dir=self.data_dir,
                                                port_offset=self.port_offset))
             self._check(deadline)
             time.sleep(0.5)

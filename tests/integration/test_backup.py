@@ -10,8 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from engram_cli.settings import CliSettings
-from engram_cli.stack import Stack
+from engram_runner.settings import RunnerSettings
+from engram_runner.stack import Stack
 
 from ..conftest import PORT_SHIFT
 from ..helpers import call, call_error, mcp_client
@@ -30,7 +30,7 @@ async def test_backup_restore_round_trip_and_rotation(tmp_path: Path):
     data = tmp_path / "data"
     key_file = tmp_path / "backup.key"
     key_file.write_text(KEY_FILE_TEXT)
-    settings = CliSettings(data_dir=data, port_offset=OFFSET)
+    settings = RunnerSettings(data_dir=data, port_offset=OFFSET)
     stack = Stack(settings)
     stack.start()
     try:

@@ -18,14 +18,14 @@ from pathlib import Path
 
 import pytest
 
-from engram_cli import backup_keys
-from engram_cli.backup import verify_backup
-from engram_cli.backup_keys import BackupRefused, Manifest
-from engram_cli.backup_schedule import BackupPlan, BackupSchedule
-from engram_cli.backup_verify import BackupMismatch, verify
-from engram_cli.stack import Stack
+from engram_cli.backup import keys_file
+from engram_cli.backup.archive import verify_backup
+from engram_cli.backup.keys_file import BackupRefused, Manifest
+from engram_cli.backup.schedule import BackupPlan, BackupSchedule
+from engram_cli.backup.verify import BackupMismatch, verify
+from engram_runner.stack import Stack
 
-from ..helpers import admin_fetchval, call, eventually, mcp_client
+from ..helpers import admin_fetchval, call, cli_settings, eventually, mcp_client
 from .test_documents import tiny_pdf
 
 PASSPHRASE = "correct horse battery staple"
@@ -33,10 +33,10 @@ PASSPHRASE = "correct horse battery staple"
 
 def engram(stack: Stack, *args: str, passphrase: str | None = PASSPHRASE
            ) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k != backup_keys.PASSPHRASE_VARIABLE}
+    env = {k: v for k, v in os.environ.items() if k != keys_file.PASSPHRASE_VARIABLE}
     env["ENGRAM_PORT_OFFSET"] = str(stack.settings.port_offset)
     if passphrase is not None:
-        env[backup_keys.PASSPHRASE_VARIABLE] = passphrase
+        env[keys_file.PASSPHRASE_VARIABLE] = passphrase
     return subprocess.run([sys.executable, "-m", "engram_cli", *args, "--data-dir",
                            str(stack.data_dir)], capture_output=True, text=True, timeout=300,
                           env=env)
@@ -70,7 +70,7 @@ async def test_backup_verify_restores_every_layer(stack: Stack, admin_dsn: str,
     await fill_every_layer(stack, admin_dsn)
     out = tmp_path / "backups"
     refused = engram(stack, "backup", "--out", str(out), passphrase=None)
-    assert refused.returncode == 2 and backup_keys.PASSPHRASE_VARIABLE in refused.stderr
+    assert refused.returncode == 2 and keys_file.PASSPHRASE_VARIABLE in refused.stderr
     done = engram(stack, "backup", "--out", str(out), "--verify")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "verified: restored into a scratch database" in done.stdout
@@ -80,7 +80,7 @@ async def test_backup_verify_restores_every_layer(stack: Stack, admin_dsn: str,
     text = keys.read_text()
     for secret in (stack.secrets["POSTGRES_PASSWORD"], stack.secrets["ENGRAM_AUDIT_HMAC_KEY"]):
         assert secret not in text, "the keys file holds the secrets only encrypted"
-    manifest, files = backup_keys.read(keys, PASSPHRASE.encode())
+    manifest, files = keys_file.read(keys, PASSPHRASE.encode())
     assert json.loads(files["secrets.json"]) == stack.secrets
     assert json.loads(files["principals.json"]) == json.loads(
         (stack.data_dir / "principals.json").read_text())
@@ -90,7 +90,7 @@ async def test_backup_verify_restores_every_layer(stack: Stack, admin_dsn: str,
         assert manifest.counts[table] > 0, f"{table} has rows in the backup"
     assert manifest.chains["memory"] and manifest.chains["cortex"]
     with pytest.raises(BackupRefused, match="does not open"):
-        backup_keys.read(keys, b"not the passphrase at all")
+        keys_file.read(keys, b"not the passphrase at all")
 
     # A manifest that promises one row more than the archive holds: the
     # scratch restore finds the difference and names the table.
@@ -108,7 +108,7 @@ async def test_backup_verify_restores_every_layer(stack: Stack, admin_dsn: str,
         f.seek(-1, 1)
         f.write(bytes([byte[0] ^ 0xFF]))
     with pytest.raises(BackupMismatch, match="incomplete") as changed:
-        await asyncio.to_thread(verify_backup, stack.settings, archive, PASSPHRASE.encode())
+        await asyncio.to_thread(verify_backup, cli_settings(stack), archive, PASSPHRASE.encode())
     assert any("not the archive" in p for p in changed.value.problems)
 
 
@@ -116,8 +116,9 @@ def test_scheduled_backups_rotate_on_an_injected_clock(stack: Stack, tmp_path: P
     now = [0.0]
     said: list[str] = []
     off_disk = tmp_path / "off-disk"
-    schedule = BackupSchedule(stack.settings, BackupPlan(every_h=6, keep=2, to_dir=str(off_disk)),
-                              PASSPHRASE.encode(), said.append, clock=lambda: now[0])
+    plan = BackupPlan(every_h=6, keep=2, to_dir=str(off_disk))
+    schedule = BackupSchedule(cli_settings(stack), plan, PASSPHRASE.encode(), said.append,
+                              clock=lambda: now[0])
     home = stack.data_dir / "backups"
     before = set(home.glob("engram-*.dump")) if home.exists() else set()
     taken = []

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engram_cli.stack import Stack
 from engram_gateway import registry
+from engram_runner.stack import Stack
 
 from ..helpers import admin_fetchval, call_error, mcp_client
 

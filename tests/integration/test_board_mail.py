@@ -9,8 +9,8 @@ import json
 import uuid
 from contextlib import AsyncExitStack
 
-from engram_cli.stack import Stack
 from engram_coordination.board import subject_token
+from engram_runner.stack import Stack
 
 from ..helpers import (
     admin_fetchval,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import httpx
 
-from engram_cli.stack import Stack
+from engram_runner.stack import Stack
 
 from ..helpers import admin_fetchval, call, call_error, mcp_client
 from ..procs import service_process

@@ -15,12 +15,12 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from engram_cli.stack import Stack
 from engram_coordination import repo_sweep
 from engram_coordination.settings import CoordinationSettings
 from engram_coordination.sweep import SWEPT, BoardSweep
 from engram_kit import audit
 from engram_kit.db import create_pool, duty_tx
+from engram_runner.stack import Stack
 
 from ..helpers import admin_fetchval, call, eventually, mcp_client
 from ..procs import service_process

@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from engram_cli.infra import port_open
+from engram_runner.infra import port_open
 
 from ..conftest import PORT_SHIFT
 

@@ -14,7 +14,7 @@ from typing import Any
 from mcp import Client
 from mcp.types import TextContent
 
-from engram_cli.stack import Stack
+from engram_runner.stack import Stack
 
 from ..helpers import call, mcp_client
 

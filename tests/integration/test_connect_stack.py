@@ -14,9 +14,9 @@ import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from engram_cli.instructions import BEGIN
+from engram_cli.connect.instructions import BEGIN
 from engram_cli.main import build_parser
-from engram_cli.stack import Stack
+from engram_runner.stack import Stack
 
 from ..helpers import call, mcp_client
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from playwright.async_api import BrowserContext
 
-from engram_cli.stack import Stack
+from engram_runner.stack import Stack
 
 from ..helpers import call, mcp_client
 from .console_browser import (

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from playwright.async_api import BrowserContext, Page
 
-from engram_cli.stack import Stack
+from engram_runner.stack import Stack
 
 from ..helpers import call, mcp_client, tampered_audit_row
 from .console_browser import (

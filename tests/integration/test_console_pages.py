@@ -10,7 +10,7 @@ import asyncio
 
 from playwright.async_api import BrowserContext, Page
 
-from engram_cli.stack import Stack
+from engram_runner.stack import Stack
 
 from ..helpers import call, eventually, mcp_client
 from .console_browser import (

@@ -10,7 +10,7 @@ import uuid
 
 import httpx
 
-from engram_cli.stack import Stack
+from engram_runner.stack import Stack
 
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 

@@ -13,8 +13,8 @@ import asyncpg
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
-from engram_cli.stack import Stack
 from engram_cortex.merging import COMMON_PAIR, entity_pairs
+from engram_runner.stack import Stack
 
 from ..helpers import call, call_error, eventually, mcp_client
 

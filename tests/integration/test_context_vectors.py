@@ -12,8 +12,8 @@ import asyncpg
 import numpy as np
 from pgvector.asyncpg import register_vector
 
-from engram_cli.stack import Stack
 from engram_memory import repo_vector_queue as vq
+from engram_runner.stack import Stack
 
 from ..helpers import admin_fetchval, call, eventually, mcp_client
 from .test_ranking import HIKES

@@ -7,8 +7,8 @@ import grpc
 
 from engram.v1 import cortex_pb2 as pb
 from engram.v1 import cortex_pb2_grpc as rpc
-from engram_cli.stack import Stack
 from engram_kit.context import CallerContext
+from engram_runner.stack import Stack
 
 
 async def test_each_cortex_service_answers_on_the_one_port(stack: Stack):

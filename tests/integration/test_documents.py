@@ -12,7 +12,7 @@ import uuid
 import zlib
 from pathlib import Path
 
-from engram_cli.stack import Stack
+from engram_runner.stack import Stack
 
 from ..helpers import admin_fetchval, call, call_error, mcp_client, postings_out_of_step
 

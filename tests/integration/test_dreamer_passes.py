@@ -13,10 +13,10 @@ import httpx
 import pytest
 
 from engram.v1 import dreamer_pb2, dreamer_pb2_grpc, events_pb2
-from engram_cli.stack import Stack
 from engram_kit.context import CallerContext
 from engram_kit.errors import Unavailable
 from engram_kit.grpc_client import Caller, open_channel
+from engram_runner.stack import Stack
 
 from ..helpers import admin_fetchval, call, call_error, eventually, mcp_client, nats_client
 from ..procs import probe_port, service_process, start_fake

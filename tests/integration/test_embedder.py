@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from engram.v1 import embedder_pb2, embedder_pb2_grpc
-from engram_cli.stack import Stack
 from engram_kit.context import CallerContext
 from engram_kit.embedder_client import vectors_of
 from engram_kit.grpc_client import Caller, open_channel
+from engram_runner.stack import Stack
 
 
 def _batch_count(stack: Stack) -> float:

@@ -17,11 +17,11 @@ import pytest
 
 from engram.v1 import embedder_pb2 as pb
 from engram.v1 import embedder_pb2_grpc
-from engram_cli.stack import Stack
 from engram_embedder.backend import SentenceTransformerBackend
 from engram_embedder.model_process import ModelProcessLost, ProcessBackend
 from engram_kit.context import CallerContext
 from engram_kit.embedder_client import vectors_of
+from engram_runner.stack import Stack
 
 from ..procs import service_process
 

@@ -10,8 +10,8 @@ import grpc
 import pytest
 
 from engram.v1 import cortex_pb2, cortex_pb2_grpc
-from engram_cli.stack import Stack
 from engram_kit.context import CallerContext
+from engram_runner.stack import Stack
 
 from ..helpers import call, call_error, mcp_client, result_text
 

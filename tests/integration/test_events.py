@@ -3,7 +3,7 @@ once, across a dreamer outage and a NATS outage."""
 
 from __future__ import annotations
 
-from engram_cli.stack import Stack
+from engram_runner.stack import Stack
 
 from ..helpers import admin_fetchval, call, eventually, mcp_client
 

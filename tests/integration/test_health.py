@@ -11,8 +11,8 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from engram.v1 import dreamer_pb2, dreamer_pb2_grpc, memory_pb2, memory_pb2_grpc
-from engram_cli.stack import Stack
 from engram_kit.context import CallerContext
+from engram_runner.stack import Stack
 
 from ..procs import service_process
 

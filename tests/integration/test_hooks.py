@@ -13,8 +13,8 @@ import sys
 import uuid
 from pathlib import Path
 
-from engram_cli.stack import Stack
 from engram_kit.ports import bind_tcp, bound_port
+from engram_runner.stack import Stack
 
 from ..helpers import admin_fetchval, call, mcp_client
 from ..hookrun import EVENT_NAMES, client_session, fenced, run_hook
@@ -119,7 +119,7 @@ async def test_every_hook_fails_open_with_a_bad_token(stack: Stack, tmp_path: Pa
 
 
 def test_the_hook_path_imports_nothing_heavy():
-    code = ("import sys; import engram_cli.hooks; "
+    code = ("import sys; import engram_cli.hooks.command; "
             "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
             "('grpc', 'torch', 'engram_gateway', 'asyncpg', 'pydantic', 'httpx', 'mcp', "
             "'http'))))")

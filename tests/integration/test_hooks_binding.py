@@ -15,7 +15,7 @@ from pathlib import Path
 
 import httpx
 
-from engram_cli.stack import Stack
+from engram_runner.stack import Stack
 
 from ..helpers import admin_fetchval, call, mcp_client
 from ..hookrun import ENGRAM, client_session, run_hook

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from engram_cli.stack import Stack
+from engram_runner.stack import Stack
 
 LIMIT = 24 * 1024 * 1024  # ENGRAM_MAX_BODY_BYTES default
 ROUTES = ["/v1/memories", "/v1/board/messages", "/v1/memories/x/forget", "/mcp"]

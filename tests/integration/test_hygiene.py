@@ -9,7 +9,7 @@ import uuid
 
 import httpx
 
-from engram_cli.stack import Stack
+from engram_runner.stack import Stack
 
 from ..helpers import admin_fetchval, call, call_error, eventually, mcp_client
 

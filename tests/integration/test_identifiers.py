@@ -8,8 +8,8 @@ import uuid
 
 import pytest
 
-from engram_cli.stack import Stack
 from engram_memory.identifiers import identifier_tokens
+from engram_runner.stack import Stack
 
 from ..helpers import admin_fetchval, call, mcp_client, postings_out_of_step
 

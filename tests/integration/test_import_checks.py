@@ -22,9 +22,9 @@ from typing import Any
 import asyncpg
 import pytest
 
-from engram_cli import export_seal
-from engram_cli.settings import CliSettings
-from engram_cli.stack import Stack
+from engram_cli.portable import export_seal
+from engram_runner.settings import RunnerSettings
+from engram_runner.stack import Stack
 
 from ..conftest import PORT_SHIFT
 from ..helpers import call, mcp_client
@@ -55,7 +55,7 @@ def shared_key(stack: Stack) -> None:
 def target(shared_key: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     data_dir = tmp_path_factory.mktemp("import-target")
     (data_dir / "secrets.json").write_text(json.dumps(AUDIT_KEY))
-    other = Stack(CliSettings(data_dir=data_dir, port_offset=OFFSET))
+    other = Stack(RunnerSettings(data_dir=data_dir, port_offset=OFFSET))
     other.start()
     try:
         yield other

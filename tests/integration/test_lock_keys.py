@@ -12,8 +12,8 @@ import asyncio
 
 import asyncpg
 
-from engram_cli.stack import Stack
 from engram_kit.locks import key_sql, lock_key
+from engram_runner.stack import Stack
 
 from ..helpers import call, mcp_client
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import httpx
 
-from engram_cli.stack import Stack
+from engram_runner.stack import Stack
 
 from ..helpers import call, mcp_client, result_text
 

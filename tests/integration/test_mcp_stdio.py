@@ -28,8 +28,8 @@ from mcp.client.stdio import stdio_client
 from mcp.shared.message import SessionMessage
 from mcp_types import JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
 
-from engram_cli.stack import Stack
 from engram_kit.ports import bind_tcp, bound_port
+from engram_runner.stack import Stack
 
 from ..helpers import call, mcp_client, mcp_stdio_client, stdio_bridge_params
 

@@ -21,9 +21,9 @@ from mcp.client.stdio import stdio_client
 from mcp.shared.message import SessionMessage
 from mcp_types import JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
 
-from engram_cli.autostart import up_lock_holder
-from engram_cli.infra import port_open
-from engram_cli.supervisor import STATE_FILE
+from engram_runner.autostart import up_lock_holder
+from engram_runner.infra import port_open
+from engram_runner.supervisor import STATE_FILE
 
 from ..conftest import PORT_SHIFT
 from ..helpers import call

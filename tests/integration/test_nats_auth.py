@@ -14,8 +14,8 @@ from nats.errors import Error as NatsError
 from nats.js.errors import NotFoundError
 
 from engram.v1 import events_pb2
-from engram_cli.stack import Stack
 from engram_kit.settings import NatsSettings
+from engram_runner.stack import Stack
 
 from ..helpers import call, eventually, mcp_client, nats_client
 

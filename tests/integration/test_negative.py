@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from engram_cli.stack import Stack
+from engram_runner.stack import Stack
 
 from ..helpers import call, call_error, mcp_client
 

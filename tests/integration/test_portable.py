@@ -17,10 +17,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from engram_cli import export_seal
-from engram_cli.settings import CliSettings
-from engram_cli.stack import Stack
+from engram_cli.portable import export_seal
 from engram_kit import audit
+from engram_runner.settings import RunnerSettings
+from engram_runner.stack import Stack
 
 from ..conftest import PORT_SHIFT
 from ..helpers import call, eventually, mcp_client
@@ -178,7 +178,7 @@ async def test_export_import_round_trip(stack: Stack, admin_dsn: str, tmp_path: 
     # digests of forgotten content still match there.
     (tmp_path / "other").mkdir()
     (tmp_path / "other" / "secrets.json").write_text(json.dumps({"ENGRAM_AUDIT_HMAC_KEY": key}))
-    other = Stack(CliSettings(data_dir=tmp_path / "other", port_offset=OFFSET))
+    other = Stack(RunnerSettings(data_dir=tmp_path / "other", port_offset=OFFSET))
     other.start()
     try:
         target = other.postgres.admin_dsn

@@ -16,14 +16,14 @@ import asyncpg
 import pytest
 from pydantic import SecretStr
 
-from engram_cli.backup import run_backup
-from engram_cli.pgdirs import PG_OS_USER, ensure_os_user, os_user_for
-from engram_cli.portable import run_export
-from engram_cli.settings import CliSettings
-from engram_cli.stack import Stack
+from engram_cli.backup.archive import run_backup
+from engram_cli.portable.command import run_export
+from engram_runner.pgdirs import PG_OS_USER, ensure_os_user, os_user_for
+from engram_runner.settings import RunnerSettings
+from engram_runner.stack import Stack
 
 from ..conftest import PORT_SHIFT
-from ..helpers import call, mcp_client
+from ..helpers import call, cli_settings, mcp_client
 
 OFFSET = 170 + PORT_SHIFT
 
@@ -40,7 +40,7 @@ def private_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[St
     parent.chmod(0o700)
     chain = [parent, *parent.parents]
     before = {p: (mode(p), p.lstat().st_uid) for p in chain}
-    s = Stack(CliSettings(data_dir=parent / "data", port_offset=OFFSET))
+    s = Stack(RunnerSettings(data_dir=parent / "data", port_offset=OFFSET))
     s.start()
     try:
         yield s, before
@@ -72,8 +72,7 @@ def test_data_dir_and_logs_are_owner_only(private_stack: tuple[Stack, dict]):
 def test_backups_and_exports_are_owner_only(private_stack: tuple[Stack, dict],
                                             tmp_path: Path):
     stack, _ = private_stack
-    settings = stack.settings.model_copy(
-        update={"backup_passphrase": SecretStr("a passphrase for the test")})
+    settings = cli_settings(stack, backup_passphrase=SecretStr("a passphrase for the test"))
     assert run_backup(settings, "", 2) == 0
     backups = stack.data_dir / "backups"
     assert mode(backups) == 0o700
@@ -85,7 +84,7 @@ def test_backups_and_exports_are_owner_only(private_stack: tuple[Stack, dict],
     assert mode(elsewhere) == 0o700
     assert all(mode(d) == 0o600 for d in elsewhere.iterdir())
     out = tmp_path / "all.jsonl"
-    assert run_export(stack.settings, "", [], str(out)) == 0
+    assert run_export(cli_settings(stack), "", [], str(out)) == 0
     assert mode(out) == 0o600
 
 
@@ -165,7 +164,7 @@ def test_a_base_the_database_user_cannot_reach_is_refused_not_opened(tmp_path: P
         pytest.skip("only root runs Postgres as a separate OS user")
     closed = Path(os.environ["ENGRAM_POSTGRES_BASE"]) / "closed"
     closed.mkdir(mode=0o700)
-    settings = CliSettings(data_dir=tmp_path / "data", port_offset=OFFSET,
+    settings = RunnerSettings(data_dir=tmp_path / "data", port_offset=OFFSET,
                            postgres_base=closed / "base")
     with pytest.raises(RuntimeError, match=f"{closed} .*closed to other users"):
         Stack(settings).start()
@@ -179,7 +178,7 @@ async def test_a_data_dir_laid_out_by_an_older_version_is_taken_over(tmp_path: P
     directory, gives it to the stack's own user and takes the logs dir back."""
     if os.geteuid() != 0:
         pytest.skip("only root runs Postgres as a separate OS user")
-    settings = CliSettings(data_dir=tmp_path / "data", port_offset=190 + PORT_SHIFT)
+    settings = RunnerSettings(data_dir=tmp_path / "data", port_offset=190 + PORT_SHIFT)
     first = Stack(settings)
     first.start()
     token = first.first_token

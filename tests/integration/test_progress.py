@@ -14,7 +14,7 @@ import sys
 import termios
 from pathlib import Path
 
-from engram_cli.stack import Stack
+from engram_runner.stack import Stack
 
 from ..conftest import TEST_PORT_OFFSET
 

@@ -10,9 +10,9 @@ import uuid
 import asyncpg
 import pytest
 
-from engram_cli.stack import Stack
 from engram_memory import repo
 from engram_memory.timewords import TEXT_PATTERN, names_a_time
+from engram_runner.stack import Stack
 
 from ..helpers import admin_fetchval, call, eventually, mcp_client, postings_out_of_step
 

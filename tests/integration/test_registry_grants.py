@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx
 
-from engram_cli.stack import Stack
+from engram_runner.stack import Stack
 from engram_gateway.registry import TOOLS, operations, tool
 from engram_gateway.tools.spec import Access, Op, ToolSpec
 

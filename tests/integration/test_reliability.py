@@ -10,11 +10,13 @@ import os
 import signal
 import time
 
-from engram_cli.stack import Stack, ready
+from engram_runner.stack import Stack, ready
 from evals.reliability.faults import EngramUp
 from evals.reliability.fuzz import isolation
 from evals.reliability.load import Ledger
 from evals.reliability.scenarios import load, read_back
+
+from ..procs import dead_services
 
 
 class StackView(EngramUp):
@@ -32,7 +34,7 @@ class StackView(EngramUp):
 
 def supervise_once(stack: Stack) -> None:
     """What `engram up` does every half second: restart what exited."""
-    for name in stack.dead_services():
+    for name in dead_services(stack):
         stack.start_service(name)
 
 

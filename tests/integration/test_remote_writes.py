@@ -10,10 +10,10 @@ import uuid
 from pathlib import Path
 
 from engram.v1 import cortex_pb2, cortex_pb2_grpc, dreamer_pb2, dreamer_pb2_grpc
-from engram_cli.stack import Stack
 from engram_kit.context import CallerContext
 from engram_kit.errors import Conflict, DeadlineExceeded, DomainError, Unavailable
 from engram_kit.grpc_client import Caller, open_channel
+from engram_runner.stack import Stack
 
 from ..helpers import admin_fetchval, call, eventually, mcp_client
 from ..procs import service_process

@@ -23,13 +23,14 @@ import asyncpg
 import httpx
 import pytest
 
-from engram_cli.settings import CliSettings
-from engram_cli.stack import Stack
-from engram_cli.supervisor import Supervisor
 from engram_kit import locks
+from engram_runner.settings import RunnerSettings
+from engram_runner.stack import Stack
+from engram_runner.supervisor import Supervisor
 
 from ..conftest import PORT_SHIFT
 from ..helpers import call, eventually, mcp_client, result_text
+from ..procs import dead_services
 from ..replica_tools import alternating_client, counter_sum, metrics_text, rpc_calls
 from .test_console_signout import csrf_in, signed_in
 
@@ -45,7 +46,7 @@ ATTEMPTS = 3
 @pytest.fixture(scope="module")
 def rstack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     data_dir: Path = tmp_path_factory.mktemp("replicas")
-    s = Stack(CliSettings(data_dir=data_dir, port_offset=OFFSET, replicas=SPEC))
+    s = Stack(RunnerSettings(data_dir=data_dir, port_offset=OFFSET, replicas=SPEC))
     s.start()
     try:
         yield s
@@ -287,7 +288,7 @@ async def test_killing_one_replica_of_each_loses_no_acknowledged_write(rstack: S
     finally:
         for a in agents:
             await a.close()
-    assert set(rstack.dead_services()) == set(victims)
+    assert set(dead_services(rstack)) == set(victims)
 
     async def all_applied() -> bool:
         return len(await _entry_events(rstack.postgres.admin_dsn, ids)) == len(set(ids))
@@ -309,9 +310,9 @@ def test_supervisor_restarts_a_replica_on_its_ports_and_status_lists_replicas(rs
     supervisor = Supervisor(rstack, rstack.settings, lambda _line: None)
     try:
         deadline = time.monotonic() + 60
-        while rstack.dead_services() or any(
+        while dead_services(rstack) or any(
                 w.restart_at is not None for w in supervisor.watched.values()):
-            assert time.monotonic() < deadline, rstack.dead_services()
+            assert time.monotonic() < deadline, dead_services(rstack)
             supervisor.tick()
             time.sleep(0.2)
         rstack.wait_ready(list(rstack.instances), 120)

@@ -11,7 +11,7 @@ import schemathesis
 from hypothesis import HealthCheck, given, settings
 from schemathesis.core.result import Err, Ok
 
-from engram_cli.stack import Stack
+from engram_runner.stack import Stack
 
 
 def base_url(stack: Stack) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import uuid
 
-from engram_cli.stack import Stack
+from engram_runner.stack import Stack
 
 from ..helpers import call, eventually, mcp_client, ok_json, rest_client
 

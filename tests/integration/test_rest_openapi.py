@@ -14,7 +14,7 @@ import schemathesis
 from hypothesis import HealthCheck, given, settings
 from schemathesis.core.result import Ok
 
-from engram_cli.stack import Stack
+from engram_runner.stack import Stack
 
 EXAMPLES = 12
 NEEDS_STATE = {

@@ -10,7 +10,7 @@ import uuid
 
 import httpx
 
-from engram_cli.stack import Stack
+from engram_runner.stack import Stack
 
 from ..helpers import call, call_error, mcp_client, ok_json, rest_client, tampered_audit_row
 

@@ -27,7 +27,7 @@ from typing import Any
 import httpx
 from mcp import Client
 
-from engram_cli.stack import Stack
+from engram_runner.stack import Stack
 from engram_gateway.registry import operations
 from engram_gateway.tools.spec import Access, Effect, Op, ToolSpec
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import uuid
 
-from engram_cli.stack import Stack
+from engram_runner.stack import Stack
 from engram_gateway.doors.rest_routes import generated_routes
 
 from ..helpers import call, mcp_client, ok_json, rest_client

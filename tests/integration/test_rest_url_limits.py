@@ -16,7 +16,7 @@ from urllib.parse import quote, urlsplit
 
 import httpx
 
-from engram_cli.stack import Stack
+from engram_runner.stack import Stack
 from tests.helpers import rest_client
 
 WIDE = "\U0001d11e"  # 4 bytes in UTF-8, 12 once percent-encoded

@@ -16,7 +16,7 @@ import pytest_asyncio
 from mcp import Client
 from playwright.async_api import BrowserContext
 
-from engram_cli.stack import Stack
+from engram_runner.stack import Stack
 
 from ..helpers import call, call_error, mcp_client
 from .console_browser import (

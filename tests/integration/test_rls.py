@@ -7,9 +7,9 @@ import uuid
 import asyncpg
 import pytest
 
-from engram_cli.stack import Stack
 from engram_kit.db import create_pool, tenant_tx
 from engram_memory.repo import VECTOR_SCAN
+from engram_runner.stack import Stack
 
 from ..helpers import call, mcp_client
 

@@ -13,7 +13,7 @@ import httpx
 from mcp import Client
 from prometheus_client.parser import text_string_to_metric_families
 
-from engram_cli.stack import Stack
+from engram_runner.stack import Stack
 
 from ..helpers import call, mcp_client
 

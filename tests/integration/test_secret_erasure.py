@@ -12,7 +12,7 @@ from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
-from engram_cli.stack import Stack
+from engram_runner.stack import Stack
 
 from ..helpers import call, call_error, eventually, mcp_client
 from .test_board_mail import join

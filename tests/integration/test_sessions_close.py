@@ -11,7 +11,7 @@ from pathlib import Path
 
 import asyncpg
 
-from engram_cli.stack import Stack
+from engram_runner.stack import Stack
 
 from ..helpers import admin_fetchval, call, call_error, mcp_client
 from ..procs import service_process

@@ -15,7 +15,7 @@ import asyncpg
 import httpx
 from mcp import Client
 
-from engram_cli.stack import Stack
+from engram_runner.stack import Stack
 
 from ..helpers import admin_fetchval, call, mcp_client, result_text
 from ..procs import service_process

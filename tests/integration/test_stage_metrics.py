@@ -8,7 +8,7 @@ from __future__ import annotations
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
-from engram_cli.stack import Stack
+from engram_runner.stack import Stack
 
 from ..helpers import call, mcp_client
 

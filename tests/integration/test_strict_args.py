@@ -12,7 +12,7 @@ from typing import Any
 import asyncpg
 import httpx
 
-from engram_cli.stack import Stack
+from engram_runner.stack import Stack
 
 from ..helpers import call, mcp_client, result_text
 

@@ -19,10 +19,10 @@ from pathlib import Path
 import nats
 import pytest
 
-from engram_cli.infra import EmbeddedPostgres, port_open
-from engram_cli.settings import CliSettings
-from engram_cli.stack import Stack
-from engram_cli.supervisor import backoff_delay
+from engram_runner.infra import EmbeddedPostgres, port_open
+from engram_runner.settings import RunnerSettings
+from engram_runner.stack import Stack
+from engram_runner.supervisor import backoff_delay
 
 from ..conftest import PORT_SHIFT
 from ..helpers import admin_fetchval, call, eventually, mcp_client
@@ -65,7 +65,7 @@ class Up:
                                      stderr=subprocess.STDOUT, text=True)
         self.lines: list[str] = []
         threading.Thread(target=self._read, daemon=True).start()
-        self.view = Stack(CliSettings(data_dir=data_dir, port_offset=OFFSET))
+        self.view = Stack(RunnerSettings(data_dir=data_dir, port_offset=OFFSET))
 
     def _read(self) -> None:
         assert self.proc.stdout is not None  # stdout=PIPE
@@ -281,7 +281,7 @@ def test_status_of_a_stack_that_never_ran(tmp_path: Path):
 def test_a_stale_postmaster_pid_naming_a_live_process_does_not_block_start(tmp_path: Path):
     """A crash leaves postmaster.pid behind; when its PID now belongs to an
     unrelated live process, Postgres itself refuses to start."""
-    postgres = EmbeddedPostgres(tmp_path, probe_port(), "pw", CliSettings().postgres_base)
+    postgres = EmbeddedPostgres(tmp_path, probe_port(), "pw", RunnerSettings().postgres_base)
     postgres.start()
     unrelated = subprocess.Popen(["sleep", "600"])
     try:
@@ -293,7 +293,7 @@ def test_a_stale_postmaster_pid_naming_a_live_process_does_not_block_start(tmp_p
         postgres.start()
         assert unrelated.poll() is None
         # A lock naming a live Postgres of this data dir is respected.
-        second = EmbeddedPostgres(tmp_path, probe_port(), "pw", CliSettings().postgres_base)
+        second = EmbeddedPostgres(tmp_path, probe_port(), "pw", RunnerSettings().postgres_base)
         with pytest.raises(RuntimeError):
             second.start()
         assert port_open(postgres.port)
@@ -304,6 +304,6 @@ def test_a_stale_postmaster_pid_naming_a_live_process_does_not_block_start(tmp_p
 
 
 def test_restart_delay_doubles_up_to_its_cap():
-    settings = CliSettings(restart_backoff_initial_s=0.5, restart_backoff_max_s=30)
+    settings = RunnerSettings(restart_backoff_initial_s=0.5, restart_backoff_max_s=30)
     delays = [backoff_delay(settings, n) for n in (1, 2, 3, 4, 7, 8, 10_000)]
     assert delays == [0.5, 1.0, 2.0, 4.0, 30.0, 30.0, 30.0]

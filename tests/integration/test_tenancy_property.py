@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp.types import TextContent
 
-from engram_cli.stack import Stack
+from engram_runner.stack import Stack
 
 from ..helpers import mcp_client, result_text
 

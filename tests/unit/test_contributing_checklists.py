@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from engram_cli.settings import REPO_ROOT
+from ..paths import REPO_ROOT
 
 CONTRIBUTING = REPO_ROOT / "CONTRIBUTING.md"
 SECTION = re.compile(r"^## (.+)$", re.MULTILINE)

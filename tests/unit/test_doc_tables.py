@@ -12,7 +12,7 @@ import re
 import sys
 from pathlib import Path
 
-from engram_cli.settings import REPO_ROOT
+from ..paths import REPO_ROOT
 
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 ROW = re.compile(r"^\|\s*`(ENGRAM_[A-Z0-9_]+)`\s*\|(.*)$")

@@ -14,7 +14,7 @@ from types import ModuleType
 
 import pytest
 
-from engram_cli.settings import REPO_ROOT
+from ..paths import REPO_ROOT
 from evals.report import pages
 from evals.report.common import committed_artefacts
 

@@ -8,7 +8,7 @@ import ast
 import subprocess
 from pathlib import Path
 
-from engram_cli.settings import REPO_ROOT
+from ..paths import REPO_ROOT
 
 EVALS = REPO_ROOT / "evals"
 EDITS = {"insert", "append", "extend", "remove", "clear", "pop"}

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from engram_cli import export_seal
-from engram_cli.import_check import ImportRefused
+from engram_cli.portable import export_seal
+from engram_cli.portable.import_check import ImportRefused
 
 KEY = "the-stack-audit-key-0123456789"
 

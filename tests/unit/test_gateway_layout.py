@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import SecretStr
 
-from engram_cli.settings import REPO_ROOT
+from ..paths import REPO_ROOT
 from engram_gateway.app import build_app
 from engram_gateway.doors import rest_routes
 from engram_gateway.settings import GatewaySettings

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from engram_cli.settings import REPO_ROOT
+from ..paths import REPO_ROOT
 from scripts import doc_sources as src
 from scripts import gen_docs as gen
 

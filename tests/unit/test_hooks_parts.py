@@ -4,8 +4,8 @@ extractive summary."""
 
 from __future__ import annotations
 
-from engram_cli.hooks_client import _json_reply, rest_base, session_header
-from engram_cli.hooks_render import briefing_text, changes_text
+from engram_cli.hooks.client import _json_reply, rest_base, session_header
+from engram_cli.hooks.render import briefing_text, changes_text
 from engram_memory.summary import summarise
 
 from ..hookrun import fenced

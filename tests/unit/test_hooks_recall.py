@@ -4,8 +4,8 @@ and the briefing's rendered size against its budget."""
 
 from __future__ import annotations
 
-from engram_cli.hooks_recall import MAX_ITEMS, Found, found_items, pick, worth_searching
-from engram_cli.hooks_render import fitted_briefing_text, recall_text, tokens
+from engram_cli.hooks.recall import MAX_ITEMS, Found, found_items, pick, worth_searching
+from engram_cli.hooks.render import fitted_briefing_text, recall_text, tokens
 
 from ..hookrun import fenced
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from engram_cli.settings import REPO_ROOT
+from ..paths import REPO_ROOT
 
 MIGRATION_DIRS = sorted(REPO_ROOT.glob("services/*/engram_*/migrations"))
 _COMMENT = re.compile(r"--[^\n]*")

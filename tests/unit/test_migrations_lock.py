@@ -69,7 +69,7 @@ def test_an_edited_landed_file_is_refused(tmp_path: Path) -> None:
 
 def test_the_migrate_job_reports_a_changed_migration_without_a_traceback(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    from engram_cli import migrate as job
+    from engram_runner import migrate as job
 
     async def refused(_settings: object) -> dict[str, list[int]]:
         raise MigrationChanged("migration dreamer/0002_passes.sql was applied ...")

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
-from engram_cli.settings import REPO_ROOT
 from engram_gateway.app import build_app, build_mcp
 from engram_gateway.clients import Backends
 from engram_gateway.doors.rest_routes import arguments_model, generated_routes
@@ -18,6 +17,8 @@ from engram_gateway.registry import TOOLS, markdown, operations
 from engram_gateway.settings import GatewaySettings
 from engram_gateway.tools.spec import Access, Effect, Retry, Tier
 from engram_kit.principals import PrincipalStore
+
+from ..paths import REPO_ROOT
 
 
 @pytest.fixture(scope="module")

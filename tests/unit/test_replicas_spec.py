@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from engram_cli.replicas import expand, parse_replicas, pin_ports, spread
-from engram_cli.settings import REPO_ROOT
-from engram_cli.topology import load_topology, required_variables
 from engram_kit.grpc_client import channel_target
+from engram_runner.replicas import expand, parse_replicas, pin_ports, spread
+from engram_runner.topology import load_topology, required_variables
+
+from ..paths import REPO_ROOT
 
 SERVICES = ["embedder", "memory", "cortex", "dreamer", "coordination", "gateway"]
 

@@ -4,7 +4,7 @@ principal-scoped session id the services see."""
 
 from __future__ import annotations
 
-from engram_cli.hooks_wake import urgent
+from engram_cli.hooks.wake import urgent
 from engram_gateway.doors.session_binding import MAX_OPEN_PER_PRINCIPAL, SessionBinder
 from engram_gateway.pipeline.admit import caller_context, scoped_session
 

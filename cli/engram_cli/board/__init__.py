@@ -1,0 +1,1 @@
+"""`engram board`: board commands for scripts (wait for mail)."""

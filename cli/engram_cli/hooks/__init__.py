@@ -1,0 +1,2 @@
+"""`engram hook`: the coding agents' hooks (briefing, recall, wake on mail).
+Standard library only, so that a hook answers in milliseconds."""

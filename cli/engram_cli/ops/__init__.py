@@ -1,0 +1,2 @@
+"""`engram status`, `engram doctor` and `engram forget-writer`: looking after a
+running stack."""
