@@ -12,8 +12,8 @@ import time
 import urllib.request
 from pathlib import Path
 
-from engram_kit.principals import PrincipalStore
 from engram_kit.ports import read_ports_file
+from engram_kit.principals import PrincipalStore
 from engram_runner import replicas
 from engram_runner.files import open_log, private_dir
 from engram_runner.infra import EmbeddedNats, EmbeddedPostgres

@@ -35,9 +35,9 @@ from typing import Any
 
 import httpx
 
+from engram_cli.hooks.inert import item
 from engram_cli.hooks.recall import DEFAULT_BAR, DEFAULT_MARGIN, MAX_ITEMS, found_items, pick
 from engram_cli.hooks.render import fitted_briefing_text
-from engram_cli.hooks.inert import item
 from engram_runner.settings import RunnerSettings
 from engram_runner.stack import Stack
 from evals.harness.agent_day_score import (

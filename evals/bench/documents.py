@@ -36,11 +36,11 @@ from pathlib import Path
 import asyncpg
 from mcp import Client
 
-from engram_runner.settings import RunnerSettings
-from engram_runner.stack import Stack
 from engram_memory.documents import chunk_term_limits
 from engram_memory.repo_documents import lexical_chunks
 from engram_memory.settings import MemorySettings
+from engram_runner.settings import RunnerSettings
+from engram_runner.stack import Stack
 from evals.harness.benchlib import (
     agent_token,
     command_line,

@@ -36,9 +36,9 @@ import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from engram_kit.ports import bind_tcp, bound_port
 from engram_runner.settings import RunnerSettings
 from engram_runner.stack import Stack
-from engram_kit.ports import bind_tcp, bound_port
 from evals.harness.benchlib import (
     command_line,
     parse_with_smoke,

@@ -44,9 +44,9 @@ import numpy as np
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from engram_embedder.backend import SentenceTransformerBackend
 from engram_runner.settings import RunnerSettings
 from engram_runner.stack import Stack
-from engram_embedder.backend import SentenceTransformerBackend
 from evals.bench.locomo import MEMORY_SCHEMA, unembedded
 from evals.harness.benchlib import (
     REPO_ROOT,

@@ -52,9 +52,9 @@ import snowballstemmer
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from engram_embedder.backend import SentenceTransformerBackend
 from engram_runner.settings import RunnerSettings
 from engram_runner.stack import Stack
-from engram_embedder.backend import SentenceTransformerBackend
 from evals.harness.benchlib import (
     command_line,
     git_state,

@@ -35,10 +35,10 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from engram.v1 import memory_pb2, memory_pb2_grpc
-from engram_runner.settings import RunnerSettings
-from engram_runner.stack import Stack
 from engram_kit.context import CallerContext
 from engram_kit.grpc_client import Caller, open_channel
+from engram_runner.settings import RunnerSettings
+from engram_runner.stack import Stack
 from evals.harness.benchlib import (
     command_line,
     parse_with_smoke,

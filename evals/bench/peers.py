@@ -55,9 +55,9 @@ from typing import Any
 
 import asyncpg
 
+from engram_embedder.backend import SentenceTransformerBackend
 from engram_runner.settings import RunnerSettings
 from engram_runner.stack import Stack
-from engram_embedder.backend import SentenceTransformerBackend
 from evals.bench.locomo import (
     DEFAULT_AUDIT,
     DEFAULT_DATA,

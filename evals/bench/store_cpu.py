@@ -36,10 +36,10 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from engram.v1 import embedder_pb2, embedder_pb2_grpc, memory_pb2, memory_pb2_grpc
-from engram_runner.settings import RunnerSettings
-from engram_runner.stack import Stack
 from engram_kit.context import CallerContext
 from engram_kit.grpc_client import open_channel
+from engram_runner.settings import RunnerSettings
+from engram_runner.stack import Stack
 from evals.bench.mcp_latency import memories, summary
 from evals.harness.benchlib import (
     command_line,

@@ -11,9 +11,9 @@ from typing import Any
 
 import httpx
 
-from engram_runner.stack import Stack
 from engram_gateway.registry import TOOLS, operations, tool
 from engram_gateway.tools.spec import Access, Op, ToolSpec
+from engram_runner.stack import Stack
 
 from ..helpers import call, mcp_client, result_text
 

@@ -27,9 +27,9 @@ from typing import Any
 import httpx
 from mcp import Client
 
-from engram_runner.stack import Stack
 from engram_gateway.registry import operations
 from engram_gateway.tools.spec import Access, Effect, Op, ToolSpec
+from engram_runner.stack import Stack
 
 from ..helpers import call, mcp_client, rest_client, result_text
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import uuid
 
-from engram_runner.stack import Stack
 from engram_gateway.doors.rest_routes import generated_routes
+from engram_runner.stack import Stack
 
 from ..helpers import call, mcp_client, ok_json, rest_client
 

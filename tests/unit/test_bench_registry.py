@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from ..paths import REPO_ROOT
 from evals.registry import BENCHMARKS, Benchmark, Role
 from evals.report.common import committed_artefacts
+
+from ..paths import REPO_ROOT
 
 MAKEFILE = (REPO_ROOT / "Makefile").read_text()
 RULE = re.compile(r"^([a-z][\w-]*)\s*:(?!=)[^\n]*\n((?:\t[^\n]*\n?)*)", re.MULTILINE)

@@ -20,8 +20,9 @@ import pytest
 from engram_cli.connect.clients import CODEX_HOOK_EVENTS, HOOK_EVENTS, claude_desktop_config
 from engram_cli.connect.instructions import BEGIN, END
 from engram_cli.main import build_parser
-from ..paths import REPO_ROOT
 from engram_kit.principals import PrincipalStore
+
+from ..paths import REPO_ROOT
 
 SCHEMAS = Path(__file__).parent / "client_schemas"
 

@@ -14,9 +14,10 @@ from types import ModuleType
 
 import pytest
 
-from ..paths import REPO_ROOT
 from evals.report import pages
 from evals.report.common import committed_artefacts
+
+from ..paths import REPO_ROOT
 
 FENCE = re.compile(r"^(```|~~~).*?^\1", re.MULTILINE | re.DOTALL)
 CODE_SPAN = re.compile(r"`+[^`\n]*`+")

@@ -9,10 +9,11 @@ from typing import Any
 
 from pydantic import SecretStr
 
-from ..paths import REPO_ROOT
 from engram_gateway.app import build_app
 from engram_gateway.doors import rest_routes
 from engram_gateway.settings import GatewaySettings
+
+from ..paths import REPO_ROOT
 
 PACKAGE = REPO_ROOT / "services" / "gateway" / "engram_gateway"
 GENERATOR = PACKAGE / "doors" / "rest_routes.py"

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from ..paths import REPO_ROOT
 from scripts import doc_sources as src
 from scripts import gen_docs as gen
+
+from ..paths import REPO_ROOT
 
 
 @pytest.mark.parametrize("page", sorted(gen.PAGES))
