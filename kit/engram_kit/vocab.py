@@ -5,6 +5,9 @@ as their value, so the wire stays the plain word."""
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import cast
+
+from engram.v1 import memory_pb2
 
 
 class Role(StrEnum):
@@ -15,6 +18,26 @@ class Role(StrEnum):
 
 
 REVIEWER_ROLES = frozenset({Role.REVIEWER, Role.OPERATOR})
+
+
+class Finding(StrEnum):
+    """What memory made of a new entry beside its nearest live neighbours
+    (memory's findings.py); on the wire as StoreResponse's FINDING_<NAME>, in
+    the EntryStored event and the idempotency record as the word."""
+    NEW = "new"
+    RESTATEMENT = "restatement"
+    PARAPHRASE = "paraphrase"
+    UPDATE = "update"
+    CONFLICT = "conflict"
+
+    def wire(self) -> memory_pb2.Finding:
+        return cast("memory_pb2.Finding", memory_pb2.Finding.Value(f"FINDING_{self.name}"))
+
+    @classmethod
+    def from_wire(cls, value: int) -> Finding:
+        """FINDING_UNSPECIFIED (a reply from before findings) reads as new."""
+        name = memory_pb2.Finding.Name(value).removeprefix("FINDING_")
+        return cls.NEW if name == "UNSPECIFIED" else cls[name]
 
 
 class FactAction(StrEnum):

@@ -15,7 +15,7 @@ from engram_kit.context import NAMESPACE_RE
 from engram_kit.db import tenant_tx
 from engram_kit.events import PoisonMessage
 from engram_kit.metrics import EVENTS_CONSUMED
-from engram_kit.vocab import EvidenceChange
+from engram_kit.vocab import EvidenceChange, Finding
 
 from . import repo, repo_passes
 from .backends import Backends
@@ -140,7 +140,7 @@ class EventIntake:
             await repo_passes.add_mark(conn, envelope.namespace, "lessons", "*", event_id)
         elif envelope.HasField("entry_stored"):
             stored = envelope.entry_stored
-            if stored.finding != "restatement":
+            if stored.finding != Finding.RESTATEMENT:
                 [entry_id] = _ids([stored.entry_id])
                 await repo_passes.add_pending(conn, envelope.namespace, entry_id, event_id)
         elif envelope.HasField("entries_forgotten"):

@@ -7,6 +7,7 @@ import uuid
 from engram.v1 import events_pb2
 from engram_kit.context import CallerContext
 from engram_kit.outbox import new_envelope
+from engram_kit.vocab import Finding
 
 ENTRY_STORED_SUBJECT = "engram.events.memory.entry_stored"
 ENTRIES_FORGOTTEN_SUBJECT = "engram.events.memory.entries_forgotten"
@@ -20,7 +21,7 @@ def entries_forgotten_event(ctx: CallerContext, ids: list[uuid.UUID],
     return event_id, ENTRIES_FORGOTTEN_SUBJECT, envelope.SerializeToString()
 
 
-def entry_stored_event(ctx: CallerContext, entry_id: uuid.UUID, finding: str,
+def entry_stored_event(ctx: CallerContext, entry_id: uuid.UUID, finding: Finding,
                        *, embedded: bool, superseded: list[uuid.UUID] | None = None,
                        contested: list[uuid.UUID] | None = None,
                        ) -> tuple[uuid.UUID, str, bytes]:

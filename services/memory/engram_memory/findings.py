@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass, field
 from uuid import UUID
 
+from engram_kit.vocab import Finding
+
 # Explicit correction wording only: everyday words like "now" appear in
 # ordinary statements and must not retire anything (measured on LoCoMo, where
 # "now" made 65 dialogue turns supersede others).
@@ -36,7 +38,7 @@ class Neighbour:
 
 @dataclass
 class Typed:
-    finding: str
+    finding: Finding
     related: list[UUID] = field(default_factory=list)
     supersedes: list[UUID] = field(default_factory=list)
     contradicts: list[UUID] = field(default_factory=list)
@@ -75,14 +77,14 @@ def classify(text: str, neighbours: list[Neighbour], *, subject_distance: float,
              paraphrase_distance: float) -> Typed:
     near = [n for n in neighbours if n.distance <= subject_distance]
     if not near:
-        return Typed("new")
+        return Typed(Finding.NEW)
     closest = near[0]
     if _CUES.search(text) and _overlap(text, closest.text) >= 0.5:
-        return Typed("update", supersedes=[closest.id])
+        return Typed(Finding.UPDATE, supersedes=[closest.id])
     contradicted = [n.id for n in near if _conflicting(text, n.text)]
     if contradicted:
-        return Typed("conflict", contradicts=contradicted)
+        return Typed(Finding.CONFLICT, contradicts=contradicted)
     similar = [n.id for n in near if n.distance <= paraphrase_distance]
     if similar:
-        return Typed("paraphrase", related=similar)
-    return Typed("new", related=[n.id for n in near[:3]])
+        return Typed(Finding.PARAPHRASE, related=similar)
+    return Typed(Finding.NEW, related=[n.id for n in near[:3]])

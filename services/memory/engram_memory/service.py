@@ -21,6 +21,7 @@ from engram_kit.embedder_client import EmbedderClient
 from engram_kit.errors import Conflict, NotFound
 from engram_kit.idempotency import Keyed
 from engram_kit.outbox import enqueue
+from engram_kit.vocab import Finding
 
 from . import repo, repo_hygiene
 from . import repo_vector_queue as vector_queue
@@ -70,7 +71,7 @@ class StoreInput:
 @dataclass
 class StoreResult:
     id: uuid.UUID
-    finding: str
+    finding: Finding
     entry: asyncpg.Record
     related: list[uuid.UUID] = field(default_factory=list)
     superseded: list[uuid.UUID] = field(default_factory=list)
@@ -93,9 +94,10 @@ async def _replayed(conn: asyncpg.Connection, earlier: dict[str, Any],
         raise NotFound("the entry this request stored is gone (forgotten since)")
     ids = {k: [uuid.UUID(i) for i in earlier[k]] for k in ("related", "superseded",
                                                            "contested_with")}
-    return StoreResult(row["id"], earlier["finding"], row, embedded=earlier["embedded"],
+    finding = Finding(earlier["finding"])
+    return StoreResult(row["id"], finding, row, embedded=earlier["embedded"],
                        reasserts_forgotten=await repo.tombstone_for_digest(conn, digest)
-                       if earlier["finding"] != "restatement" else None, **ids)
+                       if finding is not Finding.RESTATEMENT else None, **ids)
 
 
 @dataclass(frozen=True)
@@ -197,7 +199,7 @@ class MemoryService:
         await repo.confirm(conn, same["id"])
         await audit.append(conn, w.namespace, ctx.principal, "entry.confirm",
                            str(same["id"]), {"text_hmac": w.digest})
-        done = StoreResult(same["id"], "restatement", same, embedded=same["embedded"])
+        done = StoreResult(same["id"], Finding.RESTATEMENT, same, embedded=same["embedded"])
         await idempotency.remember(conn, w.namespace, w.keyed, _replay_of(done))
         return done
 
@@ -265,11 +267,11 @@ class MemoryService:
     async def _type(self, conn: asyncpg.Connection, text: str, vector: np.ndarray | None,
                     data: StoreInput) -> Typed:
         if data.consolidates:
-            return Typed("update", supersedes=list(data.consolidates))
+            return Typed(Finding.UPDATE, supersedes=list(data.consolidates))
         if data.supersedes is not None:
-            return Typed("update", supersedes=[data.supersedes])
+            return Typed(Finding.UPDATE, supersedes=[data.supersedes])
         if vector is None:
-            return Typed("new")
+            return Typed(Finding.NEW)
         near = await repo.nearest_live_texts(conn, vector, 5)
         return classify(text, [Neighbour(r["id"], r["text"], float(r["distance"])) for r in near],
                         subject_distance=self.s.subject_distance,
@@ -287,8 +289,8 @@ class MemoryService:
             if old == typed.supersedes[0]:  # one column; every link is in entry_links
                 await repo.set_supersedes(conn, new_id, old)
             await repo.link(conn, ctx.namespace, new_id, old, "supersedes")
-        if typed.finding == "update" and not typed.supersedes:
-            typed.finding = "new"
+        if typed.finding is Finding.UPDATE and not typed.supersedes:
+            typed.finding = Finding.NEW
         for other in typed.contradicts:
             await repo.link(conn, ctx.namespace, new_id, other, "contradicts")
         for other in typed.related:

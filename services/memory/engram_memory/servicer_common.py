@@ -9,15 +9,6 @@ from engram_kit.timestamps import to_timestamp
 
 from .service import StoreResult
 
-FINDINGS = {
-    "new": memory_pb2.FINDING_NEW,
-    "restatement": memory_pb2.FINDING_RESTATEMENT,
-    "paraphrase": memory_pb2.FINDING_PARAPHRASE,
-    "update": memory_pb2.FINDING_UPDATE,
-    "conflict": memory_pb2.FINDING_CONFLICT,
-}
-
-
 
 def entry_message(row: asyncpg.Record) -> memory_pb2.Entry:
     return memory_pb2.Entry(
@@ -31,7 +22,7 @@ def entry_message(row: asyncpg.Record) -> memory_pb2.Entry:
 def store_response(result: StoreResult) -> memory_pb2.StoreResponse:
     stone = result.reasserts_forgotten
     return memory_pb2.StoreResponse(
-        id=str(result.id), finding=FINDINGS[result.finding],
+        id=str(result.id), finding=result.finding.wire(),
         related=[str(r) for r in result.related],
         superseded=[str(s) for s in result.superseded], embedded=result.embedded,
         entry=entry_message(result.entry), contested_with=[str(c) for c in result.contested_with],

@@ -7,14 +7,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from engram.v1 import memory_pb2
+from engram_kit.vocab import Finding
 
-FINDING_NAMES = {
-    memory_pb2.FINDING_NEW: "new",
-    memory_pb2.FINDING_RESTATEMENT: "restatement",
-    memory_pb2.FINDING_PARAPHRASE: "paraphrase",
-    memory_pb2.FINDING_UPDATE: "update",
-    memory_pb2.FINDING_CONFLICT: "conflict",
-}
 NOT_EMBEDDED = ("stored without vector: the embedder is unavailable; full-text search finds it "
                 "now, and the re-embed sweep adds the vector once the embedder is back")
 
@@ -47,7 +41,7 @@ def approx_tokens(payload: dict[str, Any]) -> int:
 def store_reply(resp: memory_pb2.StoreResponse) -> dict[str, Any]:
     reply: dict[str, Any] = {
         "id": resp.id,
-        "finding": FINDING_NAMES.get(resp.finding, "new"),
+        "finding": Finding.from_wire(resp.finding),
         "related": list(resp.related),
         "superseded": list(resp.superseded),
         "embedded": resp.embedded,
