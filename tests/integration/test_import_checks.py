@@ -23,14 +23,13 @@ import asyncpg
 import pytest
 
 from engram_cli.portable import export_seal
-from engram_runner.settings import RunnerSettings
 from engram_runner.stack import Stack
 
-from ..conftest import PORT_SHIFT
 from ..helpers import call, mcp_client
+from ..stacks import Variant, offset, running
 from .test_portable import write_namespace
 
-OFFSET = 320 + PORT_SHIFT
+OFFSET = offset(Variant.IMPORT_TARGET)
 OTHER = "tenant-b"
 CRAFTER_KEY = "the-crafters-own-key-0123456789"
 TRUST_CRAFTER = ("--trust-signer", export_seal.fingerprint(export_seal.signer(CRAFTER_KEY)))
@@ -55,12 +54,8 @@ def shared_key(stack: Stack) -> None:
 def target(shared_key: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     data_dir = tmp_path_factory.mktemp("import-target")
     (data_dir / "secrets.json").write_text(json.dumps(AUDIT_KEY))
-    other = Stack(RunnerSettings(data_dir=data_dir, port_offset=OFFSET))
-    other.start()
-    try:
+    with running(Variant.IMPORT_TARGET, data_dir) as other:
         yield other
-    finally:
-        other.stop()
 
 
 @pytest.fixture(scope="module")

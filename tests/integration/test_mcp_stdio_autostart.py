@@ -25,10 +25,10 @@ from engram_runner.autostart import up_lock_holder
 from engram_runner.infra import port_open
 from engram_runner.supervisor import STATE_FILE
 
-from ..conftest import PORT_SHIFT
 from ..helpers import call
+from ..stacks import Variant, offset
 
-OFFSET = 420 + PORT_SHIFT
+OFFSET = offset(Variant.STDIO_AUTOSTART)
 # A cold start (initdb, migrations, the model) on a loaded machine.
 COLD_START_S = 300
 HANDSHAKE = {"protocolVersion": "2025-06-18", "capabilities": {},

@@ -22,11 +22,11 @@ from engram_kit import audit
 from engram_runner.settings import RunnerSettings
 from engram_runner.stack import Stack
 
-from ..conftest import PORT_SHIFT
 from ..helpers import call, eventually, mcp_client
+from ..stacks import Variant, offset
 from .test_documents import tiny_pdf
 
-OFFSET = 280 + PORT_SHIFT
+OFFSET = offset(Variant.PORTABLE)
 
 
 def engram(*args: str, audit_key: str = "") -> subprocess.CompletedProcess:

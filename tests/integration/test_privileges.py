@@ -22,10 +22,11 @@ from engram_runner.pgdirs import PG_OS_USER, ensure_os_user, os_user_for
 from engram_runner.settings import RunnerSettings
 from engram_runner.stack import Stack
 
-from ..conftest import PORT_SHIFT
 from ..helpers import call, cli_settings, mcp_client
+from ..stacks import Variant, offset, running
+from ..stacks import settings as stack_settings
 
-OFFSET = 170 + PORT_SHIFT
+OFFSET = offset(Variant.PRIVILEGES)
 
 
 def mode(path: Path) -> int:
@@ -40,12 +41,8 @@ def private_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[St
     parent.chmod(0o700)
     chain = [parent, *parent.parents]
     before = {p: (mode(p), p.lstat().st_uid) for p in chain}
-    s = Stack(RunnerSettings(data_dir=parent / "data", port_offset=OFFSET))
-    s.start()
-    try:
+    with running(Variant.PRIVILEGES, parent / "data") as s:
         yield s, before
-    finally:
-        s.stop()
 
 
 def test_no_parent_of_the_data_dir_changes_mode(private_stack: tuple[Stack, dict]):
@@ -178,7 +175,7 @@ async def test_a_data_dir_laid_out_by_an_older_version_is_taken_over(tmp_path: P
     directory, gives it to the stack's own user and takes the logs dir back."""
     if os.geteuid() != 0:
         pytest.skip("only root runs Postgres as a separate OS user")
-    settings = RunnerSettings(data_dir=tmp_path / "data", port_offset=190 + PORT_SHIFT)
+    settings = stack_settings(Variant.PRIVILEGES_SECOND, tmp_path / "data")
     first = Stack(settings)
     first.start()
     token = first.first_token

@@ -24,17 +24,16 @@ import httpx
 import pytest
 
 from engram_kit import locks
-from engram_runner.settings import RunnerSettings
 from engram_runner.stack import Stack
 from engram_runner.supervisor import Supervisor
 
-from ..conftest import PORT_SHIFT
 from ..helpers import call, eventually, mcp_client, result_text
 from ..procs import dead_services
 from ..replica_tools import alternating_client, counter_sum, metrics_text, rpc_calls
+from ..stacks import Variant, offset, running
 from .test_console_signout import csrf_in, signed_in
 
-OFFSET = 450 + PORT_SHIFT
+OFFSET = offset(Variant.REPLICAS)
 SPEC = "gateway=2,memory=2,cortex=2,dreamer=2,coordination=2,embedder=1"
 REPLICATED = ("gateway", "memory", "cortex", "dreamer", "coordination")
 # The documented client retry (docs/reliability.md, "The load"): a call that
@@ -46,12 +45,8 @@ ATTEMPTS = 3
 @pytest.fixture(scope="module")
 def rstack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     data_dir: Path = tmp_path_factory.mktemp("replicas")
-    s = Stack(RunnerSettings(data_dir=data_dir, port_offset=OFFSET, replicas=SPEC))
-    s.start()
-    try:
+    with running(Variant.REPLICAS, data_dir, replicas=SPEC) as s:
         yield s
-    finally:
-        s.stop()
 
 
 @pytest.fixture(scope="module")

@@ -12,10 +12,10 @@ from pathlib import Path
 from engram_runner.settings import RunnerSettings
 from engram_runner.stack import Stack
 
-from ..conftest import PORT_SHIFT
 from ..helpers import call, mcp_client
+from ..stacks import Variant, offset
 
-OFFSET = 150 + PORT_SHIFT
+OFFSET = offset(Variant.LIFECYCLE)
 
 
 async def test_fresh_then_existing_data_directory(tmp_path: Path):

@@ -24,11 +24,11 @@ from engram_runner.settings import RunnerSettings
 from engram_runner.stack import Stack
 from engram_runner.supervisor import backoff_delay
 
-from ..conftest import PORT_SHIFT
 from ..helpers import admin_fetchval, call, eventually, mcp_client
 from ..procs import probe_port
+from ..stacks import Variant, offset
 
-OFFSET = 350 + PORT_SHIFT
+OFFSET = offset(Variant.SUPERVISOR)
 CLI = Path(sys.executable).parent / "engram"
 RECORDED = "SELECT count(*) FROM dreamer.processed_events WHERE subject_id = $1"
 

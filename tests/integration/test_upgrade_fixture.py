@@ -20,10 +20,10 @@ from engram_runner.infra import DATABASE
 from engram_runner.settings import RunnerSettings
 from engram_runner.stack import Stack
 
-from ..conftest import PORT_SHIFT
 from ..helpers import admin_fetchval, call, mcp_client, postings_out_of_step
+from ..stacks import Variant, offset
 
-OFFSET = 380 + PORT_SHIFT
+OFFSET = offset(Variant.UPGRADE)
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "bank-3a11ddd.sql.gz"
 LEXICON_OUT_OF_STEP = (
     "SELECT count(*) FROM ((SELECT namespace, lexeme, df::bigint FROM memory.lexemes WHERE df > 0"
