@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+import argparse
+from pathlib import Path
+
 from pydantic import Field, SecretStr
 
 from engram_runner.settings import RunnerSettings
@@ -29,3 +32,13 @@ class CliSettings(RunnerSettings):
     # `engram mcp-stdio`: a request fails when the gateway does not answer
     # within this (long: a response stream may stay open that long).
     stdio_read_timeout_s: float = Field(default=300.0, gt=0)
+
+
+def from_args(args: argparse.Namespace) -> CliSettings:
+    """The settings, with a command's --data-dir and --replicas over the environment."""
+    overrides = {}
+    if getattr(args, "data_dir", None):
+        overrides["data_dir"] = Path(args.data_dir)
+    if getattr(args, "replicas", None):
+        overrides["replicas"] = args.replicas
+    return CliSettings(**overrides)

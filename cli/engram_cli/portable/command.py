@@ -23,6 +23,7 @@ the BM25 term statistics come from the file, not from a recount."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import hmac
 import json
@@ -39,7 +40,7 @@ from engram_cli.audit.key import AuditKeyMissing, stack_audit_key
 from engram_cli.portable import export_seal, import_check, import_load
 from engram_cli.portable.import_check import ImportRefused, Table
 from engram_cli.progress import track
-from engram_cli.settings import CliSettings
+from engram_cli.settings import CliSettings, from_args
 from engram_kit import audit
 from engram_runner.files import open_private
 
@@ -256,3 +257,27 @@ def run_import(settings: CliSettings, database_url: str, source: str,
     sys.stdout.write(f"imported {sum(counts.values())} rows into {len(counts)} tables "
                      f"(signed by {signed_by})\n")
     return 0
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    exp = sub.add_parser("export", help="write one or all namespaces as JSONL")
+    exp.add_argument("--namespace", action="append", default=[],
+                     help="namespace to export (repeatable; default: all)")
+    exp.add_argument("--out", required=True, help="the JSONL file to write")
+    imp = sub.add_parser("import", help="load an export into empty namespaces of this stack")
+    imp.add_argument("file")
+    imp.add_argument("--namespace", action="append", default=[],
+                     help="namespace to import (repeatable; exactly those the file holds)")
+    imp.add_argument("--trust-signer", action="append", default=[], metavar="FINGERPRINT",
+                     help="accept a file signed by this stack (`engram audit key-id` there)")
+    imp.add_argument("--keep-foreign-digests", action="store_true",
+                     help="import a file made under another audit key; its content digests "
+                          "then match nothing here")
+    for cmd in (exp, imp):
+        cmd.add_argument("--data-dir")
+        cmd.add_argument("--database-url", default="",
+                         help="admin Postgres URL (default: the embedded stack's)")
+    exp.set_defaults(func=lambda a: run_export(from_args(a), a.database_url, a.namespace, a.out))
+    imp.set_defaults(func=lambda a: run_import(from_args(a), a.database_url, a.file,
+                                               a.namespace, tuple(a.trust_signer),
+                                               a.keep_foreign_digests))
