@@ -105,6 +105,16 @@ class Origin(StrEnum):
     ASSISTANT = "assistant"
 
 
+class EntryOrigin(StrEnum):
+    """Who a memory entry came from: a fact's origins, and `import` (a
+    document's or a file's text brought in by a tool, not said by anyone)."""
+    USER = "user"
+    AGENT = "agent"
+    ASSISTANT = "assistant"
+    ACTION = "action"
+    IMPORT = "import"
+
+
 class ProposalStatus(StrEnum):
     """A dreamer proposal's standing (an open one past its expiry reads as expired)."""
     OPEN = "open"

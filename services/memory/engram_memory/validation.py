@@ -6,11 +6,12 @@ import re
 from datetime import datetime
 
 from engram_kit.errors import InvalidArgument
+from engram_kit.vocab import EntryOrigin
 
 from .settings import MemorySettings
 
 TAG_RE = re.compile(r"^[a-z0-9][a-z0-9_.:/-]*\Z")
-ORIGINS = ("user", "agent", "assistant", "action", "import")
+ORIGINS = tuple(EntryOrigin)
 
 
 def clean_text(text: str, limit: int, field: str) -> str:

@@ -22,6 +22,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError, core_schema
 
 from engram_kit import board_limits as board
+from engram_kit.vocab import EntryOrigin
 
 from ..shaping.common import parse_time
 
@@ -228,7 +229,7 @@ IsoTime = Annotated[str, _IsoTime()]
 Tag = Annotated[str, Rule({"minLength": 1, "maxLength": 64, "pattern": TAG_PATTERN},
                           _tag_check)]
 Tags = Annotated[list[Tag], Rule({"maxItems": 20}, _list_check(20, "tags per entry"))]
-Origin = Annotated[str, one_of("user", "agent", "assistant", "action", "import")]
+Origin = Annotated[str, one_of(*EntryOrigin)]
 RequestIdText = Annotated[str, Rule({"maxLength": 128, "pattern": REQUEST_ID_PATTERN},
                                     _request_id_check)]
 Reason = Annotated[str, text_arg(500, "Why (1-500 chars; kept in the audit).")]

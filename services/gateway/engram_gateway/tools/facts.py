@@ -4,13 +4,15 @@ conflicts, aliases, verification."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import Field
 
 from engram.v1 import cortex_pb2 as pb
 from engram.v1 import memory_pb2
+from engram_kit.fact_kinds import KINDS
 from engram_kit.timestamps import to_timestamp
+from engram_kit.vocab import ConflictStatus, Origin
 
 from ..clients import Service
 from ..shaping.common import parse_time, search_reply
@@ -29,6 +31,7 @@ from .argtypes import (
     IsoTime,
     OptionalUuid,
     SourceType,
+    one_of,
     plain_arg,
     text_arg,
 )
@@ -47,8 +50,8 @@ from .spec import (
     read,
 )
 
-Kind = Literal["DECISION", "RULE", "STATE", "PREFERENCE", "REFERENCE", "RESIDUAL", "EVENT"]
-Origin = Literal["user", "action", "agent", "assistant"]
+Kind = Annotated[str, one_of(*KINDS)]
+FactOrigin = Annotated[str, one_of(*Origin)]
 Entity = Annotated[EntityName, Field(description="What the fact is about, e.g. "
                                     "'billing-api'.")]
 Attribute = Annotated[AttributeName, Field(description="Which property, e.g. 'database'.")]
@@ -63,7 +66,7 @@ def fact_set(
     source_type: Annotated[SourceType, Field(description="utterance, capture, file, commit, "
                                              "url or memory_entry.")] = "",
     source_ref: Annotated[str, plain_arg(500, "Where: path, URL, entry id.")] = "",
-    origin: Annotated[Origin, Field(description="Who said it: user > action > agent > "
+    origin: Annotated[FactOrigin, Field(description="Who said it: user > action > agent > "
                                     "assistant.")] = "agent",
     valid_from: Annotated[IsoTime | None, Field(description="ISO time it became true.")] = None,
     confidence: Annotated[float, Field(gt=0, le=1)] = 1.0,
@@ -162,7 +165,7 @@ def fact_retract(
 def set_add(entity: Entity, attribute: Attribute,
             member: Annotated[str, Field(description="The member to add.")],
             kind: Kind = "STATE", evidence_quote: str = "",
-            origin: Origin = "agent", namespace: Namespace = None) -> None:
+            origin: FactOrigin = "agent", namespace: Namespace = None) -> None:
     """Add a member to a set-valued slot (many current values, e.g. a team's members).
     Returns {action: insert|confirm|park, fact, members}."""
 
@@ -173,7 +176,7 @@ def set_remove(entity: Entity, attribute: Attribute, member: str,
 
 
 def conflict_list(
-    status: Annotated[Literal["open", "resolved", "both_stand"], Field()] = "open",
+    status: Annotated[str, one_of(*ConflictStatus)] = "open",
     limit: Annotated[int, Field(ge=0, le=200)] = 0, namespace: Namespace = None,
 ) -> None:
     """Contested fact pairs, newest first, each with both sides and (when open) the
