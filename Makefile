@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.engram-installed
 
-.PHONY: setup inspector lock migrations-lock up test test-unit test-llama lint k8s docs proto proto-check bench-e2e bench-embedder bench-identifiers bench-locomo bench-scale bench-documents bench-store-cpu bench-board bench-conflicts bench-extraction bench-reliability bench-hooks bench-review-queue bench-capacity bench-peers bench-agent-day bench-smoke clean
+.PHONY: setup inspector lock migrations-lock up test test-unit test-llama lint k8s docs proto proto-check bench-e2e bench-e2e-ab bench-embedder bench-identifiers bench-locomo bench-scale bench-documents bench-store-cpu bench-board bench-conflicts bench-extraction bench-reliability bench-hooks bench-review-queue bench-capacity bench-peers bench-agent-day bench-smoke clean
 
 # The custom resource models `make k8s` validates with (npm, pinned).
 K8S_MODELS := tools/k8s-models/node_modules/.package-lock.json
@@ -113,6 +113,11 @@ proto-check: proto
 # row of evals/registry.py (tests/unit/test_bench_registry.py holds them equal).
 bench-e2e: setup
 	$(VENV)/bin/python -m evals.bench.mcp_latency
+
+# The same benchmark on this tree and on BASE (default main), runs interleaved
+# on fresh stacks; new/base ratios of the medians, exit 1 when one is slower.
+bench-e2e-ab: setup
+	$(VENV)/bin/python -m evals.bench.e2e_ab --base $(or $(BASE),main)
 
 bench-embedder: setup
 	$(VENV)/bin/python -m evals.bench.embedder

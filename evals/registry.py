@@ -50,6 +50,8 @@ PAGE = "docs/benchmarks.md"
 BENCHMARKS: tuple[Benchmark, ...] = (
     Benchmark("e2e", "evals.bench.mcp_latency", ("mcp-latency",), f"{PAGE}#mcp-latency",
               target="bench-e2e"),
+    Benchmark("e2e-ab", "evals.bench.e2e_ab", ("latency-ab",),
+              f"{PAGE}#a-commit-against-its-base-interleaved", target="bench-e2e-ab"),
     Benchmark("embedder", "evals.bench.embedder", ("embedder",), f"{PAGE}#embedder",
               target="bench-embedder"),
     Benchmark("scale", "evals.bench.scale", ("scale",), f"{PAGE}#one-namespace-at-scale",
