@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import FastAPI
+from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse, Response
 from mcp.server.auth.settings import AuthSettings
@@ -24,6 +25,7 @@ from .doors import session_binding
 from .doors.console import ConsoleHeaders, build_console_router, console_sessions
 from .doors.mcp import GatewayMCP, register_briefing_prompt, register_tools
 from .doors.mcp_auth import PrincipalTokenVerifier
+from .doors.rest import validation_failed
 from .doors.rest_routes import build_rest_router
 from .doors.toolsets import Toolsets
 from .net.http_guard import Doors, HttpGuard
@@ -131,6 +133,7 @@ def build_app(settings: GatewaySettings,
                                           "Mcp-Protocol-Version"],
                            expose_headers=["Mcp-Session-Id"])
     app.state.principals = store
+    app.add_exception_handler(RequestValidationError, validation_failed)
     app.include_router(build_rest_router(backends))
     app.include_router(build_console_router(sessions, backends, settings))
     app.mount("/", guard_mcp(mcp_app, mcp, store, settings.max_sessions_per_principal))

@@ -15,11 +15,13 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS
 
 from ..clients import Backends, Calls
-from ..pipeline.execute import execute
+from ..pipeline import execute as pipeline
+from ..pipeline.admit import admit, new_request_id
+from ..pipeline.audit import AccessRecord, Door
 from ..pipeline.failures import tool_errors
 from ..tools.briefing import build_briefing
 from ..tools.spec import Access, ToolSpec
-from .mcp_auth import mcp_caller
+from .mcp_auth import mcp_identity, session_id
 
 # The reply is JSON, so no text in it can start a line or a heading; this
 # says what its strings are.
@@ -44,12 +46,17 @@ class GatewayMCP(MCPServer):
 
 async def run_tool(spec: ToolSpec, backends: Backends, ctx: Context, args: dict[str, Any],
                    extras: Mapping[str, Any]) -> dict[str, Any]:
-    """One MCP tool call through the pipeline: admit, execute, typed failures."""
+    """One MCP tool call through the pipeline (admit, execute, audit), its
+    failure as a safe ToolError. The rate was taken per HTTP request to
+    /mcp (mcp_guard), so initialize and every other JSON-RPC message count,
+    a tool call once."""
     namespace = args.pop("namespace", None)
-    op = spec.op_for(args)
-    caller = mcp_caller(namespace, ctx, op.access, spec.label(args.get(spec.action_arg, "")))
-    with tool_errors(spec.name, caller.request_id):
-        return await execute(backends, op, caller, args, ctx=ctx, extras=extras)
+    who = mcp_identity()
+    request_id = new_request_id()
+    with tool_errors(request_id):
+        return await pipeline.run(Door.MCP, backends, spec, who, namespace, session_id(ctx),
+                                  args, metered=False, ctx=ctx, extras=extras,
+                                  request_id=request_id)
 
 
 def _handler(spec: ToolSpec, backends: Backends, extras: Mapping[str, Any]) -> Any:
@@ -80,7 +87,11 @@ def register_briefing_prompt(mcp: MCPServer, backends: Backends) -> None:
 
     @mcp.prompt(name="briefing", description="Session-start briefing from engram memory.")
     async def briefing_prompt(ctx: Context) -> str:
-        caller = mcp_caller(None, ctx, Access.READ, "briefing")
-        with tool_errors("briefing", caller.request_id):
+        who = mcp_identity()
+        record = AccessRecord(Door.MCP, "briefing", "briefing prompt", Access.READ, who.name, "")
+        with tool_errors(record.request_id), record.closing():
+            caller = admit(who, None, session_id(ctx), Access.READ, "briefing", metered=False,
+                           request_id=record.request_id)
+            record.admit(caller.namespace)
             reply = await build_briefing(Calls(backends, resend=True), caller, 800)
         return BRIEFING_PROMPT + json.dumps(reply, indent=1)

@@ -11,12 +11,9 @@ from mcp.server.auth.provider import AccessToken
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 
-from engram_kit.context import CallerContext
 from engram_kit.principals import PrincipalStore
 
-from ..pipeline.admit import Identity, Refused, admit
-from ..pipeline.failures import tool_error
-from ..tools.spec import Access
+from ..pipeline.admit import Identity
 from . import session_binding
 
 
@@ -47,18 +44,13 @@ def token_identity() -> Identity | None:
                     tuple(claims.get("namespaces", [])), tuple(claims.get("read_namespaces", [])))
 
 
-def mcp_caller(namespace: str | None, ctx: Context, access: Access, what: str) -> CallerContext:
-    """Admit an MCP call: acting in `namespace` (default: the principal's
-    first) with the grant and role `access` needs for `what`. The rate is
-    taken per HTTP request to /mcp (mcp_guard), so initialize and every
-    other JSON-RPC message count, a tool call once."""
+def mcp_identity() -> Identity:
+    """The principal of an MCP call (the transport rejects unauthenticated
+    calls first)."""
     who = token_identity()
-    if who is None:  # the transport rejects unauthenticated calls first
+    if who is None:
         raise ToolError("not authenticated")
-    try:
-        return admit(who, namespace, session_id(ctx), access, what, metered=False)
-    except Refused as exc:
-        raise tool_error(exc, "") from None
+    return who
 
 
 def session_id(ctx: Context) -> str:

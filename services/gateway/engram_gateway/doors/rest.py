@@ -11,16 +11,19 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Annotated, Any, NoReturn
 
 from fastapi import Header, HTTPException, Request
-from fastapi.responses import JSONResponse
+from fastapi.exception_handlers import request_validation_exception_handler
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
 
-from engram_kit.context import CallerContext
+from engram_kit.errors import InvalidArgument
 from engram_kit.principals import PrincipalStore
 
 from ..clients import Backends
-from ..pipeline.admit import Identity, admit
-from ..pipeline.execute import execute
+from ..pipeline.admit import Identity
+from ..pipeline.audit import Door
+from ..pipeline.execute import Call
 from ..pipeline.failures import classify
-from ..registry import operation, tool
+from ..registry import tool
 
 # The headers' rules (admit.caller_context checks them) in the OpenAPI document.
 NamespaceHeader = Annotated[str | None, Header(
@@ -31,23 +34,27 @@ SessionHeader = Annotated[str | None, Header(
     description="The client's session (shared with its MCP calls).")]
 
 
-def grant(tool_name: str, action: str = "") -> Callable[..., Awaitable[CallerContext]]:
-    """The caller dependency of a route that runs `tool_name` (`action`):
-    the bearer token, then admission for the operation. A route declares
-    its caller as Annotated[CallerContext, Depends(grant(...))]."""
-    needs = operation(tool_name, action).access
-    what = tool(tool_name).label(action)
+def grant(tool_name: str, action: str = "") -> Callable[..., Awaitable[Call]]:
+    """The call dependency of a route that runs `tool_name` (`action`): the
+    bearer token, then admission for the operation (a refusal is recorded
+    and answered before FastAPI reads the body, as it always was). A route
+    declares it as Annotated[Call, Depends(grant(...))] and executes it."""
+    spec = tool(tool_name)
 
-    async def rest_caller(request: Request,
-                          x_engram_namespace: NamespaceHeader = None,
-                          x_engram_session: SessionHeader = None) -> CallerContext:
+    async def rest_call(request: Request,
+                        x_engram_namespace: NamespaceHeader = None,
+                        x_engram_session: SessionHeader = None) -> Call:
         who = await _identity(request)
+        call = Call(Door.REST, spec, who, x_engram_namespace, action)
         try:
-            return admit(who, x_engram_namespace, x_engram_session or "", needs, what)
+            call.admit(x_engram_session or "")
         except Exception as exc:
             _refuse(exc)
+        # Admitted: if FastAPI then refuses the body, validation_failed records it.
+        request.state.call = call
+        return call
 
-    return rest_caller
+    return rest_call
 
 
 def _refuse(exc: Exception) -> NoReturn:
@@ -56,6 +63,16 @@ def _refuse(exc: Exception) -> NoReturn:
         raise exc
     raise HTTPException(failure.status, {"error": failure.kind, "detail": failure.detail}) \
         from None
+
+
+async def validation_failed(request: Request, exc: Exception) -> Response:
+    """FastAPI's 422 as it was, and, for a route whose call was admitted,
+    its access record (invalid_argument)."""
+    call: Call | None = getattr(request.state, "call", None)
+    if call is not None:
+        call.record.finish(InvalidArgument("the request's arguments were refused"))
+    assert isinstance(exc, RequestValidationError)  # registered for that type only
+    return await request_validation_exception_handler(request, exc)
 
 
 async def _identity(request: Request) -> Identity:
@@ -71,16 +88,15 @@ async def _identity(request: Request) -> Identity:
     return Identity.of(principal)
 
 
-async def run_op(backends: Backends, caller: CallerContext, tool_name: str,
-                 args: Mapping[str, Any], action: str = "",
+async def run_op(backends: Backends, call: Call, args: Mapping[str, Any],
                  extras: Mapping[str, Any] | None = None) -> Any:
     """Execute an admitted registry operation for a REST route: the tool's
     defaults fill what the route does not take, so MCP and REST build the
     same request; a failure becomes its HTTP problem."""
-    spec = tool(tool_name)
+    spec, action = call.spec, call.action
     full = spec.defaults() | dict(args) | ({spec.action_arg: action} if spec.action_arg else {})
     try:
-        return await execute(backends, spec.op_for(full), caller, full, extras=extras)
+        return await call.execute(backends, full, op=spec.op_for(full), extras=extras)
     except Exception as exc:
         failure = classify(exc)
         if failure is None:

@@ -19,9 +19,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query, Request, Response
 from pydantic import BaseModel, create_model
 
-from engram_kit.context import CallerContext
-
 from ..clients import Backends
+from ..pipeline.execute import Call
 from ..pipeline.strict_args import StrictBody, known_query_only
 from ..registry import operations
 from ..tools.argtypes import with_rules
@@ -129,11 +128,12 @@ def _endpoint(backends: Backends, route: Route) -> Any:
         fields = given.model_dump() if given else {}
         args = {route.tool_name(n): kwargs[n] for n in path_args} | {
             route.tool_name(k): v for k, v in fields.items() if k not in extra}
-        request, caller = kwargs["request"], kwargs["caller"]
-        rest_hooks.before(hook, caller, request, kwargs["response"])
-        reply = await run_op(backends, caller, route.spec.name, args, route.action,
+        request, call = kwargs["request"], kwargs["call"]
+        with call.record.failing():  # the hook's failure is the call's too
+            rest_hooks.before(hook, call.caller, request, kwargs["response"])
+        reply = await run_op(backends, call, args,
                              extras={"principals": request.app.state.principals})
-        rest_hooks.after(hook, caller, request, fields)
+        rest_hooks.after(hook, call.caller, request, fields)
         return reply
 
     endpoint.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
@@ -144,13 +144,13 @@ def _endpoint(backends: Backends, route: Route) -> Any:
 
 
 def _parameters(route: Route, model: type[BaseModel] | None) -> list[inspect.Parameter]:
-    """The endpoint's signature: request, response, the admitted caller, the
+    """The endpoint's signature: request, response, the admitted call, the
     path parameters with their tool arguments' types, then the arguments."""
     kw = inspect.Parameter.KEYWORD_ONLY
     params = [inspect.Parameter("request", kw, annotation=Request),
               inspect.Parameter("response", kw, annotation=Response),
-              inspect.Parameter("caller", kw, annotation=Annotated[
-                  CallerContext, Depends(grant(route.spec.name, route.action))])]
+              inspect.Parameter("call", kw, annotation=Annotated[
+                  Call, Depends(grant(route.spec.name, route.action))])]
     sig = route.spec.signature.parameters
     params += [inspect.Parameter(n, kw, annotation=sig[route.tool_name(n)].annotation)
                for n in route.path_args]

@@ -46,12 +46,20 @@ def scoped_session(principal: str, session_id: str) -> str:
     return f"{principal}/{session_id}" if session_id else f"principal:{principal}"
 
 
+def new_request_id() -> str:
+    """A call's request id: in its access record, its services' logs and
+    an internal error's text."""
+    return uuid.uuid4().hex[:16]
+
+
 def caller_context(principal: str, role: str, allowed: list[str], namespace: str | None,
                    session_id: str = "", *, read_only: list[str] | None = None,
-                   access: Access = Access.WRITE, what: str = "this call") -> CallerContext:
+                   access: Access = Access.WRITE, what: str = "this call",
+                   request_id: str = "") -> CallerContext:
     """The caller context for an authenticated principal (MCP and REST).
     `allowed` are read-write grants, `read_only` read grants; `access` (from
-    the tool registry) says which grant and role the operation needs."""
+    the tool registry) says which grant and role the operation needs;
+    `request_id` the call's id when its access record already has one."""
     read_only = read_only or []
     if session_id and not SESSION_RE.fullmatch(session_id):
         raise BadSession("X-Engram-Session must be 1-128 characters of A-Z a-z 0-9 . _ : @ / "
@@ -78,7 +86,7 @@ def caller_context(principal: str, role: str, allowed: list[str], namespace: str
     return CallerContext(
         principal=principal, namespace=chosen, client_id=principal,
         session_id=scoped_session(principal, session_id),
-        request_id=uuid.uuid4().hex[:16], role=role, read_only=chosen not in allowed,
+        request_id=request_id or new_request_id(), role=role, read_only=chosen not in allowed,
     )
 
 
@@ -99,7 +107,7 @@ class Identity:
 
 
 def admit(who: Identity, namespace: str | None, session_id: str, access: Access, what: str,
-          *, metered: bool = True) -> CallerContext:
+          *, metered: bool = True, request_id: str = "") -> CallerContext:
     """The caller context for one call of an operation needing `access`,
     after the rate limit (`metered=False`: the door already took it, as
     /mcp does once per HTTP request); raises limits.RateLimited,
@@ -107,4 +115,5 @@ def admit(who: Identity, namespace: str | None, session_id: str, access: Access,
     if metered:
         limits.LIMITER.take(who.name)
     return caller_context(who.name, who.role, list(who.namespaces), namespace, session_id,
-                          read_only=list(who.read_namespaces), access=access, what=what)
+                          read_only=list(who.read_namespaces), access=access, what=what,
+                          request_id=request_id)

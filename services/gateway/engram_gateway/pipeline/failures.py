@@ -7,13 +7,11 @@ console as an error page. Anything else is a bug: no door shows its text."""
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 from mcp.server.mcpserver.exceptions import ToolError
-from prometheus_client import Counter, Histogram
 
 from engram_kit.errors import DomainError, Unavailable
 
@@ -25,12 +23,6 @@ log = logging.getLogger(__name__)
 HTTP_STATUS = {"invalid_argument": 400, "unauthenticated": 401, "permission_denied": 403,
                "not_found": 404, "conflict": 409, "resource_exhausted": 429,
                "unavailable": 503, "deadline_exceeded": 504, "unimplemented": 501}
-
-TOOL_CALLS = Counter("engram_gateway_tool_calls_total", "MCP tool calls", ["tool", "outcome"])
-TOOL_LATENCY = Histogram(
-    "engram_gateway_tool_latency_seconds", "MCP tool call latency", ["tool"],
-    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
-)
 
 
 @dataclass(frozen=True)
@@ -85,15 +77,10 @@ def tool_error(exc: Exception, request_id: str) -> ToolError:
 
 
 @contextmanager
-def tool_errors(tool: str, request_id: str) -> Iterator[None]:
-    """Count and time a tool call; turn any failure into a safe ToolError."""
-    started = time.perf_counter()
-    outcome = "error"
+def tool_errors(request_id: str) -> Iterator[None]:
+    """Turn any failure of an MCP call into a safe ToolError (the audit
+    stage counts and times the call)."""
     try:
         yield
-        outcome = "ok"
     except Exception as exc:
         raise tool_error(exc, request_id) from None
-    finally:
-        TOOL_CALLS.labels(tool, outcome).inc()
-        TOOL_LATENCY.labels(tool).observe(time.perf_counter() - started)

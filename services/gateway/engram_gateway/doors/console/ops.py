@@ -13,9 +13,12 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError, create_model
 
+from engram_kit.errors import InvalidArgument
+
 from ...clients import Backends
 from ...pipeline import execute as pipeline
 from ...pipeline.admit import Identity
+from ...pipeline.audit import Door
 from ...pipeline.failures import classify
 from ...pipeline.strict_args import StrictBody
 from ...registry import BY_NAME
@@ -41,13 +44,15 @@ def has(tool: str, action: str = "") -> bool:
     return spec is not None and action in spec.ops
 
 
-def validate(tool: str, args: dict[str, Any]) -> dict[str, Any]:
+def validate(tool: str, args: Mapping[str, Any]) -> dict[str, Any]:
+    """The tool's arguments as its model reads them; a refusal is an
+    InvalidArgument (the pipeline records it, the page shows it as a 400)."""
     try:
         return _arguments(tool).model_validate(args).model_dump()
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(str(x) for x in e['loc']) or 'input'}: {e['msg']}"
                              for e in exc.errors()[:5])
-        raise ConsoleError(400, "invalid_argument", problems) from None
+        raise InvalidArgument(problems) from None
 
 
 async def run(backends: Backends, viewer: Viewer, namespace: str, tool: str,
@@ -57,10 +62,10 @@ async def run(backends: Backends, viewer: Viewer, namespace: str, tool: str,
     the op needs beyond the backends (the principals file, for `tokens`)."""
     spec = BY_NAME[tool]
     given = dict(args or {}) | ({spec.action_arg: action} if spec.action_arg else {})
-    full = validate(tool, given)
     try:
-        return await pipeline.run(backends, spec, Identity.of(viewer.principal), namespace,
-                                  f"console:{viewer.name}", full, extras=extras)
+        return await pipeline.run(Door.CONSOLE, backends, spec, Identity.of(viewer.principal),
+                                  namespace, f"console:{viewer.name}", given, extras=extras,
+                                  check=lambda a: validate(tool, a))
     except Exception as exc:
         failure = classify(exc)
         if failure is None:

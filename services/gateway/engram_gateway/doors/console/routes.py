@@ -17,6 +17,7 @@ from starlette.responses import Response
 from ...clients import Backends
 from ...net.proxies import Network, over_https
 from ...pipeline.admit import Identity, NamespaceRefused, admit
+from ...pipeline.audit import AccessRecord, Door
 from ...tools.spec import Access
 from .pages import PAGES
 from .session import COOKIE, PATH, PRE_COOKIE, PRE_TTL_S, Sessions, Viewer, console_role
@@ -47,11 +48,15 @@ def _same_origin(request: Request) -> bool:
 
 
 def _namespace(viewer: Viewer, request: Request, form: dict[str, str]) -> str:
+    """The page's namespace. A refusal here comes before any operation, so it
+    is recorded as the console's own (tool "console", the page's path)."""
     wanted = form.get("ns") or request.query_params.get("ns") or ""
     try:
         return admit(Identity.of(viewer.principal), wanted or None, "", Access.READ,
                      "the console", metered=False).namespace
     except NamespaceRefused as exc:
+        AccessRecord(Door.CONSOLE, "console", request.url.path, Access.READ, viewer.name,
+                     wanted).finish(exc)
         raise ConsoleError(403, "permission_denied", str(exc)) from None
 
 
