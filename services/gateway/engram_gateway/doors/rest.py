@@ -71,7 +71,8 @@ async def validation_failed(request: Request, exc: Exception) -> Response:
     call: Call | None = getattr(request.state, "call", None)
     if call is not None:
         call.record.finish(InvalidArgument("the request's arguments were refused"))
-    assert isinstance(exc, RequestValidationError)  # registered for that type only
+    if not isinstance(exc, RequestValidationError):  # registered for that type only
+        raise exc
     return await request_validation_exception_handler(request, exc)
 
 
