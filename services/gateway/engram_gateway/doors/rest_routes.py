@@ -94,6 +94,9 @@ def generated_routes() -> list[Route]:
                  if n not in spec.signature.parameters]
         if stray:  # a registry mistake: fail at start-up, not on the first request
             raise ValueError(f"{o.rest}: {stray} in the path are not arguments of {spec.name}")
+        if o.erase_when:  # REST admits before the body is read: the flag could not raise the grant
+            raise ValueError(f"{o.rest}: {spec.label(action)} raises its grant with "
+                             f"{o.erase_when!r}, which REST cannot see at admission")
         routes.append(route)
     return sorted(routes, key=lambda r: bool(r.path_args))
 
