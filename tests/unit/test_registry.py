@@ -61,7 +61,7 @@ def test_access_and_effect_agree():
             assert op.note, f"{where}: say when a repeat is safe"
         if op.effect is Effect.NONE:
             assert op.retry is Retry.SAFE, where
-        assert op.run is not None or (op.service and op.method and op.build), where
+        assert op.run is not None or (op.rpc is not None and op.build is not None), where
 
 
 def test_examples_are_valid_arguments(served: dict):

@@ -7,6 +7,8 @@ import logging
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
+import grpc
+
 from engram.v1 import embedder_pb2_grpc
 from engram_kit.grpc_server import serve
 from engram_kit.health import Readiness
@@ -58,7 +60,7 @@ async def amain(stop: asyncio.Event) -> None:
     readiness.add("model", model_loaded)
     readiness.info.update(backend=backend.name, model=backend.model, dimension=backend.dimension)
 
-    def register(server: object) -> None:
+    def register(server: grpc.aio.Server) -> None:
         embedder_pb2_grpc.add_EmbedderServiceServicer_to_server(
             EmbedderServicer(batcher, settings), server
         )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from enum import StrEnum
 from typing import Any
 
 import grpc
@@ -12,7 +11,6 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from engram.v1 import (
     audit_pb2_grpc,
     coordination_pb2_grpc,
-    cortex_pb2,
     cortex_pb2_grpc,
     dreamer_pb2_grpc,
     embedder_pb2,
@@ -26,26 +24,15 @@ from engram_kit.grpc_client import Caller, open_channel
 from engram_kit.metrics import STAGE_LATENCY
 from engram_kit.query_vector import from_reply
 
+from .rpcs import CORTEX_STUBS, DREAMER, Req, Resp, Rpc, Service, name_of
 from .settings import GatewaySettings
 
-AUDIT_METHODS = ("AuditShow", "AuditVerify")
+__all__ = ["Backends", "Calls", "Service"]
 
 
-class Service(StrEnum):
-    MEMORY = "memory"
-    CORTEX = "cortex"
-    COORDINATION = "coordination"
-    DREAMER = "dreamer"
-
-
-def cortex_stubs(channel: grpc.aio.Channel) -> dict[str, Any]:
-    """Cortex's RPCs by name over its four services (one channel): RPC names
-    are unique across them, so a caller names the RPC, not the service."""
-    stubs: dict[str, Any] = {}
-    for service in cortex_pb2.DESCRIPTOR.services_by_name.values():
-        stub = getattr(cortex_pb2_grpc, f"{service.name}Stub")(channel)
-        stubs.update((m.name, getattr(stub, m.name)) for m in service.methods)
-    return stubs
+def _stubs(channel: grpc.aio.Channel, module: Any, *names: str) -> dict[str, Any]:
+    """The generated stub of each named proto service, on one channel."""
+    return {name: getattr(module, f"{name}Stub")(channel) for name in names}
 
 
 class Backends:
@@ -59,23 +46,25 @@ class Backends:
 
     def open(self) -> None:
         self._memory_channel = open_channel(self._settings.memory_addr)
-        self._memory = memory_pb2_grpc.MemoryServiceStub(self._memory_channel)
         self._coordination_channel = open_channel(self._settings.coordination_addr)
-        self._coordination = coordination_pb2_grpc.CoordinationServiceStub(
-            self._coordination_channel)
         self._cortex_channel = open_channel(self._settings.cortex_addr)
-        self._cortex = cortex_stubs(self._cortex_channel)
         self._dreamer_channel = open_channel(self._settings.dreamer_addr)
-        self._dreamer = dreamer_pb2_grpc.DreamerServiceStub(self._dreamer_channel)
+        # Each service's stubs by proto service name (rpcs.RpcName.stub).
+        self._stubs = {
+            Service.MEMORY: _stubs(self._memory_channel, memory_pb2_grpc, "MemoryService"),
+            Service.CORTEX: _stubs(self._cortex_channel, cortex_pb2_grpc, *CORTEX_STUBS),
+            Service.COORDINATION: _stubs(self._coordination_channel, coordination_pb2_grpc,
+                                         "CoordinationService"),
+            Service.DREAMER: _stubs(self._dreamer_channel, dreamer_pb2_grpc, "DreamerService")}
+        # The audit RPCs, which each auditing service serves beside its own.
+        for service, channel in ((Service.MEMORY, self._memory_channel),
+                                 (Service.CORTEX, self._cortex_channel),
+                                 (Service.COORDINATION, self._coordination_channel)):
+            self._stubs[service] |= _stubs(channel, audit_pb2_grpc, "AuditService")
         self._embedder_channel = open_channel(self._settings.embedder_addr) \
             if self._settings.embedder_addr else None
         self._embedder = None if self._embedder_channel is None else \
             embedder_pb2_grpc.EmbedderServiceStub(self._embedder_channel)
-        # The audit RPCs each auditing service serves beside its own.
-        self._audit = {
-            Service.MEMORY: audit_pb2_grpc.AuditServiceStub(self._memory_channel),
-            Service.CORTEX: audit_pb2_grpc.AuditServiceStub(self._cortex_channel),
-            Service.COORDINATION: audit_pb2_grpc.AuditServiceStub(self._coordination_channel)}
         self._health = {
             "cortex": health_pb2_grpc.HealthStub(self._cortex_channel),
             "memory": health_pb2_grpc.HealthStub(self._memory_channel),
@@ -95,24 +84,18 @@ class Backends:
                 checks[name] = False
         return checks
 
-    async def call(self, service: Service, method: str, ctx: CallerContext, request: Any,
-                   *, resend: bool, attempts: int = 5, timeout_s: float | None = None) -> Any:
-        """Call <service>.<method> (cortex: whichever of its services serves it).
+    async def call(self, rpc: Rpc[Req, Resp], ctx: CallerContext, request: Req,
+                   *, resend: bool, attempts: int = 5, timeout_s: float | None = None) -> Resp:
+        """Call `rpc` (named in engram_gateway.rpcs, e.g. rpcs.MEMORY.Store).
         UNAVAILABLE is retried when gRPC never sent the call, and with `resend`
         (an operation that changes nothing) also after it was sent: a write
         retried after sending could apply twice."""
-        if method in AUDIT_METHODS:
-            rpc = getattr(self._audit[service], method)
-        elif service is Service.CORTEX:
-            rpc = self._cortex[method]
-        else:
-            stub = {Service.MEMORY: self._memory, Service.COORDINATION: self._coordination,
-                    Service.DREAMER: self._dreamer}[service]
-            rpc = getattr(stub, method)
+        name = name_of(rpc)
+        method: Rpc[Req, Resp] = getattr(self._stubs[name.service][name.stub], name.method)
         # A dream pass can take a while.
-        timeout = 120.0 if (service, method) == (Service.DREAMER, "Run") else timeout_s
-        return await self._caller.call(rpc, request, ctx, idempotent=resend, timeout_s=timeout,
-                                       attempts=attempts)
+        timeout = 120.0 if rpc == DREAMER.Run else timeout_s
+        return await self._caller.call(method, request, ctx, idempotent=resend,
+                                       timeout_s=timeout, attempts=attempts)
 
     async def query_vector(self, ctx: CallerContext, text: str) -> QueryVector | None:
         """A search query's vector, for a search fanned out to several
@@ -151,21 +134,10 @@ class Calls:
         self._backends = backends
         self._resend = resend
 
-    async def call(self, service: Service, method: str, ctx: CallerContext,
-                   request: Any) -> Any:
-        return await self._backends.call(service, method, ctx, request, resend=self._resend)
-
-    async def memory(self, method: str, ctx: CallerContext, request: Any) -> Any:
-        return await self.call(Service.MEMORY, method, ctx, request)
-
-    async def cortex(self, method: str, ctx: CallerContext, request: Any) -> Any:
-        return await self.call(Service.CORTEX, method, ctx, request)
-
-    async def coordination(self, method: str, ctx: CallerContext, request: Any) -> Any:
-        return await self.call(Service.COORDINATION, method, ctx, request)
-
-    async def dreamer(self, method: str, ctx: CallerContext, request: Any) -> Any:
-        return await self.call(Service.DREAMER, method, ctx, request)
+    async def call(self, rpc: Rpc[Req, Resp], ctx: CallerContext, request: Req) -> Resp:
+        """E.g. `await calls.call(rpcs.MEMORY.Store, ctx, StoreRequest(...))`:
+        pyright checks the RPC's name and request type, and types the reply."""
+        return await self._backends.call(rpc, ctx, request, resend=self._resend)
 
     async def query_vector(self, ctx: CallerContext, text: str) -> QueryVector | None:
         return await self._backends.query_vector(ctx, text)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import grpc
+
 from engram.v1 import memory_pb2_grpc
 from engram_kit import audit
 from engram_kit.audit_service import add_audit_service
@@ -76,7 +78,7 @@ async def amain(stop: asyncio.Event) -> None:
     readiness.info["nats_connected"] = lambda: link.connected
     readiness.info["embedding_space"] = lambda: embedder.state
 
-    def register(server: object) -> None:
+    def register(server: grpc.aio.Server) -> None:
         memory_pb2_grpc.add_MemoryServiceServicer_to_server(
             MemoryServicer(MemoryDeps(
                 service=service, searcher=searcher, lifecycle=Lifecycle(service, uses),

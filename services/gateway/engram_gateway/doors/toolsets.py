@@ -19,8 +19,9 @@ from engram.v1 import coordination_pb2 as pb
 from engram_kit.context import CallerContext
 from engram_kit.errors import DomainError
 
-from ..clients import Backends, Service
+from ..clients import Backends
 from ..pipeline.admit import Refused, admit
+from ..rpcs import COORDINATION
 from ..tools.spec import Access
 from .mcp_auth import token_identity
 
@@ -46,14 +47,14 @@ class Toolsets:
         # Asked before every tools/list and tools/call: with coordination down
         # the answer is the default within LOOKUP_TIMEOUT_S, not after the
         # full retry budget of a tool's own call.
-        reply = await self._backends.call(Service.COORDINATION, "GetToolset", caller,
+        reply = await self._backends.call(COORDINATION.GetToolset, caller,
                                           pb.GetToolsetRequest(), resend=True, attempts=2,
                                           timeout_s=LOOKUP_TIMEOUT_S)
         return _NAMES.get(reply.tier, self.default)
 
     async def set(self, caller: CallerContext, tier: str) -> None:
         """Idempotent: setting the tier again changes nothing, so it is resent."""
-        await self._backends.call(Service.COORDINATION, "SetToolset", caller,
+        await self._backends.call(COORDINATION.SetToolset, caller,
                                   pb.SetToolsetRequest(tier=_WIRE[tier]), resend=True)
 
     async def _tier_of_token(self) -> str:

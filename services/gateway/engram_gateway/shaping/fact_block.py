@@ -11,6 +11,7 @@ from engram_kit.context import CallerContext
 from engram_kit.errors import DomainError
 
 from ..clients import Calls
+from ..rpcs import CORTEX
 from .facts import fact_item
 from .knowledge import world_item
 
@@ -32,9 +33,9 @@ async def served_facts(backends: Calls, caller: CallerContext, query: str, top_k
     if historical:
         return FactBlocks(note="facts block omitted: as_of/include_history read entries only")
     try:
-        reply = await backends.cortex("SearchFacts", caller,
-                                      pb.SearchFactsRequest(query=query, top_k=min(top_k, 10),
-                                                            query_vector=vector))
+        reply = await backends.call(CORTEX.SearchFacts, caller,
+                                    pb.SearchFactsRequest(query=query, top_k=min(top_k, 10),
+                                                          query_vector=vector))
     except DomainError:
         return FactBlocks(note=FACTS_UNAVAILABLE)
     # The writer, so a client can label each fact with its author (docs/hooks.md#peer-data).

@@ -11,7 +11,7 @@ from pydantic import Field
 from engram.v1 import coordination_pb2 as pb
 from engram_kit import board_limits as board
 
-from ..clients import Service
+from ..rpcs import COORDINATION
 from ..shaping.board import (
     agent_item,
     agents_reply,
@@ -133,7 +133,7 @@ def agent_reply(r: pb.AgentReply) -> dict[str, Any]:
     return {"agent": agent_item(r.agent)}
 
 
-B = Service.COORDINATION
+B = COORDINATION
 W = Effect.ADDITIVE
 LEASE = {"name": "registry:test"}
 # The park route's body names its fields without the tool's park_ prefix.
@@ -144,34 +144,34 @@ ON_LEASE: dict[str, Any] = {"rest_args": ("ttl_seconds", "queue"), "rest_slashes
 BY_IDS: dict[str, Any] = {"rest_args": ("ids",), "rest_required": ("ids",)}
 
 AGENTS = {
-    "list": read(B, "ListAgents", build=lambda a: pb.ListAgentsRequest(limit=a["limit"]),
+    "list": read(B.ListAgents, build=lambda a: pb.ListAgentsRequest(limit=a["limit"]),
                  shape=agents_reply, rest="GET /v1/board/agents", rest_args=("limit",)),
     "update": op(Access.WRITE, W, Retry.SAFE, "sets the same status again",
-                 service=B, method="UpdateAgent", build=agent_request, shape=agent_reply,
+                 rpc=B.UpdateAgent, build=agent_request, shape=agent_reply,
                  rest="POST /v1/board/agents",
                  rest_args=("project", "task", "status", "expect_seconds", "children")),
     "park": op(Access.WRITE, W, Retry.SAFE, "sets the same park record again",
-               service=B, method="ParkAgent", shape=agent_reply, rest="POST /v1/board/agents/park",
+               rpc=B.ParkAgent, shape=agent_reply, rest="POST /v1/board/agents/park",
                rest_args=tuple(PARK_NAMES), rest_names=PARK_NAMES, rest_required=("park_reason",),
                build=lambda a: pb.ParkRequest(
                    reason=a["park_reason"], needs=a["park_needs"], clear_by=a["park_clear_by"],
                    resume=a["park_resume"], expires_in_seconds=a["park_expires_seconds"])),
 }
 LEASES = {
-    "list": read(B, "ListLeases", build=lambda a: pb.ListLeasesRequest(name_prefix=a["name"]),
+    "list": read(B.ListLeases, build=lambda a: pb.ListLeasesRequest(name_prefix=a["name"]),
                  shape=lambda r: {"leases": [lease_item(x) for x in r.leases]},
                  rest="GET /v1/board/leases", rest_args=("name",), rest_names={"name": "prefix"}),
     "claim": op(Access.WRITE, W, Retry.SAFE, "the holder's repeat renews; a waiter keeps "
-                "its place", service=B, method="ClaimLease", shape=lease_reply,
+                "its place", rpc=B.ClaimLease, shape=lease_reply,
                 rest="POST /v1/board/leases/{name}/claim", **ON_LEASE,
                 build=lambda a: pb.ClaimLeaseRequest(name=a["name"], ttl_seconds=a["ttl_seconds"],
                                                      no_queue=not a["queue"])),
     "renew": op(Access.WRITE, W, Retry.SAFE, "a repeat renews from now again",
-                service=B, method="RenewLease", shape=lease_reply,
+                rpc=B.RenewLease, shape=lease_reply,
                 rest="POST /v1/board/leases/{name}/renew", **ON_LEASE,
                 build=lambda a: pb.LeaseRequest(name=a["name"], ttl_seconds=a["ttl_seconds"])),
     "release": op(Access.WRITE, W, Retry.SAFE, "a repeat finds it released",
-                  service=B, method="ReleaseLease", shape=lease_reply,
+                  rpc=B.ReleaseLease, shape=lease_reply,
                   rest="POST /v1/board/leases/{name}/release", rest_args=(),
                   rest_slashes=("name",),
                   build=lambda a: pb.LeaseRequest(name=a["name"],
@@ -180,20 +180,20 @@ LEASES = {
 MAIL = {
     "send": op(Access.WRITE, W, Retry.CONDITIONAL, "safe with request_id (a repeat delivers "
                "nothing twice); without one, each call sends again",
-               service=B, method="SendMessage", shape=send_reply, rest="POST /v1/board/messages",
+               rpc=B.SendMessage, shape=send_reply, rest="POST /v1/board/messages",
                rest_args=("to", "text", "request_id"), rest_required=("to", "text"),
                build=lambda a: pb.SendMessageRequest(to=a["to"], text=a["text"],
                                                      request_id=a["request_id"])),
-    "receive": read(B, "ReceiveMessages", shape=inbox_reply, rest="GET /v1/board/messages",
+    "receive": read(B.ReceiveMessages, shape=inbox_reply, rest="GET /v1/board/messages",
                     rest_args=("limit", "cursor"),
                     build=lambda a: pb.ReceiveMessagesRequest(limit=a["limit"],
                                                               cursor=a["cursor"])),
     "ack": op(Access.WRITE, W, Retry.SAFE, "acked messages are reported as already_acked",
-              service=B, method="AckMessages", rest="POST /v1/board/messages/ack", **BY_IDS,
+              rpc=B.AckMessages, rest="POST /v1/board/messages/ack", **BY_IDS,
               build=lambda a: pb.AckMessagesRequest(ids=message_ids(a)),
               shape=lambda r: {"acked": r.acked, "already_acked": list(r.already_acked)}),
     "redact": op(Access.OPERATOR, Effect.DESTRUCTIVE, Retry.SAFE, "a redacted body stays "
-                 "redacted", service=B, method="RedactMessages",
+                 "redacted", rpc=B.RedactMessages,
                  rest="POST /v1/board/messages/redact", **BY_IDS,
                  build=lambda a: pb.RedactMessagesRequest(ids=message_ids(a)),
                  shape=lambda r: {"redacted": r.redacted}),

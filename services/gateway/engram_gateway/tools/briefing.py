@@ -20,6 +20,7 @@ from engram_kit.context import CallerContext
 from engram_kit.errors import DomainError
 
 from ..clients import Calls
+from ..rpcs import COORDINATION, CORTEX, MEMORY
 from ..shaping.board import inbox_reply
 from ..shaping.common import approx_tokens, briefing_reply
 from ..shaping.facts import briefing_conflict, briefing_fact
@@ -47,14 +48,15 @@ async def _section(service: str, call: Awaitable[Any]) -> tuple[Any, str]:
 
 async def _gather(backends: Calls, caller: CallerContext) -> tuple[dict, dict]:
     (knowledge, k_err), (conflicts, c_err), (mail, m_err) = await asyncio.gather(
-        _section("cortex", backends.cortex("KnowledgeBriefing", caller,
-                                           cortex_pb2.KnowledgeBriefingRequest(
-                                               rules=RULES, lessons=LESSONS,
-                                               state=STATE))),
-        _section("cortex", backends.cortex("ListConflicts", caller,
-                                           cortex_pb2.ListConflictsRequest(limit=CONFLICTS))),
-        _section("coordination", backends.coordination(
-            "ReceiveMessages", caller, coordination_pb2.ReceiveMessagesRequest(limit=MAIL))))
+        _section("cortex", backends.call(CORTEX.KnowledgeBriefing, caller,
+                                         cortex_pb2.KnowledgeBriefingRequest(
+                                             rules=RULES, lessons=LESSONS,
+                                             state=STATE))),
+        _section("cortex", backends.call(CORTEX.ListConflicts, caller,
+                                         cortex_pb2.ListConflictsRequest(limit=CONFLICTS))),
+        _section("coordination", backends.call(
+            COORDINATION.ReceiveMessages, caller,
+            coordination_pb2.ReceiveMessagesRequest(limit=MAIL))))
     sections: dict[str, Any] = {}
     unavailable: dict[str, str] = {}
     if knowledge is None:
@@ -101,8 +103,8 @@ async def build_briefing(backends: Calls, caller: CallerContext,
     sections, unavailable = await _gather(backends, caller)
     trimmed = _trim(sections, int(token_budget * SECTIONS_SHARE))
     left = max(token_budget - approx_tokens(sections), 1)
-    episodes = briefing_reply(await backends.memory(
-        "Briefing", caller, memory_pb2.BriefingRequest(token_budget=left)))
+    episodes = briefing_reply(await backends.call(
+        MEMORY.Briefing, caller, memory_pb2.BriefingRequest(token_budget=left)))
     reply: dict[str, Any] = {**sections, "episodes": episodes["episodes"],
                              "truncated": trimmed or episodes["truncated"],
                              "unavailable": unavailable}

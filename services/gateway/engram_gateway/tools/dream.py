@@ -12,7 +12,7 @@ from pydantic import Field
 from engram.v1 import common_pb2
 from engram.v1 import dreamer_pb2 as pb
 
-from ..clients import Service
+from ..rpcs import DREAMER
 from ..shaping.knowledge import run_item
 from .argtypes import uuid_arg
 from .spec import Access, Args, Effect, Invocation, Namespace, Retry, Tier, ToolSpec, op, read
@@ -94,8 +94,8 @@ async def run_rollback(inv: Invocation) -> dict[str, Any]:
     """dry_run: the preview; else the rollback itself."""
     request = rollback_request(inv.args)
     if inv.args["dry_run"]:
-        return preview_reply(await inv.calls.dreamer("RollbackPreview", inv.caller, request))
-    r = await inv.calls.dreamer("Rollback", inv.caller, request)
+        return preview_reply(await inv.calls.call(DREAMER.RollbackPreview, inv.caller, request))
+    r = await inv.calls.call(DREAMER.Rollback, inv.caller, request)
     return {"run_id": r.run_id, "reverted_rows": r.reverted, "run": run_item(r.run)}
 
 
@@ -126,22 +126,22 @@ async def run_toolset(inv: Invocation) -> dict[str, Any]:
             "tools": toolsets.names(wanted) or "all engram tools"}
 
 
-D = Service.DREAMER
+D = DREAMER
 
 TOOLS = [
     ToolSpec(dream, Tier.FULL, {
-        "status": read(D, "Status", build=lambda a: pb.DreamStatusRequest(),
+        "status": read(D.Status, build=lambda a: pb.DreamStatusRequest(),
                        shape=status_reply, rest="GET /v1/dream/status", rest_args=()),
         "run": op(Access.WRITE, Effect.DESTRUCTIVE, Retry.UNSAFE,
                   "each call starts another pass (which may archive stale entries)",
-                  service=D, method="Run", build=lambda a: pb.DreamRunRequest(),
+                  rpc=D.Run, build=lambda a: pb.DreamRunRequest(),
                   shape=lambda r: {"run_id": r.run_id, "run": run_item(r.run)},
                   rest="POST /v1/dream/runs", rest_args=()),
-        "runs": read(D, "Runs", build=lambda a: pb.DreamRunsRequest(
+        "runs": read(D.Runs, build=lambda a: pb.DreamRunsRequest(
             page=common_pb2.PageRequest(limit=a["limit"])),
             shape=lambda r: {"runs": [run_item(x) for x in r.runs]},
             rest="GET /v1/dream/runs", rest_args=("limit",)),
-        "detail": read(D, "RunDetail", build=detail_request, shape=detail_reply,
+        "detail": read(D.RunDetail, build=detail_request, shape=detail_reply,
                        rest="GET /v1/dream/runs/{run_id}", rest_args=("offset", "limit")),
         "rollback": op(Access.ERASE, Effect.DESTRUCTIVE, Retry.SAFE,
                        "a rolled-back run refuses a second rollback; dry_run changes nothing",

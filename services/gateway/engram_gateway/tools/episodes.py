@@ -11,7 +11,7 @@ from pydantic import Field
 
 from engram.v1 import memory_pb2 as pb
 
-from ..clients import Service
+from ..rpcs import MEMORY, Rpc
 from ..shaping.common import approx_tokens, document_items, iso_time
 from .argtypes import DocumentFormat, QueryText, text_arg, uuid_arg
 from .argtypes import Title as TitleText
@@ -142,39 +142,40 @@ async def run_briefing(inv: Invocation) -> dict[str, Any]:
     return await build_briefing(inv.calls, inv.caller, inv.args["token_budget"])
 
 
-def episode_op(method: str, retry: Retry, note: str, keyed: bool = False) -> dict[str, Any]:
-    return {"": op(Access.WRITE, Effect.ADDITIVE, retry, note, service=Service.MEMORY,
-                   method=method, shape=episode_reply, keyed=keyed,
+def episode_op(rpc: Rpc[pb.EpisodeRequest, pb.EpisodeReply], retry: Retry, note: str,
+               keyed: bool = False) -> dict[str, Any]:
+    return {"": op(Access.WRITE, Effect.ADDITIVE, retry, note, rpc=rpc,
+                   shape=episode_reply, keyed=keyed,
                    build=lambda a: pb.EpisodeRequest(title=a.get("title", "")))}
 
 
 TOOLS = [
     ToolSpec(episode_start, Tier.CORE, episode_op(
-        "EpisodeStart", Retry.CONDITIONAL, "safe with request_id (without, each call opens "
+        MEMORY.EpisodeStart, Retry.CONDITIONAL, "safe with request_id (without, each call opens "
         "another nested episode)", keyed=True),
         example={"title": "t"}),
     ToolSpec(episode_end, Tier.CORE, episode_op(
-        "EpisodeEnd", Retry.CONDITIONAL, "safe with request_id (without, a repeat closes the "
+        MEMORY.EpisodeEnd, Retry.CONDITIONAL, "safe with request_id (without, a repeat closes the "
         "next outer episode)", keyed=True)),
     ToolSpec(session_title, Tier.FULL, episode_op(
-        "SessionTitle", Retry.SAFE, "the title is set, not appended"), example={"title": "t"}),
+        MEMORY.SessionTitle, Retry.SAFE, "the title is set, not appended"), example={"title": "t"}),
     ToolSpec(briefing, Tier.MINIMAL, {"": read(run=run_briefing,
                                                 rest="GET /v1/session/briefing",
                                                 rest_hook=RestHook.SESSION_SEEN)}),
     ToolSpec(document_ingest, Tier.FULL, {"": op(
         Access.WRITE, Effect.ADDITIVE, Retry.SAFE, "the same content again is a duplicate",
-        service=Service.MEMORY, method="DocumentIngest", build=ingest_request,
+        rpc=MEMORY.DocumentIngest, build=ingest_request,
         rest="POST /v1/documents",
         shape=lambda r: {"id": r.id, "chunks": r.chunks, "embedded": r.embedded,
                          "duplicate": r.duplicate})},
         example={"content": "x", "source": "s"}),
     ToolSpec(document_search, Tier.CORE, {"": read(
-        Service.MEMORY, "DocumentSearch", shape=documents_reply, rest="GET /v1/documents/search",
+        MEMORY.DocumentSearch, shape=documents_reply, rest="GET /v1/documents/search",
         build=lambda a: pb.DocumentSearchRequest(query=a["query"], top_k=a["top_k"]))},
         example={"query": "x"}),
     # After document_search: GET /v1/documents/search is matched before {document_id}.
     ToolSpec(document_get, Tier.FULL, {"": read(
-        Service.MEMORY, "DocumentGet", shape=document_reply,
+        MEMORY.DocumentGet, shape=document_reply,
         rest="GET /v1/documents/{document_id}",
         build=lambda a: pb.DocumentGetRequest(document_id=a["document_id"],
                                               chunk_offset=a["chunk_offset"],

@@ -14,7 +14,7 @@ from engram_kit.fact_kinds import KINDS
 from engram_kit.timestamps import to_timestamp
 from engram_kit.vocab import ConflictStatus, Origin
 
-from ..clients import Service
+from ..rpcs import CORTEX, MEMORY
 from ..shaping.common import parse_time, search_reply
 from ..shaping.facts import (
     KIND_VALUES,
@@ -131,10 +131,10 @@ async def run_get(inv: Invocation) -> dict[str, Any]:
     a = inv.args
     request = pb.GetFactRequest(entity=a["entity"], attribute=a["attribute"],
                                 as_of=to_timestamp(parse_time(a["as_of"], "as_of")))
-    reply = get_reply(await inv.calls.cortex("GetFact", inv.caller, request), a["verbose"])
+    reply = get_reply(await inv.calls.call(CORTEX.GetFact, inv.caller, request), a["verbose"])
     if reply["current"] or a["as_of"]:
         return reply
-    found = await inv.calls.memory("Search", inv.caller, memory_pb2.SearchRequest(
+    found = await inv.calls.call(MEMORY.Search, inv.caller, memory_pb2.SearchRequest(
         query=f"{a['entity']} {a['attribute']}", top_k=3))
     entries = search_reply(found, verbose=False, explain=False, facts=[])
     layer = entries["layer"] if entries["entries"] or entries.get("documents") else "none"
@@ -213,7 +213,7 @@ def _details(details: Mapping[str, Any] | None, **columns: str) -> dict[str, Any
     return {**(details or {}), **{k: v for k, v in columns.items() if v}}
 
 
-C = Service.CORTEX
+C = CORTEX
 W, D = Effect.ADDITIVE, Effect.DESTRUCTIVE
 SLOT = {"entity": "registry-test", "attribute": "state"}
 
@@ -221,18 +221,18 @@ TOOLS = [
     ToolSpec(fact_set, Tier.CORE, {"": op(
         Access.WRITE, W, Retry.CONDITIONAL, "safe with request_id (without, a repeat "
         "confirms the fact again: one more confirmation)",
-        service=C, method="SetFact", build=set_request, shape=set_reply, keyed=True,
+        rpc=C.SetFact, build=set_request, shape=set_reply, keyed=True,
         rest="POST /v1/facts")},
         example=SLOT | {"value": "x"}, rules=(KIND_COLUMNS,)),
     ToolSpec(fact_get, Tier.CORE, {"": read(run=run_get, rest="GET /v1/facts")}, example=SLOT),
     ToolSpec(fact_history, Tier.CORE, {"": read(
-        C, "FactHistory", build=lambda a: pb.FactHistoryRequest(entity=a["entity"],
+        C.FactHistory, build=lambda a: pb.FactHistoryRequest(entity=a["entity"],
                                                                 attribute=a["attribute"]),
         shape=lambda r: {"facts": [fact_item(f, True) for f in r.facts]},
         rest="GET /v1/facts/history")}, example=SLOT),
     ToolSpec(fact_retract, Tier.FULL, {"": op(
         Access.WRITE, D, Retry.SAFE, "a repeat finds nothing left to retract",
-        service=C, method="RetractFact",
+        rpc=C.RetractFact,
         build=lambda a: pb.RetractFactRequest(entity=a["entity"], attribute=a["attribute"],
                                               value=a["value"], reason=a["reason"]),
         shape=lambda r: {"retracted": r.retracted, "ids": list(r.ids)},
@@ -240,7 +240,7 @@ TOOLS = [
         example=SLOT | {"reason": "test"}),
     ToolSpec(set_add, Tier.FULL, {"": op(
         Access.WRITE, W, Retry.SAFE, "a repeat confirms the member",
-        service=C, method="SetAdd", shape=member_reply,
+        rpc=C.SetAdd, shape=member_reply,
         build=lambda a: pb.SetMemberRequest(
             entity=a["entity"], attribute=a["attribute"], member=a["member"],
             kind=KIND_VALUES[a["kind"]], origin=a["origin"],
@@ -248,18 +248,18 @@ TOOLS = [
         example=SLOT | {"member": "x"}),
     ToolSpec(set_remove, Tier.FULL, {"": op(
         Access.WRITE, D, Retry.SAFE, "a repeat finds the member already gone",
-        service=C, method="SetRemove", shape=member_reply,
+        rpc=C.SetRemove, shape=member_reply,
         build=lambda a: pb.SetMemberRequest(entity=a["entity"], attribute=a["attribute"],
                                             member=a["member"], reason=a["reason"]))},
         example=SLOT | {"member": "x"}),
     ToolSpec(conflict_list, Tier.FULL, {"": read(
-        C, "ListConflicts", build=lambda a: pb.ListConflictsRequest(status=a["status"],
+        C.ListConflicts, build=lambda a: pb.ListConflictsRequest(status=a["status"],
                                                                     limit=a["limit"]),
         shape=lambda r: {"conflicts": [conflict_item(c) for c in r.conflicts]},
         rest="GET /v1/conflicts")}),
     ToolSpec(conflict_resolve, Tier.FULL, {"": op(
         Access.REVIEWER, D, Retry.SAFE, "a settled conflict refuses a second decision",
-        service=C, method="ResolveConflict",
+        rpc=C.ResolveConflict,
         build=lambda a: pb.ResolveConflictRequest(
             conflict_id=a["conflict_id"], winner_id=a["winner_id"],
             both_stand=a["both_stand"], reasoning=a["reasoning"]),
@@ -269,13 +269,13 @@ TOOLS = [
                  "both_stand": True}),
     ToolSpec(alias_add, Tier.FULL, {"": op(
         Access.WRITE, W, Retry.SAFE, "the same alias again changes nothing",
-        service=C, method="AddAlias",
+        rpc=C.AddAlias,
         build=lambda a: pb.AddAliasRequest(entity=a["entity"], alias=a["alias"]),
         shape=lambda r: {"entity": r.entity, "alias": r.alias})},
         example={"entity": "registry-test", "alias": "registry-alias"}),
     ToolSpec(fact_verify, Tier.CORE, {"": op(
         Access.WRITE, W, Retry.SAFE, "a repeat stamps the same slot verified again",
-        service=C, method="VerifyFact",
+        rpc=C.VerifyFact,
         build=lambda a: pb.VerifyFactRequest(entity=a["entity"], attribute=a["attribute"]),
         shape=lambda r: {"facts": [fact_item(f) for f in r.facts]})}, example=SLOT),
 ]

@@ -11,7 +11,7 @@ from engram.v1 import cortex_pb2 as pb
 from engram.v1 import memory_pb2
 from engram_kit.timestamps import to_timestamp
 
-from ..clients import Service
+from ..rpcs import CORTEX, MEMORY
 from ..shaping.common import parse_time, search_reply
 from ..shaping.facts import fact_item
 from ..shaping.knowledge import edge_item, neighbors_reply
@@ -76,9 +76,9 @@ async def run_recall(inv: Invocation) -> dict[str, Any]:
     """The cortex's walk beside a plain memory search for the same words."""
     a = inv.args
     recalled, found = await asyncio.gather(
-        inv.calls.cortex("Recall", inv.caller, pb.RecallRequest(
+        inv.calls.call(CORTEX.Recall, inv.caller, pb.RecallRequest(
             query=a["query"], hops=a["hops"], top_k=a["top_k"])),
-        inv.calls.memory("Search", inv.caller, memory_pb2.SearchRequest(
+        inv.calls.call(MEMORY.Search, inv.caller, memory_pb2.SearchRequest(
             query=a["query"], top_k=a["top_k"])))
     entries = search_reply(found, verbose=False, explain=False, facts=[])["entries"]
     return {"facts": [fact_item(f) for f in recalled.facts],
@@ -91,13 +91,13 @@ def edge_reply(r: pb.RelateResponse) -> dict[str, Any]:
     return {"action": r.action, "edge": edge_item(r.edge)}
 
 
-C = Service.CORTEX
+C = CORTEX
 EDGE = {"src": "registry-a", "relation": "depends_on", "dst": "registry-b"}
 
 TOOLS = [
     ToolSpec(graph_relate, Tier.FULL, {"": op(
         Access.WRITE, Effect.ADDITIVE, Retry.SAFE, "a repeat confirms the edge",
-        service=C, method="Relate", shape=edge_reply, rest="POST /v1/graph/edges",
+        rpc=C.Relate, shape=edge_reply, rest="POST /v1/graph/edges",
         build=lambda a: pb.RelateRequest(
             src=a["src"], relation=a["relation"], dst=a["dst"], provenance=a["provenance"],
             evidence_quote=a["evidence_quote"],
@@ -105,21 +105,21 @@ TOOLS = [
         example=EDGE),
     ToolSpec(graph_unrelate, Tier.FULL, {"": op(
         Access.WRITE, Effect.DESTRUCTIVE, Retry.SAFE, "a repeat finds no live edge",
-        service=C, method="Unrelate", shape=edge_reply, rest="DELETE /v1/graph/edges",
+        rpc=C.Unrelate, shape=edge_reply, rest="DELETE /v1/graph/edges",
         build=lambda a: pb.RelateRequest(src=a["src"], relation=a["relation"],
                                          dst=a["dst"]))}, example=EDGE),
     ToolSpec(graph_neighbors, Tier.FULL, {"": read(
-        C, "Neighbors", shape=neighbors_reply, rest="GET /v1/graph/neighbors",
+        C.Neighbors, shape=neighbors_reply, rest="GET /v1/graph/neighbors",
         build=lambda a: pb.NeighborsRequest(entity=a["entity"], depth=a["depth"],
                                             to=a["to"]))}, example={"entity": "registry-a"}),
     ToolSpec(relation_list, Tier.FULL, {"": read(
-        C, "ListRelations", build=lambda a: pb.ListRelationsRequest(),
+        C.ListRelations, build=lambda a: pb.ListRelationsRequest(),
         shape=lambda r: {"relations": [{"name": x.name, "inverse": x.inverse,
                                         "transitive": x.transitive, "symmetric": x.symmetric}
                                        for x in r.relations]})}),
     ToolSpec(relation_add, Tier.FULL, {"": op(
         Access.REVIEWER, Effect.ADDITIVE, Retry.SAFE, "a repeat is refused: already there",
-        service=C, method="AddRelation",
+        rpc=C.AddRelation,
         build=lambda a: pb.AddRelationRequest(relation=pb.Relation(
             name=a["name"], inverse=a["inverse"], transitive=a["transitive"],
             symmetric=a["symmetric"])),

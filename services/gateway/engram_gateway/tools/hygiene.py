@@ -11,7 +11,7 @@ from pydantic import Field
 from engram.v1 import coordination_pb2, cortex_pb2, dreamer_pb2
 from engram.v1 import memory_pb2 as pb
 
-from ..clients import Service
+from ..rpcs import COORDINATION, CORTEX, DREAMER, MEMORY
 from ..shaping.common import store_reply
 from ..shaping.hygiene import candidates_reply, stats_reply
 from .argtypes import ClusterLimit, EntryIds, MemoryText, Reason, Similarity
@@ -67,26 +67,26 @@ def memory_stats(namespace: Namespace = None) -> None:
 async def run_stats(inv: Invocation) -> dict[str, Any]:
     """One call per service, at once; the gateway only shapes."""
     m, c, b, d = await asyncio.gather(
-        inv.calls.memory("Stats", inv.caller, pb.MemoryStatsRequest()),
-        inv.calls.cortex("Stats", inv.caller, cortex_pb2.CortexStatsRequest()),
-        inv.calls.coordination("BoardStats", inv.caller, coordination_pb2.BoardStatsRequest()),
-        inv.calls.dreamer("Stats", inv.caller, dreamer_pb2.DreamStatsRequest()))
+        inv.calls.call(MEMORY.Stats, inv.caller, pb.MemoryStatsRequest()),
+        inv.calls.call(CORTEX.Stats, inv.caller, cortex_pb2.CortexStatsRequest()),
+        inv.calls.call(COORDINATION.BoardStats, inv.caller, coordination_pb2.BoardStatsRequest()),
+        inv.calls.call(DREAMER.Stats, inv.caller, dreamer_pb2.DreamStatsRequest()))
     return stats_reply(m, c, b, d)
 
 
-M = Service.MEMORY
+M = MEMORY
 NO_ID = "00000000-0000-0000-0000-000000000000"  # examples: well-formed, matches nothing
 
 TOOLS = [
     ToolSpec(memory_consolidation_candidates, Tier.FULL, {"": read(
-        M, "ConsolidationCandidates", shape=candidates_reply,
+        M.ConsolidationCandidates, shape=candidates_reply,
         build=lambda a: pb.ConsolidationCandidatesRequest(
             min_similarity=a["min_similarity"], limit=a["limit"]),
         rest="GET /v1/memories/consolidation-candidates")}),
     ToolSpec(memory_consolidate, Tier.FULL, {"": op(
         Access.WRITE, Effect.ADDITIVE, Retry.SAFE, "a repeat is refused (the entries are "
         "already superseded); with request_id it returns the first reply",
-        service=M, method="Consolidate", shape=store_reply, keyed=True,
+        rpc=M.Consolidate, shape=store_reply, keyed=True,
         rest="POST /v1/memories/consolidate",
         build=lambda a: pb.ConsolidateRequest(entry_ids=a["entry_ids"],
                                               new_text=a["new_text"], reason=a["reason"]))},

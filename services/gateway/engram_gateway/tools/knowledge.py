@@ -11,7 +11,7 @@ from engram.v1 import cortex_pb2 as pb
 from engram.v1 import dreamer_pb2
 from engram_kit.errors import InvalidArgument
 
-from ..clients import Service
+from ..rpcs import CORTEX, DREAMER
 from ..shaping.facts import conflict_item, fact_item
 from ..shaping.knowledge import lesson_item, world_item
 from .spec import (
@@ -125,7 +125,7 @@ async def run_review_list(inv: Invocation) -> dict[str, Any]:
     items: list[dict[str, Any]] = []
     total, next_cursor = 0, ""
     if kind not in PROPOSAL_KINDS:
-        r = await inv.calls.cortex("ReviewList", inv.caller, pb.ReviewListRequest(
+        r = await inv.calls.call(CORTEX.ReviewList, inv.caller, pb.ReviewListRequest(
             kind=kind, cursor=pos if phase == "c" else "", limit=size if phase == "c" else 1,
             q=q))
         total += r.total
@@ -133,8 +133,8 @@ async def run_review_list(inv: Invocation) -> dict[str, Any]:
             items = [review_item(i) for i in r.items]
             next_cursor = f"c{r.next_cursor}" if r.next_cursor else ""
     if kind in ("", *PROPOSAL_KINDS):
-        p = await inv.calls.dreamer("ListProposals", inv.caller,
-                                    dreamer_pb2.ListProposalsRequest(kind=kind))
+        p = await inv.calls.call(DREAMER.ListProposals, inv.caller,
+                                 dreamer_pb2.ListProposalsRequest(kind=kind))
         found = [x for x in p.proposals if q.strip().lower() in x.summary.lower()]
         total += len(found)
         if not next_cursor:
@@ -178,24 +178,24 @@ async def run_review_decide(inv: Invocation) -> dict[str, Any]:
     """A proposal is the dreamer's to apply; everything else the cortex's."""
     a = inv.args
     if a["item_id"].startswith("proposal:"):
-        r = await inv.calls.dreamer("DecideProposal", inv.caller,
-                                    dreamer_pb2.DecideProposalRequest(
-                                        proposal_id=a["item_id"].removeprefix("proposal:"),
-                                        decision=a["decision"], reasoning=a["reasoning"]))
+        r = await inv.calls.call(DREAMER.DecideProposal, inv.caller,
+                                 dreamer_pb2.DecideProposalRequest(
+                                     proposal_id=a["item_id"].removeprefix("proposal:"),
+                                     decision=a["decision"], reasoning=a["reasoning"]))
         return {"item_id": a["item_id"], "kind": r.proposal.kind, "status": r.proposal.status}
-    r = await inv.calls.cortex("ReviewDecide", inv.caller, pb.ReviewDecideRequest(
+    r = await inv.calls.call(CORTEX.ReviewDecide, inv.caller, pb.ReviewDecideRequest(
         item_id=a["item_id"], decision=a["decision"], winner_id=a["winner_id"],
         reasoning=a["reasoning"]))
     return {"item_id": r.item_id, "kind": r.kind, "status": r.status}
 
 
-C = Service.CORTEX
+C = CORTEX
 W = Effect.ADDITIVE
 
 TOOLS = [
     ToolSpec(world_set, Tier.FULL, {"": op(
         Access.WRITE, W, Retry.SAFE, "a repeat confirms the fact",
-        service=C, method="WorldSet",
+        rpc=C.WorldSet,
         build=lambda a: pb.WorldSetRequest(
             entity=a["entity"], attribute=a["attribute"], value=a["value"],
             source_url=a["source_url"], source_quote=a["source_quote"],
@@ -204,30 +204,30 @@ TOOLS = [
         example={"entity": "e", "attribute": "a", "value": "v",
                  "source_url": "https://example.org", "source_quote": "v"}),
     ToolSpec(world_search, Tier.FULL, {"": read(
-        C, "WorldSearch", build=lambda a: pb.TextSearchRequest(query=a["query"],
+        C.WorldSearch, build=lambda a: pb.TextSearchRequest(query=a["query"],
                                                                top_k=a["top_k"]),
         shape=lambda r: {"facts": [world_item(f) for f in r.facts]})}, example={"query": "x"}),
     ToolSpec(outcome_record, Tier.FULL, {"": op(
         Access.WRITE, W, Retry.CONDITIONAL, "safe with request_id (without, each call is one "
         "more signal towards a lesson)",
-        service=C, method="RecordOutcome", shape=outcome_reply, keyed=True,
+        rpc=C.RecordOutcome, shape=outcome_reply, keyed=True,
         build=lambda a: pb.OutcomeRequest(task=a["task"], outcome=a["outcome"],
                                           detail=a["detail"], used_ids=a["used_ids"] or []))},
         example={"task": "t", "outcome": "success"}),
     ToolSpec(lesson_search, Tier.FULL, {"": read(
-        C, "LessonSearch", build=lambda a: pb.TextSearchRequest(query=a["query"],
+        C.LessonSearch, build=lambda a: pb.TextSearchRequest(query=a["query"],
                                                                 top_k=a["top_k"]),
         shape=lambda r: {"lessons": [lesson_item(x) for x in r.lessons]})},
         example={"query": "x"}),
     ToolSpec(tag_propose_root, Tier.FULL, {"": op(
         Access.WRITE, W, Retry.SAFE, "a repeat reports the proposal's status",
-        service=C, method="ProposeRootTag",
+        rpc=C.ProposeRootTag,
         build=lambda a: pb.TagRequest(tag=a["tag"], reason=a["reason"]),
         shape=lambda r: {"tag": r.tag, "status": r.status, "note": r.note})},
         example={"tag": "registrytest", "reason": "r"}),
     ToolSpec(tag_alias, Tier.FULL, {"": op(
         Access.WRITE, W, Retry.SAFE, "the same alias again changes nothing",
-        service=C, method="AddTagAlias",
+        rpc=C.AddTagAlias,
         build=lambda a: pb.TagRequest(tag=a["tag"], alias=a["alias"]),
         shape=lambda r: {"tag": r.tag, "note": r.note})},
         example={"alias": "registry-py", "tag": "lang.python"}),

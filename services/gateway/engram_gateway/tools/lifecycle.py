@@ -14,7 +14,7 @@ from engram.v1 import coordination_pb2 as board_pb
 from engram.v1 import cortex_pb2 as pb
 from engram_kit.timestamps import to_timestamp
 
-from ..clients import Service
+from ..rpcs import COORDINATION, CORTEX, MEMORY
 from ..shaping.common import parse_time
 from ..shaping.facts import fact_item
 from ..shaping.knowledge import lesson_item, world_item
@@ -133,8 +133,8 @@ def writer_request(a: Args) -> common_pb2.ForgetByWriterRequest:
 async def run_forget_by_writer(inv: Invocation) -> dict[str, Any]:
     """Entries first: forgetting them also removes the facts drawn from them."""
     request = writer_request(inv.args)
-    entries = await inv.calls.memory("ForgetByWriter", inv.caller, request)
-    facts = await inv.calls.cortex("ForgetByWriter", inv.caller, request)
+    entries = await inv.calls.call(MEMORY.ForgetByWriter, inv.caller, request)
+    facts = await inv.calls.call(CORTEX.ForgetByWriter, inv.caller, request)
     return {"dry_run": inv.args["dry_run"],
             "entries": {"ids": list(entries.ids), "more": entries.more},
             "facts": {"ids": list(facts.ids), "more": facts.more},
@@ -150,14 +150,14 @@ def lesson_reply(r: pb.LessonRetireResponse) -> dict[str, Any]:
             "erased": r.erased}
 
 
-C, M, B = Service.CORTEX, Service.MEMORY, Service.COORDINATION
+C, M, B = CORTEX, MEMORY, COORDINATION
 W, D = Effect.ADDITIVE, Effect.DESTRUCTIVE
 SLOT = {"entity": "registry-test", "attribute": "state", "reason": "test"}
 
 TOOLS = [
     ToolSpec(document_forget, Tier.FULL, {"": op(
         Access.ERASE, D, Retry.SAFE, "a repeat finds the document gone",
-        service=M, method="DocumentForget", rest="POST /v1/documents/{document_id}/forget",
+        rpc=M.DocumentForget, rest="POST /v1/documents/{document_id}/forget",
         build=lambda a: memory_pb2.DocumentForgetRequest(document_id=a["document_id"],
                                                          reason=a["reason"]),
         shape=lambda r: {"document_id": r.document_id, "chunks": r.chunks,
@@ -165,36 +165,36 @@ TOOLS = [
         example={"document_id": NO_ID, "reason": "test"}),
     ToolSpec(world_retract, Tier.FULL, {"": op(
         Access.WRITE, D, Retry.SAFE, "a repeat finds nothing live (or left) to retract",
-        service=C, method="WorldRetract", shape=world_reply, erase_when="erase",
+        rpc=C.WorldRetract, shape=world_reply, erase_when="erase",
         build=lambda a: pb.WorldRetractRequest(entity=a["entity"], attribute=a["attribute"],
                                                reason=a["reason"], erase=a["erase"]))},
         example=SLOT),
     ToolSpec(world_restore, Tier.FULL, {"": op(
         Access.WRITE, W, Retry.SAFE, "a repeat is refused: the slot is live again",
-        service=C, method="WorldRestore", shape=world_reply,
+        rpc=C.WorldRestore, shape=world_reply,
         build=lambda a: pb.WorldRetractRequest(entity=a["entity"], attribute=a["attribute"],
                                                reason=a["reason"]))},
         example=SLOT),
     ToolSpec(lesson_retire, Tier.FULL, {"": op(
         Access.WRITE, D, Retry.SAFE, "a repeat is refused: the lesson is already retired",
-        service=C, method="LessonRetire", shape=lesson_reply, erase_when="erase",
+        rpc=C.LessonRetire, shape=lesson_reply, erase_when="erase",
         build=lambda a: pb.LessonRetireRequest(lesson_id=a["lesson_id"], reason=a["reason"],
                                                erase=a["erase"]))},
         example={"lesson_id": NO_ID, "reason": "test"}),
     ToolSpec(lesson_restore, Tier.FULL, {"": op(
         Access.WRITE, W, Retry.SAFE, "a repeat is refused: the lesson is live",
-        service=C, method="LessonRestore", shape=lesson_reply,
+        rpc=C.LessonRestore, shape=lesson_reply,
         build=lambda a: pb.LessonRetireRequest(lesson_id=a["lesson_id"], reason=a["reason"]))},
         example={"lesson_id": NO_ID, "reason": "test"}),
     ToolSpec(fact_forget, Tier.FULL, {"": op(
         Access.ERASE, D, Retry.SAFE, "a repeat finds nothing left to erase",
-        service=C, method="FactForget", shape=lambda r: {"erased": list(r.ids)},
+        rpc=C.FactForget, shape=lambda r: {"erased": list(r.ids)},
         build=lambda a: pb.FactForgetRequest(entity=a["entity"], attribute=a["attribute"],
                                              value=a["value"], reason=a["reason"]))},
         example=SLOT),
     ToolSpec(contender_decide, Tier.FULL, {"": op(
         Access.REVIEWER, D, Retry.SAFE, "a decided contender refuses a second decision",
-        service=C, method="ContenderDecide", rest="POST /v1/review/contenders/{fact_id}/decide",
+        rpc=C.ContenderDecide, rest="POST /v1/review/contenders/{fact_id}/decide",
         build=lambda a: pb.ContenderDecideRequest(fact_id=a["fact_id"], decision=a["decision"],
                                                   reasoning=a["reasoning"]),
         shape=lambda r: {"fact": fact_item(r.fact), "superseded": list(r.superseded)})},
@@ -205,7 +205,7 @@ TOOLS = [
         example={"principal": "registry-nobody", "reason": "test", "dry_run": True}),
     ToolSpec(mail_forget, Tier.FULL, {"": op(
         Access.WRITE, D, Retry.SAFE, "a repeat finds the body already gone",
-        service=B, method="ForgetMessage", rest="POST /v1/board/messages/{mail_id}/forget",
+        rpc=B.ForgetMessage, rest="POST /v1/board/messages/{mail_id}/forget",
         build=lambda a: board_pb.ForgetMessageRequest(id=a["mail_id"], reason=a["reason"]),
         shape=lambda r: {"erased": list(r.ids)})},
         example={"mail_id": NO_ID, "reason": "test"}),

@@ -10,7 +10,7 @@ from pydantic import Field
 from engram.v1 import memory_pb2 as pb
 from engram_kit.timestamps import to_timestamp
 
-from ..clients import Service
+from ..rpcs import MEMORY
 from ..shaping.common import (
     get_reply,
     parse_time,
@@ -122,7 +122,7 @@ async def run_search(inv: Invocation) -> dict[str, Any]:
     if vector is not None:
         request.query_vector.CopyFrom(vector)
     reply, blocks = await asyncio.gather(
-        inv.calls.memory("Search", inv.caller, request),
+        inv.calls.call(MEMORY.Search, inv.caller, request),
         served_facts(inv.calls, inv.caller, a["query"], a["top_k"], historical, vector))
     return search_reply(reply, a["verbose"], a["explain"], blocks.facts, blocks.note,
                         blocks.world)
@@ -187,7 +187,7 @@ def memory_rescue(
     entry is never archived by a later dream pass. {id, was_archived, rescued_at}."""
 
 
-M = Service.MEMORY
+M = MEMORY
 W, D = Effect.ADDITIVE, Effect.DESTRUCTIVE
 NO_ID = "00000000-0000-0000-0000-000000000000"  # examples: well-formed, matches nothing
 
@@ -195,42 +195,42 @@ TOOLS = [
     ToolSpec(memory_store, Tier.MINIMAL, {"": op(
         Access.WRITE, W, Retry.CONDITIONAL, "safe with request_id (without, a repeat is a "
         "restatement: same id, one more confirmation)",
-        service=M, method="Store", build=store_request, shape=store_reply, keyed=True,
+        rpc=M.Store, build=store_request, shape=store_reply, keyed=True,
         rest="POST /v1/memories")}, example={"text": "the registry drives the gateway"}),
     ToolSpec(memory_search, Tier.MINIMAL, {"": read(
-        M, "Search", build=search_request, run=run_search,
+        M.Search, build=search_request, run=run_search,
         rest="GET /v1/memories/search")}, example={"query": "registry"}),
     ToolSpec(memory_get, Tier.CORE, {"": read(
-        M, "Get", build=lambda a: pb.GetRequest(id=a["id"]), shape=get_reply,
+        M.Get, build=lambda a: pb.GetRequest(id=a["id"]), shape=get_reply,
         rest="GET /v1/memories/{entry_id}", rest_names={"id": "entry_id"})},
         example={"id": NO_ID}),
     ToolSpec(memory_recent, Tier.CORE, {"": read(
-        M, "Recent", shape=recent_reply, shape_args=("verbose",),
+        M.Recent, shape=recent_reply, shape_args=("verbose",),
         build=lambda a: pb.RecentRequest(n=a["n"], tags=a["tags"] or [], source=a["source"]),
         rest="GET /v1/memories/recent")}),
     ToolSpec(memory_supersede, Tier.CORE, {"": op(
         Access.WRITE, W, Retry.SAFE, "a repeat is refused: the entry is already superseded",
-        service=M, method="Supersede", shape=store_reply,
+        rpc=M.Supersede, shape=store_reply,
         rest="POST /v1/memories/{entry_id}/supersede",
         build=lambda a: pb.SupersedeRequest(entry_id=a["entry_id"], new_text=a["new_text"],
                                             reason=a["reason"]))},
         example={"entry_id": NO_ID, "new_text": "x"}),
     ToolSpec(memory_forget, Tier.CORE, {"": op(
         Access.WRITE, D, Retry.SAFE, "a repeat finds nothing left to forget",
-        service=M, method="Forget", build=forget_request,
+        rpc=M.Forget, build=forget_request,
         rest="POST /v1/memories/{entry_id}/forget", rest_args=("reason",),
         shape=lambda r: {"forgotten": list(r.forgotten), "tombstones": list(r.tombstones)})},
         example={"reason": "test", "entry_id": NO_ID}),
     ToolSpec(memory_reinforce, Tier.CORE, {"": op(
         Access.WRITE, W, Retry.CONDITIONAL, "safe with request_id (without, each call adds a "
         "confirmation)",
-        service=M, method="Reinforce", keyed=True, build=lambda a: pb.ReinforceRequest(
+        rpc=M.Reinforce, keyed=True, build=lambda a: pb.ReinforceRequest(
             entry_id=a["entry_id"]),
         shape=lambda r: {"id": r.id, "confirmations": r.confirmations})},
         example={"entry_id": NO_ID}),
     ToolSpec(memory_rescue, Tier.CORE, {"": op(
         Access.WRITE, W, Retry.SAFE, "a rescued entry stays rescued",
-        service=M, method="Rescue", shape=rescue_reply, rest="POST /v1/memories/{entry_id}/rescue",
+        rpc=M.Rescue, shape=rescue_reply, rest="POST /v1/memories/{entry_id}/rescue",
         build=lambda a: pb.RescueRequest(entry_id=a["entry_id"], reason=a["reason"]))},
         example={"entry_id": NO_ID}),
 ]

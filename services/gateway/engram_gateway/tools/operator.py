@@ -9,19 +9,21 @@ within its own, and may not revoke itself."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
 from engram.v1 import audit_pb2
+from engram.v1.audit_pb2_grpc import AuditServiceStub
 from engram_kit.errors import DomainError, Unavailable
 
-from ..clients import Service
+from ..rpcs import AUDIT, Req, Resp, Rpc, Service
 from ..shaping.common import iso_time
 from .spec import Access, Effect, Invocation, Namespace, Retry, Tier, ToolSpec, op
 from .tokens import TOKENS_TOOL
 
-AUDITED = (Service.MEMORY, Service.CORTEX, Service.COORDINATION)
+AUDITED = tuple(AUDIT)
 AuditService = Literal["all", "memory", "cortex", "coordination"]
 
 
@@ -53,12 +55,16 @@ def _row(r: audit_pb2.AuditRow) -> dict[str, Any]:
             "hash": r.hash}
 
 
-async def _each(inv: Invocation, method: str, request: Any) -> tuple[dict[str, Any],
-                                                                      dict[str, str]]:
-    replies, unavailable = {}, {}
+async def _each(inv: Invocation, rpc: Callable[[AuditServiceStub], Rpc[Req, Resp]],
+                request: Req) -> tuple[dict[str, Resp], dict[str, str]]:
+    """`rpc` picks the audit RPC (e.g. `lambda a: a.AuditShow`) from each
+    service's AuditService."""
+    replies: dict[str, Resp] = {}
+    unavailable: dict[str, str] = {}
     for service in _services(inv.args["service"]):
         try:
-            replies[service.value] = await inv.calls.call(service, method, inv.caller, request)
+            replies[service.value] = await inv.calls.call(rpc(AUDIT[service]), inv.caller,
+                                                          request)
         except Unavailable as exc:
             unavailable[service.value] = exc.message
         except DomainError as exc:
@@ -69,7 +75,7 @@ async def _each(inv: Invocation, method: str, request: Any) -> tuple[dict[str, A
 
 
 async def run_audit_show(inv: Invocation) -> dict[str, Any]:
-    replies, unavailable = await _each(inv, "AuditShow", audit_pb2.AuditShowRequest(
+    replies, unavailable = await _each(inv, lambda a: a.AuditShow, audit_pb2.AuditShowRequest(
         limit=inv.args["limit"], action=inv.args["action_prefix"]))
     return {"namespace": inv.caller.namespace,
             "services": {s: [_row(r) for r in reply.rows] for s, reply in replies.items()},
@@ -77,7 +83,8 @@ async def run_audit_show(inv: Invocation) -> dict[str, Any]:
 
 
 async def run_audit_verify(inv: Invocation) -> dict[str, Any]:
-    replies, unavailable = await _each(inv, "AuditVerify", audit_pb2.AuditVerifyRequest())
+    replies, unavailable = await _each(inv, lambda a: a.AuditVerify,
+                                       audit_pb2.AuditVerifyRequest())
     services = {s: {"ok": r.total_problems == 0, "rows": r.rows,
                     "total_problems": r.total_problems,
                     "problems": [{"row_id": p.row_id, "what": p.what} for p in r.problems]}

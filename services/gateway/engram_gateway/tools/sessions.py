@@ -12,7 +12,7 @@ from engram.v1 import coordination_pb2, cortex_pb2
 from engram.v1 import memory_pb2 as pb
 from engram_kit.errors import DomainError
 
-from ..clients import Service
+from ..rpcs import COORDINATION, CORTEX, MEMORY
 from ..shaping.board import inbox_reply
 from ..shaping.common import iso_time
 from .argtypes import ChangesCursor, Title, Uuid
@@ -78,8 +78,8 @@ async def _mail(inv: Invocation, since: str) -> tuple[list[dict[str, Any]], str]
     if not since:
         return [], ""
     try:
-        inbox = await inv.calls.coordination(
-            "ReceiveMessages", inv.caller, coordination_pb2.ReceiveMessagesRequest(limit=MAIL))
+        inbox = await inv.calls.call(COORDINATION.ReceiveMessages, inv.caller,
+                                     coordination_pb2.ReceiveMessagesRequest(limit=MAIL))
     except DomainError as exc:
         return [], f"coordination: {exc.message}"
     at = datetime.fromisoformat(since)  # cortex validated it
@@ -91,8 +91,8 @@ async def _mail(inv: Invocation, since: str) -> tuple[list[dict[str, Any]], str]
 
 async def run_changes(inv: Invocation) -> dict[str, Any]:
     since = inv.args["since"].strip()
-    facts = await inv.calls.cortex("SessionChanges", inv.caller,
-                                   cortex_pb2.SessionChangesRequest(since=since))
+    facts = await inv.calls.call(CORTEX.SessionChanges, inv.caller,
+                                 cortex_pb2.SessionChangesRequest(since=since))
     mail, unavailable = await _mail(inv, since)
     return {"facts": [{"entity": c.entity, "attribute": c.attribute, "value": c.value,
                        "change": c.change, "new_value": c.new_value or None, "by": c.by or None,
@@ -106,11 +106,11 @@ async def run_changes(inv: Invocation) -> dict[str, Any]:
 TOOLS = [
     ToolSpec(session_close, Tier.FULL, {"": op(
         Access.WRITE, Effect.ADDITIVE, Retry.SAFE, "closing a closed session returns it",
-        service=Service.MEMORY, method="SessionClose", shape=summary_reply,
+        rpc=MEMORY.SessionClose, shape=summary_reply,
         build=lambda a: pb.EpisodeRequest(title=a["title"]), rest="POST /v1/session/close",
         rest_hook=RestHook.SESSION_CLOSE)}),
     ToolSpec(episode_summary, Tier.CORE, {"": read(
-        Service.MEMORY, "EpisodeSummary", shape=summary_reply,
+        MEMORY.EpisodeSummary, shape=summary_reply,
         build=lambda a: pb.EpisodeSummaryRequest(id=a["id"]),
         rest="GET /v1/episodes/{episode_id}/summary", rest_names={"id": "episode_id"})},
         example={"id": "00000000-0000-0000-0000-000000000000"}),

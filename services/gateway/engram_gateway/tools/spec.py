@@ -17,15 +17,16 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum, StrEnum
 from functools import cached_property
-from typing import Annotated, Any
+from typing import Annotated, Any, Concatenate, Generic
 
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from engram_kit.context import CallerContext
 
-from ..clients import Calls, Service
+from ..clients import Calls
 from ..pipeline.retry_keys import with_request_id
+from ..rpcs import Req, Resp, Rpc
 from .argtypes import ArgsRule, RequestIdText
 
 Args = Mapping[str, Any]
@@ -101,22 +102,25 @@ class Invocation:
 
 
 Runner = Callable[[Invocation], Awaitable[dict[str, Any]]]
+# A reply (and the shape_args) -> JSON.
+Shape = Callable[Concatenate[Resp, ...], dict[str, Any]]
 
 
 @dataclass(frozen=True)
-class Op:
-    """One backend operation of a tool (or of one of its actions)."""
+class Op(Generic[Req, Resp]):
+    """One backend operation of a tool (or of one of its actions). Its type
+    parameters tie `build`'s request and `shape`'s reply to `rpc`'s (named in
+    engram_gateway.rpcs), so pyright checks them; `op` and `read` infer them."""
 
     access: Access
     effect: Effect
     retry: Retry
     note: str = ""  # when it is safe to repeat, for the tools doc
-    service: Service | None = None
-    method: str = ""
-    build: Callable[[Args], Any] | None = None  # arguments -> protobuf request
-    shape: Callable[..., dict[str, Any]] | None = None  # reply (+ shape_args) -> JSON
+    rpc: Rpc[Req, Resp] | None = None
+    build: Callable[[Args], Req] | None = None  # arguments -> protobuf request
+    shape: Shape[Resp] | None = None
     shape_args: tuple[str, ...] = ()
-    run: Runner | None = None  # instead of service/method/build/shape
+    run: Runner | None = None  # instead of rpc/build/shape
     rest: str = ""  # the REST route that runs the same operation
     # The arguments (besides path parameters) a generated route takes; None: all the tool's.
     rest_args: tuple[str, ...] | None = None
@@ -134,27 +138,30 @@ class Op:
     erase_when: str = ""
 
     async def invoke(self, inv: Invocation,
-                     shape: Callable[..., dict[str, Any]] | None = None) -> dict[str, Any]:
+                     shape: Shape[Resp] | None = None) -> dict[str, Any]:
         if self.keyed:
             inv = dataclasses.replace(
                 inv, caller=with_request_id(inv.caller, inv.args.get("request_id", "")))
         if self.run is not None and shape is None:
             return await self.run(inv)
-        if self.service is None or self.build is None:
-            raise TypeError(f"operation {self.method!r} has neither a runner nor a call")
-        reply = await inv.calls.call(self.service, self.method, inv.caller, self.build(inv.args))
+        if self.rpc is None or self.build is None:
+            raise TypeError(f"operation {self.rest!r} has neither a runner nor a call")
+        reply = await inv.calls.call(self.rpc, inv.caller, self.build(inv.args))
         shape = shape or self.shape
         assert shape is not None
         return shape(reply, *(inv.args[k] for k in self.shape_args))
 
 
-def op(access: Access, effect: Effect, retry: Retry, note: str = "", **call: Any) -> Op:
-    return Op(access, effect, retry, note, **call)
+def op(access: Access, effect: Effect, retry: Retry, note: str = "",
+       rpc: Rpc[Req, Resp] | None = None, build: Callable[[Args], Req] | None = None,
+       shape: Shape[Resp] | None = None, **rest: Any) -> Op[Req, Resp]:
+    return Op(access, effect, retry, note, rpc=rpc, build=build, shape=shape, **rest)
 
 
-def read(service: Service | None = None, method: str = "", **call: Any) -> Op:
+def read(rpc: Rpc[Req, Resp] | None = None, build: Callable[[Args], Req] | None = None,
+         shape: Shape[Resp] | None = None, **rest: Any) -> Op[Req, Resp]:
     """A read: no effect, safe to repeat."""
-    return Op(Access.READ, Effect.NONE, Retry.SAFE, service=service, method=method, **call)
+    return op(Access.READ, Effect.NONE, Retry.SAFE, rpc=rpc, build=build, shape=shape, **rest)
 
 
 @dataclass(frozen=True)
