@@ -19,6 +19,7 @@ from engram_kit.outbox import enqueue
 from . import repo
 from .decay import UseMarks
 from .events import entries_forgotten_event
+from .rows import EntryRow, FullEntryRow
 from .service import MemoryService, StoreInput, StoreResult, forgotten_digest
 from .sessions import resummarise
 from .validation import clean_source, clean_tags, clean_text, clean_top_k
@@ -40,7 +41,7 @@ class ForgetResult:
 
 @dataclass
 class EntryDetail:
-    entry: asyncpg.Record
+    entry: FullEntryRow
     versions: list[asyncpg.Record]
     links: list[asyncpg.Record]
 
@@ -122,7 +123,7 @@ class Lifecycle:
         return detail
 
     async def recent(self, ctx: CallerContext, n: int, tags: list[str],
-                     source: str) -> list[asyncpg.Record]:
+                     source: str) -> list[EntryRow]:
         limit = clean_top_k(n, self.s)
         filters = repo.Filters(clean_tags(tags, self.s), clean_source(source, self.s), None, None)
         async with tenant_tx(self.pool, ctx.require_namespace()) as conn:
@@ -137,6 +138,6 @@ class Lifecycle:
                            field="entry_id")
         row = await repo.get_entry(conn, entry_id)
         if row is not None:
-            raise InvalidArgument(f"entry {entry_id} is {row['status']}, not live",
+            raise InvalidArgument(f"entry {entry_id} is {row.status}, not live",
                                   field="entry_id")
         raise NotFound(f"entry {entry_id} does not exist in this namespace", field="entry_id")

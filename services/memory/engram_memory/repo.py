@@ -13,6 +13,8 @@ from uuid import UUID
 import asyncpg
 import numpy as np
 
+from .rows import EntryRow, FullEntryRow, ServedEntryRow, select_list
+
 # Every nearest-neighbour query here limits inside a MATERIALIZED knn CTE and
 # re-sorts outside it, so pgvector may return the HNSW candidates in relaxed
 # order and keep scanning while filters (namespace by RLS, live, tags) reject
@@ -20,10 +22,10 @@ import numpy as np
 # with a SET LOCAL round trip per transaction.
 VECTOR_SCAN = {"hnsw.iterative_scan": "relaxed_order"}
 
-ENTRY_COLUMNS = (
-    "id, text, source, tags, origin, episode, status, created_at, valid_from, "
-    "writer_principal, (embedding IS NOT NULL) AS embedded"
-)
+# What reads of entries select: the fields of the row types (rows.py).
+ENTRY_COLUMNS = select_list(EntryRow)
+SERVED_COLUMNS = select_list(ServedEntryRow)
+FULL_COLUMNS = select_list(FullEntryRow)
 
 
 @dataclass(frozen=True)
@@ -79,11 +81,12 @@ class Filters:
         return "".join(f" AND {c}" for c in clauses), params
 
 
-async def find_live_by_hash(conn: asyncpg.Connection, text_hash: str) -> asyncpg.Record | None:
-    return await conn.fetchrow(
+async def find_live_by_hash(conn: asyncpg.Connection, text_hash: str) -> EntryRow | None:
+    row = await conn.fetchrow(
         f"SELECT {ENTRY_COLUMNS} FROM live_entries WHERE text_hash = $1 "
         "ORDER BY created_at LIMIT 1", text_hash,
     )
+    return None if row is None else EntryRow.of(row)
 
 
 async def confirm(conn: asyncpg.Connection, entry_id: UUID) -> None:
@@ -92,7 +95,7 @@ async def confirm(conn: asyncpg.Connection, entry_id: UUID) -> None:
     )
 
 
-async def insert_entry(conn: asyncpg.Connection, e: NewEntry) -> asyncpg.Record:
+async def insert_entry(conn: asyncpg.Connection, e: NewEntry) -> EntryRow:
     """The entry and its version 1, in one statement (one round trip)."""
     row = await conn.fetchrow(
         "WITH e AS (INSERT INTO entries (id, namespace, text, text_hash, source, tags, origin,"
@@ -108,7 +111,7 @@ async def insert_entry(conn: asyncpg.Connection, e: NewEntry) -> asyncpg.Record:
         e.context_of, e.context_of_prior,
     )
     assert row is not None  # INSERT ... RETURNING yields the row
-    return row
+    return EntryRow.of(row)
 
 
 async def dense_ranked(conn: asyncpg.Connection, embedding: np.ndarray, filters: Filters,
@@ -234,13 +237,12 @@ async def retired_matches(conn: asyncpg.Connection, query: str, terms: TermLimit
     )
 
 
-async def fetch_by_ids(conn: asyncpg.Connection, ids: list[UUID]) -> dict[UUID, asyncpg.Record]:
+async def fetch_by_ids(conn: asyncpg.Connection,
+                       ids: list[UUID]) -> dict[UUID, ServedEntryRow]:
     """Rows already chosen by a ranked read (which applied the served set)."""
-    rows = await conn.fetch(
-        f"SELECT {ENTRY_COLUMNS}, superseded_by, retired_at FROM entries"
-        " WHERE id = ANY($1::uuid[])", ids
-    )
-    return {r["id"]: r for r in rows}
+    rows = await conn.fetch(f"SELECT {SERVED_COLUMNS} FROM entries WHERE id = ANY($1::uuid[])",
+                            ids)
+    return {r["id"]: ServedEntryRow.of(r) for r in rows}
 
 
 async def vector_column_dimension(conn: asyncpg.Connection) -> int | None:
@@ -254,11 +256,6 @@ async def vector_column_dimension(conn: asyncpg.Connection) -> int | None:
 
 # --- lifecycle --------------------------------------------------------------
 
-FULL_COLUMNS = (
-    f"{ENTRY_COLUMNS}, confirmations, supersedes, superseded_by, retired_at, "
-    "last_reinforced_at, client_id, session_id"
-)
-
 
 async def nearest_live_texts(conn: asyncpg.Connection, embedding: np.ndarray,
                              limit: int) -> list[asyncpg.Record]:
@@ -271,10 +268,11 @@ async def nearest_live_texts(conn: asyncpg.Connection, embedding: np.ndarray,
 
 
 async def get_entry(conn: asyncpg.Connection, entry_id: UUID,
-                    for_update: bool = False) -> asyncpg.Record | None:
+                    for_update: bool = False) -> FullEntryRow | None:
     lock = " FOR UPDATE" if for_update else ""
-    return await conn.fetchrow(f"SELECT {FULL_COLUMNS} FROM entries WHERE id = $1{lock}",
-                               entry_id)
+    row = await conn.fetchrow(f"SELECT {FULL_COLUMNS} FROM entries WHERE id = $1{lock}",
+                              entry_id)
+    return None if row is None else FullEntryRow.of(row)
 
 
 async def retire_live(conn: asyncpg.Connection, entry_id: UUID, status: str,
@@ -341,12 +339,13 @@ async def reinforce(conn: asyncpg.Connection, entry_id: UUID) -> asyncpg.Record 
 
 
 async def recent_live(conn: asyncpg.Connection, filters: Filters,
-                      limit: int) -> list[asyncpg.Record]:
+                      limit: int) -> list[EntryRow]:
     where, params = filters.sql(2)
-    return await conn.fetch(
+    rows = await conn.fetch(
         f"SELECT {ENTRY_COLUMNS} FROM live_entries e WHERE true{where}"
         " ORDER BY created_at DESC LIMIT $1", limit, *params,
     )
+    return [EntryRow.of(r) for r in rows]
 
 
 async def select_for_forget(conn: asyncpg.Connection, filters: Filters,

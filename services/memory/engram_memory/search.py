@@ -18,6 +18,7 @@ from . import repo, repo_identifiers, repo_time
 from .decay import UseMarks
 from .documents import ChunkHit, Documents
 from .identifiers import identifier_tokens
+from .rows import ServedEntryRow
 from .settings import MemorySettings
 from .timewords import asks_about_time
 from .validation import check_window, clean_source, clean_tags, clean_text, clean_top_k
@@ -42,7 +43,7 @@ class SearchInput:
 
 @dataclass
 class SearchHit:
-    entry: asyncpg.Record
+    entry: ServedEntryRow
     label: str
     fused: Fused
     dense_distance: float
@@ -85,17 +86,17 @@ class SearchResult:
     low_confidence: bool = False
 
 
-def serving_label(row: asyncpg.Record, as_of: datetime | None) -> str:
+def serving_label(row: ServedEntryRow, as_of: datetime | None) -> str:
     """The one place that says how a served row is to be read."""
     if as_of is not None:
         return f"current as of {as_of.date().isoformat()}"
-    if row["status"] == "live":
+    if row.status == "live":
         return "current"
-    if row["status"] == "superseded":
-        return f"superseded by {row['superseded_by']}" if row["superseded_by"] else "superseded"
-    if row["status"] == "archived":
+    if row.status == "superseded":
+        return f"superseded by {row.superseded_by}" if row.superseded_by else "superseded"
+    if row.status == "archived":
         return "archived (unused; memory_rescue brings it back)"
-    return row["status"]
+    return row.status
 
 
 def fusion_weights(s: MemorySettings) -> FusionWeights:
@@ -146,8 +147,7 @@ class Searcher:
                                       len(lexical)) if data.explain else None
         hits = self._hits(served, rows, contested, dense, lexical, data.as_of)
         if self.uses is not None and not ctx.read_only:  # a read grant writes nothing
-            self.uses.mark(namespace, [h.entry["id"] for h in hits
-                                       if h.entry["status"] == "live"])
+            self.uses.mark(namespace, [h.entry.id for h in hits if h.entry.status == "live"])
         result = SearchResult(hits, "hybrid" if vector is not None else "lexical", trace=trace,
                               low_confidence=self._low_confidence(hits, vector is not None))
         if vector is None:
@@ -182,7 +182,7 @@ class Searcher:
         return not any(h.fused.ranks.get(Channel.DENSE) and h.dense_distance <= floor for h in hits)
 
     @staticmethod
-    def _hits(served: list[Fused[uuid.UUID]], rows: dict[uuid.UUID, asyncpg.Record],
+    def _hits(served: list[Fused[uuid.UUID]], rows: dict[uuid.UUID, ServedEntryRow],
               contested: list[asyncpg.Record], dense: list[asyncpg.Record],
               lexical: list[asyncpg.Record], as_of: datetime | None) -> list[SearchHit]:
         rivals: dict[uuid.UUID, list[uuid.UUID]] = {}
@@ -210,7 +210,7 @@ class Searcher:
                  for r in await repo.lexical_terms(conn, query, self.terms)]
         below = cut[:MAX_DROPPED]
         texts = await repo.fetch_by_ids(conn, [f.key for f in below])
-        dropped = [Dropped(f.key, texts[f.key]["text"],
+        dropped = [Dropped(f.key, texts[f.key].text,
                            "ranked below top_k", f.score)
                    for f in below if f.key in texts]
         if data.as_of is None and not data.include_history:

@@ -29,6 +29,7 @@ from .context_vectors import Preceding, context_fields, preceding_entries
 from .episodes import current_episode
 from .events import entry_stored_event
 from .findings import Neighbour, Typed, classify
+from .rows import EntryRow
 from .settings import MemorySettings
 from .validation import (
     clean_origin,
@@ -72,7 +73,7 @@ class StoreInput:
 class StoreResult:
     id: uuid.UUID
     finding: Finding
-    entry: asyncpg.Record
+    entry: EntryRow
     related: list[uuid.UUID] = field(default_factory=list)
     superseded: list[uuid.UUID] = field(default_factory=list)
     contested_with: list[uuid.UUID] = field(default_factory=list)
@@ -95,7 +96,7 @@ async def _replayed(conn: asyncpg.Connection, earlier: dict[str, Any],
     ids = {k: [uuid.UUID(i) for i in earlier[k]] for k in ("related", "superseded",
                                                            "contested_with")}
     finding = Finding(earlier["finding"])
-    return StoreResult(row["id"], finding, row, embedded=earlier["embedded"],
+    return StoreResult(row.id, finding, row, embedded=earlier["embedded"],
                        reasserts_forgotten=await repo.tombstone_for_digest(conn, digest)
                        if finding is not Finding.RESTATEMENT else None, **ids)
 
@@ -196,10 +197,10 @@ class MemoryService:
         same = await repo.find_live_by_hash(conn, w.text_hash) if _may_restate(data) else None
         if same is None:
             return None
-        await repo.confirm(conn, same["id"])
+        await repo.confirm(conn, same.id)
         await audit.append(conn, w.namespace, ctx.principal, "entry.confirm",
-                           str(same["id"]), {"text_hmac": w.digest})
-        done = StoreResult(same["id"], Finding.RESTATEMENT, same, embedded=same["embedded"])
+                           str(same.id), {"text_hmac": w.digest})
+        done = StoreResult(same.id, Finding.RESTATEMENT, same, embedded=same.embedded)
         await idempotency.remember(conn, w.namespace, w.keyed, _replay_of(done))
         return done
 
@@ -243,9 +244,9 @@ class MemoryService:
         row = await repo.get_entry(conn, target, for_update=True)
         if row is None:
             raise NotFound(f"entry {target} does not exist in this namespace", field="entry_id")
-        if row["status"] != "live":
-            by = f" by {row['superseded_by']}" if row["superseded_by"] else ""
-            raise Conflict(f"entry {target} is already {row['status']}{by}; "
+        if row.status != "live":
+            by = f" by {row.superseded_by}" if row.superseded_by else ""
+            raise Conflict(f"entry {target} is already {row.status}{by}; "
                            "supersede the current entry instead", field="entry_id")
 
     async def _lock_live_targets(self, conn: asyncpg.Connection,

@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-import asyncpg
-
 from engram.v1 import memory_pb2
 from engram_kit.timestamps import to_timestamp
 
+from .rows import EntryRow
 from .service import StoreResult
 
 
-def entry_message(row: asyncpg.Record) -> memory_pb2.Entry:
+def entry_message(row: EntryRow) -> memory_pb2.Entry:
     return memory_pb2.Entry(
-        id=str(row["id"]), text=row["text"], source=row["source"], tags=list(row["tags"]),
-        origin=row["origin"], episode=row["episode"] or "", status=row["status"],
-        created_at=to_timestamp(row["created_at"]), valid_from=to_timestamp(row["valid_from"]),
-        writer_principal=row["writer_principal"], embedded=row["embedded"],
+        id=str(row.id), text=row.text, source=row.source, tags=list(row.tags),
+        origin=row.origin, episode=row.episode or "", status=row.status,
+        created_at=to_timestamp(row.created_at), valid_from=to_timestamp(row.valid_from),
+        writer_principal=row.writer_principal, embedded=row.embedded,
     )
 
 
