@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from engram_memory import repo
+from engram_memory import repo, rows
 from engram_memory.rows import (
     EXPRESSIONS,
     UNREAD_ENTRY_COLUMNS,
@@ -94,3 +94,12 @@ def test_a_row_is_built_from_its_record_and_is_frozen_and_slotted(row_type: type
 def test_a_record_with_another_column_is_refused():
     with pytest.raises(TypeError):
         EntryRow.of({**_record(EntryRow), "embedding": [0.1]})
+
+
+def test_every_row_type_is_frozen_and_slotted():
+    types = [t for t in vars(rows).values()
+             if isinstance(t, type) and dataclasses.is_dataclass(t)]
+    assert len(types) >= 8
+    for t in types:
+        assert t.__dataclass_params__.frozen, t  # type: ignore[attr-defined]
+        assert "__slots__" in vars(t), t

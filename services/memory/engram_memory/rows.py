@@ -85,3 +85,57 @@ def entry_fields(row_type: type = FullEntryRow) -> frozenset[str]:
     """The columns of `entries` a row type reads (its fields less expressions)."""
     return frozenset(f.name for f in fields(row_type) if f.name not in EXPRESSIONS)
 
+
+# --- projections: what a read returns that is not an entry ----------------
+# Built by keyword like the entries; each SELECT list is `select_list` of
+# its row.
+
+
+@dataclass(frozen=True, slots=True)
+class EntryState(_Of):
+    """An entry locked by a write that needs it live."""
+    id: UUID
+    status: str
+    superseded_by: UUID | None
+
+
+@dataclass(frozen=True, slots=True)
+class ForgetRow(_Of):
+    """What forgetting an entry reads of it: its tombstone's digest, its episode."""
+    id: UUID
+    text: str
+    episode: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class RetiredMatch(_Of):
+    """A superseded or archived row the lexical channel matched (explain)."""
+    id: UUID
+    text: str
+    status: str
+    superseded_by: UUID | None
+
+
+@dataclass(frozen=True, slots=True)
+class VersionRow(_Of):
+    version: int
+    text: str
+    changed_by: str
+    reason: str
+    status: str
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class LinkRow(_Of):
+    src: UUID
+    dst: UUID
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
+class TombstoneRow(_Of):
+    id: UUID
+    reason: str
+    forgotten_at: datetime
+    forgotten_by: str

@@ -133,8 +133,8 @@ class Searcher:
             dense = [] if vector is None else await repo.dense_ranked(
                 conn, vector, filters, depth, self.s.context_vector_weight)
             lexical = await repo.lexical_ranked(conn, query, filters, depth, self.terms)
-            channels = {Channel.DENSE: [r["id"] for r in dense],
-                        Channel.LEXICAL: [r["id"] for r in lexical]}
+            channels = {Channel.DENSE: [i for i, _ in dense],
+                        Channel.LEXICAL: [i for i, _ in lexical]}
             pool_ids = list({*channels[Channel.DENSE], *channels[Channel.LEXICAL]})
             context = await repo.episode_context(conn, pool_ids)
             held, exact, timed = await self._lift_inputs(conn, query, pool_ids)
@@ -183,14 +183,15 @@ class Searcher:
 
     @staticmethod
     def _hits(served: list[Fused[uuid.UUID]], rows: dict[uuid.UUID, ServedEntryRow],
-              contested: list[asyncpg.Record], dense: list[asyncpg.Record],
-              lexical: list[asyncpg.Record], as_of: datetime | None) -> list[SearchHit]:
+              contested: list[tuple[uuid.UUID, uuid.UUID]],
+              dense: list[tuple[uuid.UUID, float]], lexical: list[tuple[uuid.UUID, float]],
+              as_of: datetime | None) -> list[SearchHit]:
         rivals: dict[uuid.UUID, list[uuid.UUID]] = {}
-        for pair in contested:
-            rivals.setdefault(pair["src"], []).append(pair["dst"])
-            rivals.setdefault(pair["dst"], []).append(pair["src"])
-        distances = {r["id"]: float(r["distance"]) for r in dense}
-        lex_scores = {r["id"]: float(r["score"]) for r in lexical}
+        for src, dst in contested:
+            rivals.setdefault(src, []).append(dst)
+            rivals.setdefault(dst, []).append(src)
+        distances = {i: float(d) for i, d in dense}
+        lex_scores = {i: float(s) for i, s in lexical}
         hits = []
         for f in served:
             row = rows.get(f.key)
@@ -206,8 +207,7 @@ class Searcher:
     async def _trace(self, conn: asyncpg.Connection, query: str, data: SearchInput,
                      cut: list[Fused], n_dense: int, n_lexical: int) -> SearchTrace:
         """The ranking trace: the query's terms, and why matches were not served."""
-        terms = [QueryTerm(r["lexeme"], r["df"], r["kept"])
-                 for r in await repo.lexical_terms(conn, query, self.terms)]
+        terms = [QueryTerm(*t) for t in await repo.lexical_terms(conn, query, self.terms)]
         below = cut[:MAX_DROPPED]
         texts = await repo.fetch_by_ids(conn, [f.key for f in below])
         dropped = [Dropped(f.key, texts[f.key].text,
@@ -216,11 +216,11 @@ class Searcher:
         if data.as_of is None and not data.include_history:
             for row in await repo.retired_matches(conn, query, self.terms,
                                                        MAX_DROPPED):
-                by = f" by {row['superseded_by']}" if row["superseded_by"] else (
+                by = f" by {row.superseded_by}" if row.superseded_by else (
                     " (unused; memory_rescue brings it back)"
-                    if row["status"] == "archived" else "")
-                dropped.append(Dropped(row["id"], row["text"],
-                                       f"{row['status']}{by}: not current "
+                    if row.status == "archived" else "")
+                dropped.append(Dropped(row.id, row.text,
+                                       f"{row.status}{by}: not current "
                                        "(include_history serves it, labelled)"))
         w = self.weights
         fusion = (f"dense: own vector blended {self.s.context_vector_weight} with the context "

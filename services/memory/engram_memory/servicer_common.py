@@ -26,6 +26,6 @@ def store_response(result: StoreResult) -> memory_pb2.StoreResponse:
         superseded=[str(s) for s in result.superseded], embedded=result.embedded,
         entry=entry_message(result.entry), contested_with=[str(c) for c in result.contested_with],
         reasserts_forgotten=memory_pb2.Tombstone(
-            id=str(stone["id"]), reason=stone["reason"],
-            forgotten_at=to_timestamp(stone["forgotten_at"])) if stone else None,
+            id=str(stone.id), reason=stone.reason,
+            forgotten_at=to_timestamp(stone.forgotten_at)) if stone else None,
     )
