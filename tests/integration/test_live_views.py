@@ -7,7 +7,11 @@ has run."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import asyncpg
+
+from engram_memory.rows import EXPRESSIONS, UNREAD_ENTRY_COLUMNS, FullEntryRow
 
 VIEWS_SQL = """
 SELECT v.table_schema, v.table_name FROM information_schema.views v
@@ -35,3 +39,30 @@ async def test_every_live_view_carries_every_column_of_its_table(admin_dsn: str)
     finally:
         await conn.close()
     assert missing == {}
+
+
+NULLABLE_SQL = """
+SELECT column_name, is_nullable = 'YES' AS nullable FROM information_schema.columns
+ WHERE table_schema = 'memory' AND table_name = $1
+"""
+
+
+async def test_memory_entry_rows_carry_every_column_of_entries(admin_dsn: str):
+    """Each column of memory.entries (and so of live_entries) is a field of
+    the typed rows reads return (engram_memory.rows) or is named unread;
+    a field may be None where its column is nullable."""
+    conn = await asyncpg.connect(admin_dsn)
+    try:
+        tables = {t: {r["column_name"]: r["nullable"] for r in await conn.fetch(NULLABLE_SQL, t)}
+                  for t in ("entries", "live_entries")}
+    finally:
+        await conn.close()
+    fields = {f.name: str(f.type) for f in dataclasses.fields(FullEntryRow)
+              if f.name not in EXPRESSIONS}
+    for table, columns in tables.items():
+        assert set(columns) == set(fields) | UNREAD_ENTRY_COLUMNS, (
+            table, sorted(set(columns) - set(fields) - UNREAD_ENTRY_COLUMNS),
+            sorted((set(fields) | UNREAD_ENTRY_COLUMNS) - set(columns)))
+    nullable = tables["entries"]
+    assert {name for name, hint in fields.items() if nullable[name] and "None" not in hint} \
+        == set()

@@ -227,7 +227,7 @@ async def test_bm25_weights_reach_postgres_as_floats(stack: Stack):
             async def scores(k1: float, b: float) -> list[tuple[str, float]]:
                 rows = await repo.lexical_ranked(conn, "zanzibar", no_filters, 10,
                                                  repo.TermLimits(1.0, 20_000, k1, b))
-                return [(ids[str(r["id"])], r["score"]) for r in rows]
+                return [(ids[str(entry_id)], score) for entry_id, score in rows]
 
             (first, s1), (second, s2) = await scores(1.2, 0.75)
             docs, avgdl = await conn.fetchrow("SELECT docs, lexemes::float8 / docs"

@@ -8,7 +8,6 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-import asyncpg
 import numpy as np
 
 from engram_kit.context import CallerContext
@@ -16,6 +15,7 @@ from engram_kit.db import tenant_tx
 from engram_kit.errors import InvalidArgument
 
 from . import repo_hygiene
+from .rows import EntryRow
 from .service import MemoryService, StoreInput, StoreResult
 from .settings import MemorySettings
 from .validation import clean_text
@@ -35,7 +35,7 @@ def terms(text: str) -> set[str]:
 
 @dataclass
 class Cluster:
-    members: list[asyncpg.Record]
+    members: list[EntryRow]
     similarity: list[float]          # of each member to the first
     min_similarity: float            # the weakest link that joined it
     shared_terms: list[str] = field(default_factory=list)
@@ -112,17 +112,17 @@ class Consolidation:
         truncated, rows = len(rows) > scan, rows[:scan]
         found: list[Cluster] = []
         if rows:
-            vectors = np.stack([as_array(r["embedding"]) for r in rows])
+            vectors = np.stack([as_array(vector) for _, vector in rows])
             for idx, weakest in cluster(vectors, threshold):
-                found.append(self._describe([rows[i] for i in idx], vectors[idx], weakest))
+                found.append(self._describe([rows[i][0] for i in idx], vectors[idx], weakest))
         found.sort(key=lambda c: (-len(c.members), -c.min_similarity))
         return Candidates(found[:limit or cap], len(rows), truncated, threshold)
 
     @staticmethod
-    def _describe(members: list[asyncpg.Record], vectors: np.ndarray,
+    def _describe(members: list[EntryRow], vectors: np.ndarray,
                   weakest: float) -> Cluster:
         unit = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-        shared = set.intersection(*(terms(m["text"]) for m in members))
+        shared = set.intersection(*(terms(m.text) for m in members))
         return Cluster(members, [float(x) for x in unit @ unit[0]], weakest,
                        sorted(shared))
 

@@ -108,7 +108,7 @@ class Decay:
                 current = await repo.get_entry(conn, entry_id)
                 if current is None:
                     raise NotFound(f"no entry {entry_id} in this namespace")
-                raise Conflict(f"entry {entry_id} is {current['status']}; only a live or "
+                raise Conflict(f"entry {entry_id} is {current.status}; only a live or "
                                "archived entry can be rescued")
             await audit.append(conn, ns, ctx.principal, "entry.rescue", str(entry_id),
                                {"was": row["was"], "reason": reason})

@@ -15,7 +15,7 @@ from engram_kit.outbox import enqueue
 from engram_kit.vocab import Role
 from engram_kit.writer_window import WriterWindow
 
-from . import repo, repo_documents
+from . import repo_documents, repo_forget
 from .events import entries_forgotten_event
 from .service import forgotten_digest
 from .settings import MemorySettings
@@ -88,15 +88,16 @@ class Erasure:
         namespace, w = ctx.require_namespace(), check_window(window)
         limit = self.s.forget_writer_max_rows
         async with audit.audited_tx(self.pool, namespace) as conn:
-            rows = await repo.select_by_writer(conn, w.principal, w.since, w.until, limit + 1)
+            rows = await repo_forget.select_by_writer(conn, w.principal, w.since, w.until,
+                                                      limit + 1)
             more, rows = len(rows) > limit, rows[:limit]
-            ids = [r["id"] for r in rows]
+            ids = [r.id for r in rows]
             if w.dry_run or not ids:
                 return WriterForgotten(ids, more, limit)
             for r in rows:
-                await repo.add_tombstone(conn, namespace, r["id"], forgotten_digest(r["text"]),
-                                         w.reason, ctx.principal)
-            await repo.delete_entries(conn, ids)
+                await repo_forget.add_tombstone(conn, namespace, r.id, forgotten_digest(r.text),
+                                                w.reason, ctx.principal)
+            await repo_forget.delete_entries(conn, ids)
             event_id, subject, payload = entries_forgotten_event(ctx, ids, w.reason)
             await enqueue(conn, event_id, namespace, subject, payload)
             await audit.append(conn, namespace, ctx.principal, "entry.forget_by_writer",

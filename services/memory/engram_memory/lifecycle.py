@@ -16,9 +16,10 @@ from engram_kit.errors import InvalidArgument, NotFound
 from engram_kit.idempotency import Keyed
 from engram_kit.outbox import enqueue
 
-from . import repo
+from . import repo, repo_forget
 from .decay import UseMarks
 from .events import entries_forgotten_event
+from .rows import EntryRow, FullEntryRow, LinkRow, VersionRow
 from .service import MemoryService, StoreInput, StoreResult, forgotten_digest
 from .sessions import resummarise
 from .validation import clean_source, clean_tags, clean_text, clean_top_k
@@ -40,9 +41,9 @@ class ForgetResult:
 
 @dataclass
 class EntryDetail:
-    entry: asyncpg.Record
-    versions: list[asyncpg.Record]
-    links: list[asyncpg.Record]
+    entry: FullEntryRow
+    versions: list[VersionRow]
+    links: list[LinkRow]
 
 
 class Lifecycle:
@@ -69,23 +70,24 @@ class Lifecycle:
                                   "(tags, source, before)", field="entry_id")
         async with audit.audited_tx(self.pool, namespace) as conn:
             if what.entry_id is not None:
-                rows = await repo.forget_candidate(conn, what.entry_id)
+                rows = await repo_forget.forget_candidate(conn, what.entry_id)
                 if not rows:
                     await self._explain_missing(conn, what.entry_id)
             else:
-                rows = await repo.select_for_forget(conn, filters, self.s.max_forget_batch + 1)
+                rows = await repo_forget.select_for_forget(conn, filters,
+                                                           self.s.max_forget_batch + 1)
                 if len(rows) > self.s.max_forget_batch:
                     raise InvalidArgument(
                         f"the filter matches more than {self.s.max_forget_batch} entries; "
                         "narrow it", field="tags")
-            ids = [r["id"] for r in rows]
-            stones = [await repo.add_tombstone(conn, namespace, r["id"],
-                                               forgotten_digest(r["text"]), reason,
-                                               ctx.principal)
+            ids = [r.id for r in rows]
+            stones = [await repo_forget.add_tombstone(conn, namespace, r.id,
+                                                      forgotten_digest(r.text), reason,
+                                                      ctx.principal)
                       for r in rows]
             if ids:
-                await repo.delete_entries(conn, ids)
-                await resummarise(conn, [r["episode"] for r in rows if r["episode"]])
+                await repo_forget.delete_entries(conn, ids)
+                await resummarise(conn, [r.episode for r in rows if r.episode])
                 event_id, subject, payload = entries_forgotten_event(ctx, ids, reason)
                 await enqueue(conn, event_id, namespace, subject, payload)
                 await audit.append(conn, namespace, ctx.principal, "entry.forget", "",
@@ -98,14 +100,14 @@ class Lifecycle:
         async with audit.audited_tx(self.pool, ctx.require_namespace()) as conn:
             if (earlier := await idempotency.replay(conn, keyed)) is not None:
                 return earlier["confirmations"]
-            row = await repo.reinforce(conn, entry_id)
-            if row is None:
+            confirmations = await repo.reinforce(conn, entry_id)
+            if confirmations is None:
                 await self._explain_missing(conn, entry_id)
             await audit.append(conn, ctx.namespace, ctx.principal, "entry.reinforce",
                                str(entry_id))
             await idempotency.remember(conn, ctx.namespace, keyed,
-                                       {"confirmations": row["confirmations"]})
-        return row["confirmations"]
+                                       {"confirmations": confirmations})
+        return confirmations
 
     async def get(self, ctx: CallerContext, entry_id: uuid.UUID,
                   peek: bool = False) -> EntryDetail:
@@ -122,7 +124,7 @@ class Lifecycle:
         return detail
 
     async def recent(self, ctx: CallerContext, n: int, tags: list[str],
-                     source: str) -> list[asyncpg.Record]:
+                     source: str) -> list[EntryRow]:
         limit = clean_top_k(n, self.s)
         filters = repo.Filters(clean_tags(tags, self.s), clean_source(source, self.s), None, None)
         async with tenant_tx(self.pool, ctx.require_namespace()) as conn:
@@ -130,13 +132,13 @@ class Lifecycle:
 
     @staticmethod
     async def _explain_missing(conn: asyncpg.Connection, entry_id: uuid.UUID) -> NoReturn:
-        stone = await repo.tombstone_for_entry(conn, entry_id)
+        stone = await repo_forget.tombstone_for_entry(conn, entry_id)
         if stone is not None:
             raise NotFound(f"entry {entry_id} was forgotten at "
-                           f"{stone['forgotten_at'].isoformat()} ({stone['reason']})",
+                           f"{stone.forgotten_at.isoformat()} ({stone.reason})",
                            field="entry_id")
         row = await repo.get_entry(conn, entry_id)
         if row is not None:
-            raise InvalidArgument(f"entry {entry_id} is {row['status']}, not live",
+            raise InvalidArgument(f"entry {entry_id} is {row.status}, not live",
                                   field="entry_id")
         raise NotFound(f"entry {entry_id} does not exist in this namespace", field="entry_id")

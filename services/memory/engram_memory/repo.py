@@ -13,6 +13,16 @@ from uuid import UUID
 import asyncpg
 import numpy as np
 
+from .rows import (
+    EntryRow,
+    FullEntryRow,
+    LinkRow,
+    RetiredMatch,
+    ServedEntryRow,
+    VersionRow,
+    select_list,
+)
+
 # Every nearest-neighbour query here limits inside a MATERIALIZED knn CTE and
 # re-sorts outside it, so pgvector may return the HNSW candidates in relaxed
 # order and keep scanning while filters (namespace by RLS, live, tags) reject
@@ -20,10 +30,10 @@ import numpy as np
 # with a SET LOCAL round trip per transaction.
 VECTOR_SCAN = {"hnsw.iterative_scan": "relaxed_order"}
 
-ENTRY_COLUMNS = (
-    "id, text, source, tags, origin, episode, status, created_at, valid_from, "
-    "writer_principal, (embedding IS NOT NULL) AS embedded"
-)
+# What reads of entries select: the fields of the row types (rows.py).
+ENTRY_COLUMNS = select_list(EntryRow)
+SERVED_COLUMNS = select_list(ServedEntryRow)
+FULL_COLUMNS = select_list(FullEntryRow)
 
 
 @dataclass(frozen=True)
@@ -79,11 +89,12 @@ class Filters:
         return "".join(f" AND {c}" for c in clauses), params
 
 
-async def find_live_by_hash(conn: asyncpg.Connection, text_hash: str) -> asyncpg.Record | None:
-    return await conn.fetchrow(
+async def find_live_by_hash(conn: asyncpg.Connection, text_hash: str) -> EntryRow | None:
+    row = await conn.fetchrow(
         f"SELECT {ENTRY_COLUMNS} FROM live_entries WHERE text_hash = $1 "
         "ORDER BY created_at LIMIT 1", text_hash,
     )
+    return None if row is None else EntryRow.of(row)
 
 
 async def confirm(conn: asyncpg.Connection, entry_id: UUID) -> None:
@@ -92,7 +103,7 @@ async def confirm(conn: asyncpg.Connection, entry_id: UUID) -> None:
     )
 
 
-async def insert_entry(conn: asyncpg.Connection, e: NewEntry) -> asyncpg.Record:
+async def insert_entry(conn: asyncpg.Connection, e: NewEntry) -> EntryRow:
     """The entry and its version 1, in one statement (one round trip)."""
     row = await conn.fetchrow(
         "WITH e AS (INSERT INTO entries (id, namespace, text, text_hash, source, tags, origin,"
@@ -108,12 +119,12 @@ async def insert_entry(conn: asyncpg.Connection, e: NewEntry) -> asyncpg.Record:
         e.context_of, e.context_of_prior,
     )
     assert row is not None  # INSERT ... RETURNING yields the row
-    return row
+    return EntryRow.of(row)
 
 
 async def dense_ranked(conn: asyncpg.Connection, embedding: np.ndarray, filters: Filters,
-                       limit: int, context_weight: float = 0.0) -> list[asyncpg.Record]:
-    """The nearest rows. With `context_weight` (migration 0020) the distance
+                       limit: int, context_weight: float = 0.0) -> list[tuple[UUID, float]]:
+    """The nearest rows' ids and distances. With `context_weight` (migration 0020) the distance
     is (1 - w) x the own vector's + w x the context vector's (the own one's
     where a row has none), over the nearest rows of either index: two index
     scans, one round trip."""
@@ -124,7 +135,7 @@ async def dense_ranked(conn: asyncpg.Connection, embedding: np.ndarray, filters:
     if context_weight <= 0:
         sql = (f"WITH knn AS MATERIALIZED ({knn.format(col='embedding')})"
                " SELECT id, distance FROM knn ORDER BY distance")
-        return await conn.fetch(sql, embedding, limit, *rel_params, *params)
+        return _pairs(await conn.fetch(sql, embedding, limit, *rel_params, *params))
     w = 3 + len(rel_params) + len(params)
     sql = (f"WITH own AS MATERIALIZED ({knn.format(col='embedding')}),"
            f" ctx AS MATERIALIZED ({knn.format(col='context_embedding')}),"
@@ -134,7 +145,12 @@ async def dense_ranked(conn: asyncpg.Connection, embedding: np.ndarray, filters:
            "   AS distance"
            " FROM entries e JOIN pool USING (id) WHERE e.embedding IS NOT NULL"
            " ORDER BY 2, 1 LIMIT $2")
-    return await conn.fetch(sql, embedding, limit, *rel_params, *params, context_weight)
+    return _pairs(await conn.fetch(sql, embedding, limit, *rel_params, *params, context_weight))
+
+
+def _pairs(rows: list[asyncpg.Record]) -> list[tuple[UUID, float]]:
+    """(id, distance or score): a ranked channel's rows, in order."""
+    return [(r[0], r[1]) for r in rows]
 
 
 @dataclass(frozen=True)
@@ -163,26 +179,28 @@ _SCORED_POSTINGS = (
 
 
 async def lexical_ranked(conn: asyncpg.Connection, query: str, filters: Filters, limit: int,
-                         terms: TermLimits) -> list[asyncpg.Record]:
+                         terms: TermLimits) -> list[tuple[UUID, float]]:
     """BM25 over the query's kept terms. Term frequency is taken as 1
     (memories are short); the length norm counts distinct lexemes. Hits come
     sorted by score, so the served-set check probes entries only until
     `limit` rows pass (an incremental sort finishes the tie-break)."""
     relation, rel_params = filters.relation(7)
     where, params = filters.sql(7 + len(rel_params))
-    return await conn.fetch(
+    return _pairs(await conn.fetch(
         f"{_SCORED_POSTINGS}"
         " SELECT e.id, h.score FROM (SELECT * FROM hits ORDER BY score DESC) h"
         f" JOIN {relation} e ON e.id = h.entry_id WHERE true{where}"
         " ORDER BY h.score DESC, e.created_at DESC, e.id LIMIT $2",
         query, limit, terms.max_df, terms.match_budget, terms.k1, terms.b, *rel_params, *params,
-    )
+    ))
 
 
 async def lexical_terms(conn: asyncpg.Connection, query: str,
-                        terms: TermLimits) -> list[asyncpg.Record]:
-    return await conn.fetch("SELECT lexeme, df, kept FROM lexical_terms($1, $2, $3)",
+                        terms: TermLimits) -> list[tuple[str, int, bool]]:
+    """(lexeme, rows holding it, kept) per query term."""
+    rows = await conn.fetch("SELECT lexeme, df, kept FROM lexical_terms($1, $2, $3)",
                             query, terms.max_df, terms.match_budget)
+    return [(r["lexeme"], r["df"], r["kept"]) for r in rows]
 
 
 @dataclass
@@ -222,9 +240,9 @@ async def common_terms_held(conn: asyncpg.Connection, query: str, terms: TermLim
 
 
 async def retired_matches(conn: asyncpg.Connection, query: str, terms: TermLimits,
-                          limit: int) -> list[asyncpg.Record]:
+                          limit: int) -> list[RetiredMatch]:
     """Superseded or archived rows the lexical channel would match (for explain)."""
-    return await conn.fetch(
+    rows = await conn.fetch(
         f"{_SCORED_POSTINGS}"
         " SELECT e.id, e.text, e.status, e.superseded_by"
         " FROM (SELECT * FROM hits ORDER BY score DESC) h JOIN entries e ON e.id = h.entry_id"
@@ -232,15 +250,15 @@ async def retired_matches(conn: asyncpg.Connection, query: str, terms: TermLimit
         " ORDER BY h.score DESC, e.created_at DESC, e.id LIMIT $2",
         query, limit, terms.max_df, terms.match_budget, terms.k1, terms.b,
     )
+    return [RetiredMatch.of(r) for r in rows]
 
 
-async def fetch_by_ids(conn: asyncpg.Connection, ids: list[UUID]) -> dict[UUID, asyncpg.Record]:
+async def fetch_by_ids(conn: asyncpg.Connection,
+                       ids: list[UUID]) -> dict[UUID, ServedEntryRow]:
     """Rows already chosen by a ranked read (which applied the served set)."""
-    rows = await conn.fetch(
-        f"SELECT {ENTRY_COLUMNS}, superseded_by, retired_at FROM entries"
-        " WHERE id = ANY($1::uuid[])", ids
-    )
-    return {r["id"]: r for r in rows}
+    rows = await conn.fetch(f"SELECT {SERVED_COLUMNS} FROM entries WHERE id = ANY($1::uuid[])",
+                            ids)
+    return {r["id"]: ServedEntryRow.of(r) for r in rows}
 
 
 async def vector_column_dimension(conn: asyncpg.Connection) -> int | None:
@@ -254,27 +272,25 @@ async def vector_column_dimension(conn: asyncpg.Connection) -> int | None:
 
 # --- lifecycle --------------------------------------------------------------
 
-FULL_COLUMNS = (
-    f"{ENTRY_COLUMNS}, confirmations, supersedes, superseded_by, retired_at, "
-    "last_reinforced_at, client_id, session_id"
-)
-
 
 async def nearest_live_texts(conn: asyncpg.Connection, embedding: np.ndarray,
-                             limit: int) -> list[asyncpg.Record]:
-    return await conn.fetch(
+                             limit: int) -> list[tuple[UUID, str, float]]:
+    """(id, text, distance) of the nearest live entries."""
+    rows = await conn.fetch(
         "WITH knn AS MATERIALIZED ("
         "  SELECT id, text, embedding <=> $1 AS distance FROM live_entries"
         "  WHERE embedding IS NOT NULL ORDER BY embedding <=> $1 LIMIT $2)"
         " SELECT id, text, distance FROM knn ORDER BY distance", embedding, limit,
     )
+    return [(r["id"], r["text"], r["distance"]) for r in rows]
 
 
 async def get_entry(conn: asyncpg.Connection, entry_id: UUID,
-                    for_update: bool = False) -> asyncpg.Record | None:
+                    for_update: bool = False) -> FullEntryRow | None:
     lock = " FOR UPDATE" if for_update else ""
-    return await conn.fetchrow(f"SELECT {FULL_COLUMNS} FROM entries WHERE id = $1{lock}",
-                               entry_id)
+    row = await conn.fetchrow(f"SELECT {FULL_COLUMNS} FROM entries WHERE id = $1{lock}",
+                              entry_id)
+    return None if row is None else FullEntryRow.of(row)
 
 
 async def retire_live(conn: asyncpg.Connection, entry_id: UUID, status: str,
@@ -302,11 +318,12 @@ async def add_version(conn: asyncpg.Connection, namespace: str, entry_id: UUID, 
     )
 
 
-async def versions(conn: asyncpg.Connection, entry_id: UUID) -> list[asyncpg.Record]:
-    return await conn.fetch(
-        "SELECT version, text, changed_by, reason, status, created_at FROM entry_versions"
+async def versions(conn: asyncpg.Connection, entry_id: UUID) -> list[VersionRow]:
+    rows = await conn.fetch(
+        f"SELECT {select_list(VersionRow)} FROM entry_versions"
         " WHERE entry_id = $1 ORDER BY version", entry_id,
     )
+    return [VersionRow.of(r) for r in rows]
 
 
 async def link(conn: asyncpg.Connection, namespace: str, src: UUID, dst: UUID,
@@ -317,88 +334,39 @@ async def link(conn: asyncpg.Connection, namespace: str, src: UUID, dst: UUID,
     )
 
 
-async def links_of(conn: asyncpg.Connection, entry_id: UUID) -> list[asyncpg.Record]:
-    return await conn.fetch(
-        "SELECT src, dst, kind FROM entry_links WHERE src = $1 OR dst = $1", entry_id
+async def links_of(conn: asyncpg.Connection, entry_id: UUID) -> list[LinkRow]:
+    rows = await conn.fetch(
+        f"SELECT {select_list(LinkRow)} FROM entry_links WHERE src = $1 OR dst = $1", entry_id
     )
+    return [LinkRow.of(r) for r in rows]
 
 
-async def contested_pairs(conn: asyncpg.Connection, ids: list[UUID]) -> list[asyncpg.Record]:
-    """Contradiction links touching `ids` whose other side is still live."""
-    return await conn.fetch(
+async def contested_pairs(conn: asyncpg.Connection,
+                          ids: list[UUID]) -> list[tuple[UUID, UUID]]:
+    """(src, dst) of the contradiction links touching `ids` whose other side
+    is still live."""
+    rows = await conn.fetch(
         "SELECT l.src, l.dst FROM entry_links l"
         " JOIN live_entries a ON a.id = l.src JOIN live_entries b ON b.id = l.dst"
         " WHERE l.kind = 'contradicts' AND (l.src = ANY($1::uuid[]) OR l.dst = ANY($1::uuid[]))",
         ids,
     )
+    return [(r["src"], r["dst"]) for r in rows]
 
 
-async def reinforce(conn: asyncpg.Connection, entry_id: UUID) -> asyncpg.Record | None:
-    return await conn.fetchrow(
+async def reinforce(conn: asyncpg.Connection, entry_id: UUID) -> int | None:
+    """The live entry's confirmations after this one (None: not live)."""
+    return await conn.fetchval(
         "UPDATE entries SET confirmations = confirmations + 1, last_reinforced_at = now()"
         " WHERE id = $1 AND status = 'live' RETURNING confirmations", entry_id,
     )
 
 
 async def recent_live(conn: asyncpg.Connection, filters: Filters,
-                      limit: int) -> list[asyncpg.Record]:
+                      limit: int) -> list[EntryRow]:
     where, params = filters.sql(2)
-    return await conn.fetch(
+    rows = await conn.fetch(
         f"SELECT {ENTRY_COLUMNS} FROM live_entries e WHERE true{where}"
         " ORDER BY created_at DESC LIMIT $1", limit, *params,
     )
-
-
-async def select_for_forget(conn: asyncpg.Connection, filters: Filters,
-                            limit: int) -> list[asyncpg.Record]:
-    where, params = filters.sql(2)
-    return await conn.fetch(
-        f"SELECT id, text, text_hash, episode FROM entries WHERE status <> 'deleted'{where}"
-        " ORDER BY created_at LIMIT $1 FOR UPDATE", limit, *params,
-    )
-
-
-async def forget_candidate(conn: asyncpg.Connection, entry_id: UUID) -> list[asyncpg.Record]:
-    return await conn.fetch(
-        "SELECT id, text, text_hash, episode FROM entries WHERE id = $1 FOR UPDATE", entry_id
-    )
-
-
-async def delete_entries(conn: asyncpg.Connection, ids: list[UUID]) -> None:
-    """Removes rows, vectors and lexical data; links/versions/queue cascade and
-    supersession pointers are nulled (ON DELETE SET NULL)."""
-    await conn.execute("DELETE FROM entries WHERE id = ANY($1::uuid[])", ids)
-
-
-async def add_tombstone(conn: asyncpg.Connection, namespace: str, entry_id: UUID,
-                        digest: str, reason: str, by: str) -> UUID:
-    """Who, why, when and a keyed digest: no words of what was forgotten."""
-    value = await conn.fetchval(
-        "INSERT INTO tombstones (id, namespace, entry_id, content_hmac, reason,"
-        " forgotten_by) VALUES (gen_random_uuid(), $1, $2, $3, $4, $5) RETURNING id",
-        namespace, entry_id, digest, reason, by,
-    )
-    assert value is not None  # INSERT ... RETURNING yields the id
-    return value
-
-
-async def tombstone_for_digest(conn: asyncpg.Connection, digest: str) -> asyncpg.Record | None:
-    return await conn.fetchrow(
-        "SELECT id, reason, forgotten_at, forgotten_by FROM tombstones WHERE content_hmac = $1"
-        " ORDER BY forgotten_at DESC LIMIT 1", digest,
-    )
-
-
-async def tombstone_for_entry(conn: asyncpg.Connection, entry_id: UUID) -> asyncpg.Record | None:
-    return await conn.fetchrow(
-        "SELECT id, reason, forgotten_at FROM tombstones WHERE entry_id = $1", entry_id
-    )
-
-
-async def select_by_writer(conn: asyncpg.Connection, principal: str, since: datetime | None,
-                           until: datetime | None, limit: int) -> list[asyncpg.Record]:
-    return await conn.fetch(
-        "SELECT id, text FROM entries WHERE status <> 'deleted' AND writer_principal = $1"
-        " AND ($2::timestamptz IS NULL OR created_at >= $2)"
-        " AND ($3::timestamptz IS NULL OR created_at < $3)"
-        " ORDER BY created_at, id LIMIT $4 FOR UPDATE", principal, since, until, limit)
+    return [EntryRow.of(r) for r in rows]

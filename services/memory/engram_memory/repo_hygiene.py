@@ -10,24 +10,30 @@ import asyncpg
 from engram_kit.db import fetchrow_one
 
 from .repo import ENTRY_COLUMNS
+from .rows import EntryRow, EntryState, select_list
 
 # Tables whose size memory_stats apportions to a namespace by its row share.
 SIZED_TABLES = ("entries", "documents", "document_chunks")
 
 
-async def newest_embedded_live(conn: asyncpg.Connection, limit: int) -> list[asyncpg.Record]:
-    """The newest live entries that have a vector (the ns/status/created index)."""
-    return await conn.fetch(
+async def newest_embedded_live(conn: asyncpg.Connection,
+                               limit: int) -> list[tuple[EntryRow, object]]:
+    """The newest live entries that have a vector (the ns/status/created index),
+    each with its vector as the pgvector codec decoded it (not copied)."""
+    rows = await conn.fetch(
         f"SELECT {ENTRY_COLUMNS}, embedding FROM live_entries WHERE embedding IS NOT NULL"
         " ORDER BY created_at DESC LIMIT $1", limit)
+    return [(EntryRow.of({k: v for k, v in r.items() if k != "embedding"}), r["embedding"])
+            for r in rows]
 
 
-async def lock_entries(conn: asyncpg.Connection, ids: list[UUID]) -> list[asyncpg.Record]:
+async def lock_entries(conn: asyncpg.Connection, ids: list[UUID]) -> list[EntryState]:
     """The named entries, locked, in a stable order (no deadlock between two
     consolidations of overlapping sets)."""
-    return await conn.fetch(
-        "SELECT id, status, superseded_by FROM entries WHERE id = ANY($1::uuid[])"
+    rows = await conn.fetch(
+        f"SELECT {select_list(EntryState)} FROM entries WHERE id = ANY($1::uuid[])"
         " ORDER BY id FOR UPDATE", ids)
+    return [EntryState.of(r) for r in rows]
 
 
 async def counts(conn: asyncpg.Connection) -> asyncpg.Record:

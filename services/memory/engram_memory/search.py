@@ -18,6 +18,7 @@ from . import repo, repo_identifiers, repo_time
 from .decay import UseMarks
 from .documents import ChunkHit, Documents
 from .identifiers import identifier_tokens
+from .rows import ServedEntryRow
 from .settings import MemorySettings
 from .timewords import asks_about_time
 from .validation import check_window, clean_source, clean_tags, clean_text, clean_top_k
@@ -42,7 +43,7 @@ class SearchInput:
 
 @dataclass
 class SearchHit:
-    entry: asyncpg.Record
+    entry: ServedEntryRow
     label: str
     fused: Fused
     dense_distance: float
@@ -85,17 +86,17 @@ class SearchResult:
     low_confidence: bool = False
 
 
-def serving_label(row: asyncpg.Record, as_of: datetime | None) -> str:
+def serving_label(row: ServedEntryRow, as_of: datetime | None) -> str:
     """The one place that says how a served row is to be read."""
     if as_of is not None:
         return f"current as of {as_of.date().isoformat()}"
-    if row["status"] == "live":
+    if row.status == "live":
         return "current"
-    if row["status"] == "superseded":
-        return f"superseded by {row['superseded_by']}" if row["superseded_by"] else "superseded"
-    if row["status"] == "archived":
+    if row.status == "superseded":
+        return f"superseded by {row.superseded_by}" if row.superseded_by else "superseded"
+    if row.status == "archived":
         return "archived (unused; memory_rescue brings it back)"
-    return row["status"]
+    return row.status
 
 
 def fusion_weights(s: MemorySettings) -> FusionWeights:
@@ -132,8 +133,8 @@ class Searcher:
             dense = [] if vector is None else await repo.dense_ranked(
                 conn, vector, filters, depth, self.s.context_vector_weight)
             lexical = await repo.lexical_ranked(conn, query, filters, depth, self.terms)
-            channels = {Channel.DENSE: [r["id"] for r in dense],
-                        Channel.LEXICAL: [r["id"] for r in lexical]}
+            channels = {Channel.DENSE: [i for i, _ in dense],
+                        Channel.LEXICAL: [i for i, _ in lexical]}
             pool_ids = list({*channels[Channel.DENSE], *channels[Channel.LEXICAL]})
             context = await repo.episode_context(conn, pool_ids)
             held, exact, timed = await self._lift_inputs(conn, query, pool_ids)
@@ -146,8 +147,7 @@ class Searcher:
                                       len(lexical)) if data.explain else None
         hits = self._hits(served, rows, contested, dense, lexical, data.as_of)
         if self.uses is not None and not ctx.read_only:  # a read grant writes nothing
-            self.uses.mark(namespace, [h.entry["id"] for h in hits
-                                       if h.entry["status"] == "live"])
+            self.uses.mark(namespace, [h.entry.id for h in hits if h.entry.status == "live"])
         result = SearchResult(hits, "hybrid" if vector is not None else "lexical", trace=trace,
                               low_confidence=self._low_confidence(hits, vector is not None))
         if vector is None:
@@ -182,15 +182,16 @@ class Searcher:
         return not any(h.fused.ranks.get(Channel.DENSE) and h.dense_distance <= floor for h in hits)
 
     @staticmethod
-    def _hits(served: list[Fused[uuid.UUID]], rows: dict[uuid.UUID, asyncpg.Record],
-              contested: list[asyncpg.Record], dense: list[asyncpg.Record],
-              lexical: list[asyncpg.Record], as_of: datetime | None) -> list[SearchHit]:
+    def _hits(served: list[Fused[uuid.UUID]], rows: dict[uuid.UUID, ServedEntryRow],
+              contested: list[tuple[uuid.UUID, uuid.UUID]],
+              dense: list[tuple[uuid.UUID, float]], lexical: list[tuple[uuid.UUID, float]],
+              as_of: datetime | None) -> list[SearchHit]:
         rivals: dict[uuid.UUID, list[uuid.UUID]] = {}
-        for pair in contested:
-            rivals.setdefault(pair["src"], []).append(pair["dst"])
-            rivals.setdefault(pair["dst"], []).append(pair["src"])
-        distances = {r["id"]: float(r["distance"]) for r in dense}
-        lex_scores = {r["id"]: float(r["score"]) for r in lexical}
+        for src, dst in contested:
+            rivals.setdefault(src, []).append(dst)
+            rivals.setdefault(dst, []).append(src)
+        distances = {i: float(d) for i, d in dense}
+        lex_scores = {i: float(s) for i, s in lexical}
         hits = []
         for f in served:
             row = rows.get(f.key)
@@ -206,21 +207,20 @@ class Searcher:
     async def _trace(self, conn: asyncpg.Connection, query: str, data: SearchInput,
                      cut: list[Fused], n_dense: int, n_lexical: int) -> SearchTrace:
         """The ranking trace: the query's terms, and why matches were not served."""
-        terms = [QueryTerm(r["lexeme"], r["df"], r["kept"])
-                 for r in await repo.lexical_terms(conn, query, self.terms)]
+        terms = [QueryTerm(*t) for t in await repo.lexical_terms(conn, query, self.terms)]
         below = cut[:MAX_DROPPED]
         texts = await repo.fetch_by_ids(conn, [f.key for f in below])
-        dropped = [Dropped(f.key, texts[f.key]["text"],
+        dropped = [Dropped(f.key, texts[f.key].text,
                            "ranked below top_k", f.score)
                    for f in below if f.key in texts]
         if data.as_of is None and not data.include_history:
             for row in await repo.retired_matches(conn, query, self.terms,
                                                        MAX_DROPPED):
-                by = f" by {row['superseded_by']}" if row["superseded_by"] else (
+                by = f" by {row.superseded_by}" if row.superseded_by else (
                     " (unused; memory_rescue brings it back)"
-                    if row["status"] == "archived" else "")
-                dropped.append(Dropped(row["id"], row["text"],
-                                       f"{row['status']}{by}: not current "
+                    if row.status == "archived" else "")
+                dropped.append(Dropped(row.id, row.text,
+                                       f"{row.status}{by}: not current "
                                        "(include_history serves it, labelled)"))
         w = self.weights
         fusion = (f"dense: own vector blended {self.s.context_vector_weight} with the context "

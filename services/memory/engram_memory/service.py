@@ -23,12 +23,13 @@ from engram_kit.idempotency import Keyed
 from engram_kit.outbox import enqueue
 from engram_kit.vocab import Finding
 
-from . import repo, repo_hygiene
+from . import repo, repo_forget, repo_hygiene
 from . import repo_vector_queue as vector_queue
 from .context_vectors import Preceding, context_fields, preceding_entries
 from .episodes import current_episode
 from .events import entry_stored_event
 from .findings import Neighbour, Typed, classify
+from .rows import EntryRow, TombstoneRow
 from .settings import MemorySettings
 from .validation import (
     clean_origin,
@@ -72,12 +73,12 @@ class StoreInput:
 class StoreResult:
     id: uuid.UUID
     finding: Finding
-    entry: asyncpg.Record
+    entry: EntryRow
     related: list[uuid.UUID] = field(default_factory=list)
     superseded: list[uuid.UUID] = field(default_factory=list)
     contested_with: list[uuid.UUID] = field(default_factory=list)
     embedded: bool = False
-    reasserts_forgotten: asyncpg.Record | None = None
+    reasserts_forgotten: TombstoneRow | None = None
 
 
 def _replay_of(done: StoreResult) -> dict[str, Any]:
@@ -95,8 +96,8 @@ async def _replayed(conn: asyncpg.Connection, earlier: dict[str, Any],
     ids = {k: [uuid.UUID(i) for i in earlier[k]] for k in ("related", "superseded",
                                                            "contested_with")}
     finding = Finding(earlier["finding"])
-    return StoreResult(row["id"], finding, row, embedded=earlier["embedded"],
-                       reasserts_forgotten=await repo.tombstone_for_digest(conn, digest)
+    return StoreResult(row.id, finding, row, embedded=earlier["embedded"],
+                       reasserts_forgotten=await repo_forget.tombstone_for_digest(conn, digest)
                        if finding is not Finding.RESTATEMENT else None, **ids)
 
 
@@ -196,10 +197,10 @@ class MemoryService:
         same = await repo.find_live_by_hash(conn, w.text_hash) if _may_restate(data) else None
         if same is None:
             return None
-        await repo.confirm(conn, same["id"])
+        await repo.confirm(conn, same.id)
         await audit.append(conn, w.namespace, ctx.principal, "entry.confirm",
-                           str(same["id"]), {"text_hmac": w.digest})
-        done = StoreResult(same["id"], Finding.RESTATEMENT, same, embedded=same["embedded"])
+                           str(same.id), {"text_hmac": w.digest})
+        done = StoreResult(same.id, Finding.RESTATEMENT, same, embedded=same.embedded)
         await idempotency.remember(conn, w.namespace, w.keyed, _replay_of(done))
         return done
 
@@ -218,7 +219,7 @@ class MemoryService:
         )
         row = await repo.insert_entry(conn, entry)
         await self._apply(conn, ctx, entry.id, typed, data.reason)
-        forgotten = await repo.tombstone_for_digest(conn, w.digest)
+        forgotten = await repo_forget.tombstone_for_digest(conn, w.digest)
         event_id, subject, payload = entry_stored_event(
             ctx, entry.id, typed.finding, embedded=vector is not None,
             superseded=typed.supersedes, contested=typed.contradicts,
@@ -243,9 +244,9 @@ class MemoryService:
         row = await repo.get_entry(conn, target, for_update=True)
         if row is None:
             raise NotFound(f"entry {target} does not exist in this namespace", field="entry_id")
-        if row["status"] != "live":
-            by = f" by {row['superseded_by']}" if row["superseded_by"] else ""
-            raise Conflict(f"entry {target} is already {row['status']}{by}; "
+        if row.status != "live":
+            by = f" by {row.superseded_by}" if row.superseded_by else ""
+            raise Conflict(f"entry {target} is already {row.status}{by}; "
                            "supersede the current entry instead", field="entry_id")
 
     async def _lock_live_targets(self, conn: asyncpg.Connection,
@@ -253,15 +254,15 @@ class MemoryService:
         """Fail closed: a consolidation needs every named entry live."""
         if not targets:
             return
-        rows = {r["id"]: r for r in await repo_hygiene.lock_entries(conn, targets)}
+        rows = {r.id: r for r in await repo_hygiene.lock_entries(conn, targets)}
         for target in targets:
             row = rows.get(target)
             if row is None:
                 raise NotFound(f"entry {target} does not exist in this namespace",
                                field="entry_ids")
-            if row["status"] != "live":
-                by = f" by {row['superseded_by']}" if row["superseded_by"] else ""
-                raise Conflict(f"entry {target} is already {row['status']}{by}; "
+            if row.status != "live":
+                by = f" by {row.superseded_by}" if row.superseded_by else ""
+                raise Conflict(f"entry {target} is already {row.status}{by}; "
                                "consolidate current entries only", field="entry_ids")
 
     async def _type(self, conn: asyncpg.Connection, text: str, vector: np.ndarray | None,
@@ -273,7 +274,7 @@ class MemoryService:
         if vector is None:
             return Typed(Finding.NEW)
         near = await repo.nearest_live_texts(conn, vector, 5)
-        return classify(text, [Neighbour(r["id"], r["text"], float(r["distance"])) for r in near],
+        return classify(text, [Neighbour(*r) for r in near],
                         subject_distance=self.s.subject_distance,
                         paraphrase_distance=self.s.paraphrase_distance)
 

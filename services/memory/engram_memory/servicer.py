@@ -129,12 +129,12 @@ class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
         row = detail.entry
         return memory_pb2.GetResponse(
             entry=entry_message(row), label=serving_label(row, None),
-            superseded_by=str(row["superseded_by"] or ""), confirmations=row["confirmations"],
+            superseded_by=str(row.superseded_by or ""), confirmations=row.confirmations,
             versions=[memory_pb2.Version(
-                version=v["version"], text=v["text"], changed_by=v["changed_by"],
-                reason=v["reason"], status=v["status"], created_at=to_timestamp(v["created_at"]))
+                version=v.version, text=v.text, changed_by=v.changed_by,
+                reason=v.reason, status=v.status, created_at=to_timestamp(v.created_at))
                 for v in detail.versions],
-            links=[memory_pb2.Link(src=str(ln["src"]), dst=str(ln["dst"]), kind=ln["kind"])
+            links=[memory_pb2.Link(src=str(ln.src), dst=str(ln.dst), kind=ln.kind)
                    for ln in detail.links],
         )
 
