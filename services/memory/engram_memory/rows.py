@@ -9,13 +9,12 @@ and `tests/integration/test_live_views.py` check the fields against the
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from datetime import datetime
-from typing import Any, Self
 from uuid import UUID
 
-import asyncpg
+from engram_kit import rows
+from engram_kit.rows import Row
 
 # Fields that are expressions, not columns: what each selects.
 EXPRESSIONS = {"embedded": "(embedding IS NOT NULL) AS embedded"}
@@ -34,22 +33,12 @@ UNREAD_ENTRY_COLUMNS = frozenset({
 
 
 def select_list(row_type: type) -> str:
-    """The SELECT (or RETURNING) list of a row type: its fields, in order."""
-    return ", ".join(EXPRESSIONS.get(f.name, f.name) for f in fields(row_type))
-
-
-class _Of:
-    __slots__ = ()
-
-    @classmethod
-    def of(cls, record: asyncpg.Record | Mapping[str, Any]) -> Self:
-        """The row of a record whose columns are exactly the fields (built
-        by keyword: a missing or extra column is a TypeError)."""
-        return cls(**record)
+    """The SELECT (or RETURNING) list of a memory row type."""
+    return rows.select_list(row_type, EXPRESSIONS)
 
 
 @dataclass(frozen=True, slots=True)
-class EntryRow(_Of):
+class EntryRow(Row):
     """An entry as reads return it (`ENTRY_COLUMNS` in repo.py)."""
     id: UUID
     text: str
@@ -92,7 +81,7 @@ def entry_fields(row_type: type = FullEntryRow) -> frozenset[str]:
 
 
 @dataclass(frozen=True, slots=True)
-class EntryState(_Of):
+class EntryState(Row):
     """An entry locked by a write that needs it live."""
     id: UUID
     status: str
@@ -100,7 +89,7 @@ class EntryState(_Of):
 
 
 @dataclass(frozen=True, slots=True)
-class ForgetRow(_Of):
+class ForgetRow(Row):
     """What forgetting an entry reads of it: its tombstone's digest, its episode."""
     id: UUID
     text: str
@@ -108,7 +97,7 @@ class ForgetRow(_Of):
 
 
 @dataclass(frozen=True, slots=True)
-class RetiredMatch(_Of):
+class RetiredMatch(Row):
     """A superseded or archived row the lexical channel matched (explain)."""
     id: UUID
     text: str
@@ -117,7 +106,7 @@ class RetiredMatch(_Of):
 
 
 @dataclass(frozen=True, slots=True)
-class VersionRow(_Of):
+class VersionRow(Row):
     version: int
     text: str
     changed_by: str
@@ -127,14 +116,14 @@ class VersionRow(_Of):
 
 
 @dataclass(frozen=True, slots=True)
-class LinkRow(_Of):
+class LinkRow(Row):
     src: UUID
     dst: UUID
     kind: str
 
 
 @dataclass(frozen=True, slots=True)
-class TombstoneRow(_Of):
+class TombstoneRow(Row):
     id: UUID
     reason: str
     forgotten_at: datetime
