@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from engram_memory import repo, repo_sessions, rows, rows_episodes
+from engram_memory import repo, repo_sessions, rows, rows_documents, rows_episodes
 from engram_memory.rows import (
     EXPRESSIONS,
     UNREAD_ENTRY_COLUMNS,
@@ -47,6 +47,13 @@ def test_every_column_of_episodes_is_a_field_or_named_unread():
     assert {"id", "summary", "auto_title", "last_active_at"} <= columns  # the parse works
     assert_covered(columns, rows_episodes.episode_fields(),
                    rows_episodes.UNREAD_EPISODE_COLUMNS)
+
+
+def test_every_column_of_documents_is_a_field_or_named_unread():
+    columns = table_columns(MIGRATIONS, "documents")
+    assert {"id", "content", "original"} <= columns  # the parse works
+    assert_covered(columns, rows_documents.document_fields(),
+                   rows_documents.UNREAD_DOCUMENT_COLUMNS)
 
 
 def test_the_select_lists_are_the_fields():
@@ -91,7 +98,7 @@ def test_a_record_with_another_column_is_refused():
         EntryRow.of({**_record(EntryRow), "embedding": [0.1]})
 
 
-ROW_MODULES = (rows, rows_episodes)
+ROW_MODULES = (rows, rows_episodes, rows_documents)
 
 
 @pytest.mark.parametrize("module", ROW_MODULES, ids=lambda m: m.__name__)
