@@ -10,6 +10,7 @@ from pathlib import Path
 _COMMENT = re.compile(r"--[^\n]*")
 _COLUMN_CHANGE = re.compile(r"\b(ADD|DROP)\s+COLUMN\s+(?:IF\s+(?:NOT\s+)?EXISTS\s+)?(\w+)",
                             re.I)
+_RENAME = re.compile(r"\bRENAME\s+COLUMN\s+(\w+)\s+TO\s+(\w+)", re.I)
 _NOT_A_COLUMN = {"check", "constraint", "primary", "unique", "foreign", "exclude"}
 
 
@@ -29,6 +30,9 @@ def table_columns(migrations: Path, table: str) -> set[str]:
                 continue
             for action, name in _COLUMN_CHANGE.findall(statement):
                 (columns.add if action.upper() == "ADD" else columns.discard)(name.lower())
+            for old, new in _RENAME.findall(statement):
+                columns.discard(old.lower())
+                columns.add(new.lower())
     return columns
 
 

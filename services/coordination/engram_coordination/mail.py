@@ -208,8 +208,8 @@ class Mail:
             done = await repo_mail.redact(conn, wanted, actor.principal)
             for row in done:  # the audit keeps the hash of what was removed
                 await repo.audit(conn, actor.namespace, actor.principal, actor.agent_id,
-                                 "message.redact", str(row["id"]),
-                                 {"body_hmac": row["body_hmac"]})
+                                 "message.redact", str(row.id),
+                                 {"body_hmac": row.body_hmac})
         return len(done)
 
     async def forget(self, actor: Actor, message_id: str, reason: str) -> list[str]:

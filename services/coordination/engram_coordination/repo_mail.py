@@ -10,6 +10,9 @@ import asyncpg
 
 from engram_kit import locks
 from engram_kit.db import fetchval_one
+from engram_kit.rows import select_list
+
+from .rows import ErasedBody
 
 
 @dataclass(frozen=True)
@@ -98,12 +101,12 @@ async def ack(conn: asyncpg.Connection, recipient: str, ids: list[uuid.UUID]) ->
 
 
 async def redact(conn: asyncpg.Connection, ids: list[uuid.UUID],
-                 by: str) -> list[asyncpg.Record]:
-    return await conn.fetch(
+                 by: str) -> list[ErasedBody]:
+    return ErasedBody.all(await conn.fetch(
         """UPDATE messages SET body = NULL, redacted_at = now(), redacted_by = $2
            WHERE id = ANY($1::uuid[]) AND body IS NOT NULL
-           RETURNING id, body_hmac""",
-        ids, by)
+           RETURNING """ + select_list(ErasedBody),
+        ids, by))
 
 
 async def lock_sender(conn: asyncpg.Connection, namespace: str, agent_id: str) -> None:

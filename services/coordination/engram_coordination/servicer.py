@@ -17,6 +17,7 @@ from .board import actor_of
 from .leases import LeaseOutcome, Leases, LeaseState
 from .mail import Mail
 from .presence import AgentUpdate, AgentView, ParkRecord, Presence
+from .rows import LeaseAt
 from .settings import CoordinationSettings
 from .stats import board_counts
 from .toolsets import Toolsets
@@ -48,13 +49,14 @@ def agent_message(view: AgentView, settings: CoordinationSettings,
 
 def lease_message(state: LeaseState) -> pb.Lease:
     row = state.row
-    now = row.get("now", None)
-    held = row["holder"] is not None and (now is None or row["expires_at"] > now)
+    now = row.now if isinstance(row, LeaseAt) else None
+    held = row.holder is not None and (now is None or row.expires_at is None
+                                       or row.expires_at > now)
     return pb.Lease(
-        name=row["name"], holder=row["holder"] if held else "",
-        fencing_token=row["last_token"],
-        expires_at=to_timestamp(row["expires_at"]) if held else None,
-        queue=state.queue, offered_to=row["offered_to"] or "" if not held else "",
+        name=row.name, holder=row.holder if held else "",
+        fencing_token=row.last_token,
+        expires_at=to_timestamp(row.expires_at) if held else None,
+        queue=state.queue, offered_to=row.offered_to or "" if not held else "",
         offered_until=to_timestamp(state.offered_until) if not held else None,
     )
 
@@ -171,9 +173,9 @@ class CoordinationServicer(rpc.CoordinationServiceServicer):
                          context: Any) -> pb.BoardStatsResponse:
         c = await board_counts(self._pool, self._s, current_caller())
         return pb.BoardStatsResponse(
-            agents=c["agents"], agents_active=c["active"], leases_held=c["held"],
-            lease_waiters=c["waiters"], mail_pending=c["pending"],
-            mail_acked_bodies=c["acked_bodies"])
+            agents=c.agents, agents_active=c.active, leases_held=c.held,
+            lease_waiters=c.waiters, mail_pending=c.pending,
+            mail_acked_bodies=c.acked_bodies)
 
     async def GetToolset(self, request: pb.GetToolsetRequest, context: Any) -> pb.ToolsetReply:
         return pb.ToolsetReply(tier=await self._toolsets.get(current_caller()))
