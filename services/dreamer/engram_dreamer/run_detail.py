@@ -87,7 +87,7 @@ async def rollback_preview(pool: asyncpg.Pool, ns: str,
         blockers.append(f"the run is {row['status']}; only a committed run can be rolled back")
     if decided:
         blockers.append("proposals already decided: " + ", ".join(
-            f"{r['id']} ({r['status']})" for r in decided))
+            f"{r.id} ({r.status})" for r in decided))
     counts = row["counts"] if isinstance(row["counts"], dict) else json.loads(
         row["counts"] or "{}")
     return pb.DreamRollbackPreviewResponse(

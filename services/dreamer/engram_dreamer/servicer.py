@@ -17,7 +17,8 @@ from engram_kit.timestamps import to_timestamp
 from . import repo, repo_passes, repo_proposals, run_detail
 from .intake import EventIntake
 from .passes import DreamPasses
-from .proposals import ProposalRow, summary
+from .proposals import summary
+from .rows import Proposal
 from .scheduler import triggers_text
 from .settings import DreamerSettings
 
@@ -35,14 +36,14 @@ def run_message(r: asyncpg.Record) -> dreamer_pb2.DreamRun:
         archived=int(counts.get("archived", 0)))
 
 
-def proposal_message(r: ProposalRow) -> dreamer_pb2.Proposal:
+def proposal_message(r: Proposal) -> dreamer_pb2.Proposal:
     return dreamer_pb2.Proposal(
-        id=str(r["id"]), kind=r["kind"], status=r["status"],
-        summary=summary(r), src=r["src"],
-        relation=r["relation"], dst=r["dst"], evidence_quote=r["evidence_quote"],
-        run_id=str(r["run_id"]), created_at=to_timestamp(r["created_at"]),
-        expires_at=to_timestamp(r["expires_at"]), decided_by=r["decided_by"] or "",
-        reasoning=r["reasoning"])
+        id=str(r.id), kind=r.kind, status=r.status,
+        summary=summary(r), src=r.src,
+        relation=r.relation, dst=r.dst, evidence_quote=r.evidence_quote,
+        run_id=str(r.run_id), created_at=to_timestamp(r.created_at),
+        expires_at=to_timestamp(r.expires_at), decided_by=r.decided_by or "",
+        reasoning=r.reasoning)
 
 
 class DreamerServicer(dreamer_pb2_grpc.DreamerServiceServicer):
