@@ -1,6 +1,6 @@
 """Coordination's typed rows (engram_coordination.rows): every column of
-`leases` is a field of a lease row or named as unread, checked on the
-migration files; the SELECT lists are the fields."""
+`leases` and `agents` is a field of a row type or named as
+unread, checked on the migration files; the SELECT lists are the fields."""
 
 from __future__ import annotations
 
@@ -9,8 +9,16 @@ from datetime import UTC, datetime
 
 import pytest
 
-from engram_coordination import repo_leases, rows
-from engram_coordination.rows import UNREAD_LEASE_COLUMNS, LeaseAt, LeaseRow, lease_fields
+from engram_coordination import repo, repo_leases, rows
+from engram_coordination.rows import (
+    UNREAD_AGENT_COLUMNS,
+    UNREAD_LEASE_COLUMNS,
+    AgentRow,
+    LeaseAt,
+    LeaseRow,
+    agent_fields,
+    lease_fields,
+)
 
 from ..paths import REPO_ROOT
 from .table_columns import assert_covered, table_columns
@@ -22,6 +30,26 @@ def test_every_column_of_leases_is_a_field_or_named_unread():
     columns = table_columns(MIGRATIONS, "leases")
     assert {"name", "holder", "last_token", "offered_to"} <= columns  # the parse works
     assert_covered(columns, lease_fields(), UNREAD_LEASE_COLUMNS)
+
+
+def test_every_column_of_agents_is_a_field_or_named_unread():
+    columns = table_columns(MIGRATIONS, "agents")
+    assert {"id", "principal", "children", "park_set_at"} <= columns  # the parse works
+    assert_covered(columns, agent_fields(), UNREAD_AGENT_COLUMNS)
+
+
+def test_the_agent_select_list_is_its_fields():
+    assert repo.AGENT_COLUMNS.startswith("id, principal, project, task, status, ")
+    assert "*" not in repo.AGENT_COLUMNS
+
+
+def test_an_agent_row_decodes_its_children():
+    now = datetime.now(UTC)
+    row = AgentRow("a1", "p", "", "", "", now, now, None,
+                   '[{"label": "x", "since": "2026-01-01T00:00:00+00:00"}]',
+                   None, "", "", "", None, None)
+    assert row.child_list() == [{"label": "x", "since": "2026-01-01T00:00:00+00:00"}]
+    assert dataclasses.replace(row, children="[]").child_list() == []
 
 
 def test_a_renamed_column_is_read_under_its_new_name():

@@ -2,14 +2,16 @@
 repository from the record its SELECT returned; callers read attributes.
 A row's SELECT (or RETURNING) list is `select_list` of its fields.
 
-Every column of `leases` is a field of `LeaseRow` or is named in
-`UNREAD_LEASE_COLUMNS` (tests/unit/test_coordination_rows.py checks the
-migration files)."""
+Every column of `leases` and `agents` is a field of a row type
+or is named in that table's UNREAD_*_COLUMNS (tests/unit/test_coordination_rows.py
+checks the migration files)."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, fields
 from datetime import datetime
+from typing import Any
 from uuid import UUID
 
 from engram_kit.rows import Row
@@ -17,6 +19,12 @@ from engram_kit.rows import Row
 # Columns of `leases` no row type carries, and why.
 UNREAD_LEASE_COLUMNS = frozenset({
     "namespace",  # RLS scopes every tenant read to one (the sweep reads LeaseKey)
+})
+
+# Columns of `agents` no row type carries, and why.
+UNREAD_AGENT_COLUMNS = frozenset({
+    "namespace",  # RLS scopes every read to the caller's namespace
+    "created_at",  # registration time: kept for operators, no reply shows it
 })
 
 # Fields that are expressions, not columns of `leases`: what each selects.
@@ -96,3 +104,40 @@ class LockedMessage(Row):
     sender_principal: str
     recipient: str
     recipient_principal: str | None  # None: the recipient agent has retired
+
+
+@dataclass(frozen=True, slots=True)
+class AgentRow(Row):
+    """An agent on the board, as presence reads and writes it."""
+    id: str
+    principal: str
+    project: str
+    task: str
+    status: str
+    status_at: datetime
+    last_seen: datetime
+    expect_at: datetime | None
+    children: str  # jsonb text, as asyncpg returns it: [{"label", "since"}]
+    park_reason: str | None  # None: not parked
+    park_needs: str
+    park_clear_by: str
+    park_resume: str
+    park_expires: datetime | None
+    park_set_at: datetime | None
+
+    def child_list(self) -> list[dict[str, Any]]:
+        """The children, decoded: [{"label": ..., "since": iso timestamp}]."""
+        return list(json.loads(self.children) or [])
+
+
+@dataclass(frozen=True, slots=True)
+class AgentCounts(Row):
+    """Peers of the caller on the board: seen within the window, and before."""
+    active: int
+    older: int
+
+
+def agent_fields() -> frozenset[str]:
+    """The columns of `agents` the row types read."""
+    return frozenset(f.name for f in fields(AgentRow))
+

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Any
 
@@ -26,24 +25,22 @@ from .toolsets import Toolsets
 def agent_message(view: AgentView, settings: CoordinationSettings,
                   is_self: bool = False) -> pb.Agent:
     row, now = view.row, view.now
-    age = int((now - row["status_at"]).total_seconds())
-    children = row["children"]
-    children = json.loads(children) if isinstance(children, str) else children
+    age = int((now - row.status_at).total_seconds())
     agent = pb.Agent(
-        id=row["id"], principal=row["principal"], project=row["project"], task=row["task"],
-        status=row["status"], status_at=to_timestamp(row["status_at"]),
-        status_age_seconds=age, stale=bool(row["status"]) and age > settings.stale_status_s,
-        expect_at=to_timestamp(row["expect_at"]),
-        overdue=row["expect_at"] is not None and now > row["expect_at"],
+        id=row.id, principal=row.principal, project=row.project, task=row.task,
+        status=row.status, status_at=to_timestamp(row.status_at),
+        status_age_seconds=age, stale=bool(row.status) and age > settings.stale_status_s,
+        expect_at=to_timestamp(row.expect_at),
+        overdue=row.expect_at is not None and now > row.expect_at,
         children=[pb.Child(label=c["label"], since=to_timestamp(
-            datetime.fromisoformat(c["since"]))) for c in children or []],
-        last_seen=to_timestamp(row["last_seen"]), leases=view.leases, is_self=is_self,
+            datetime.fromisoformat(c["since"]))) for c in row.child_list()],
+        last_seen=to_timestamp(row.last_seen), leases=view.leases, is_self=is_self,
     )
-    if row["park_reason"] and row["park_expires"] and row["park_expires"] > now:
+    if row.park_reason and row.park_expires and row.park_expires > now:
         agent.park.CopyFrom(pb.Park(
-            reason=row["park_reason"], needs=row["park_needs"], clear_by=row["park_clear_by"],
-            resume=row["park_resume"], expires_at=to_timestamp(row["park_expires"]),
-            set_at=to_timestamp(row["park_set_at"])))
+            reason=row.park_reason, needs=row.park_needs, clear_by=row.park_clear_by,
+            resume=row.park_resume, expires_at=to_timestamp(row.park_expires),
+            set_at=to_timestamp(row.park_set_at)))
     return agent
 
 
