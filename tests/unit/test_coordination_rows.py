@@ -1,5 +1,5 @@
 """Coordination's typed rows (engram_coordination.rows): every column of
-`leases` and `agents` is a field of a row type or named as
+`leases`, `agents` and `messages` is a field of a row type or named as
 unread, checked on the migration files; the SELECT lists are the fields."""
 
 from __future__ import annotations
@@ -9,15 +9,17 @@ from datetime import UTC, datetime
 
 import pytest
 
-from engram_coordination import repo, repo_leases, rows
+from engram_coordination import repo, repo_leases, repo_mail, rows
 from engram_coordination.rows import (
     UNREAD_AGENT_COLUMNS,
     UNREAD_LEASE_COLUMNS,
+    UNREAD_MESSAGE_COLUMNS,
     AgentRow,
     LeaseAt,
     LeaseRow,
     agent_fields,
     lease_fields,
+    message_fields,
 )
 
 from ..paths import REPO_ROOT
@@ -50,6 +52,17 @@ def test_an_agent_row_decodes_its_children():
                    None, "", "", "", None, None)
     assert row.child_list() == [{"label": "x", "since": "2026-01-01T00:00:00+00:00"}]
     assert dataclasses.replace(row, children="[]").child_list() == []
+
+
+def test_every_column_of_messages_is_a_field_or_named_unread():
+    columns = table_columns(MIGRATIONS, "messages")
+    assert {"id", "batch_id", "body", "redacted_by"} <= columns  # the parse works
+    assert_covered(columns, message_fields(), UNREAD_MESSAGE_COLUMNS)
+
+
+def test_the_inbox_select_list_is_its_fields():
+    assert repo_mail.INBOX_COLUMNS == ("id, sender, sender_principal, addressed_to,"
+                                       " request_id, kind, body, sent_at")
 
 
 def test_a_renamed_column_is_read_under_its_new_name():

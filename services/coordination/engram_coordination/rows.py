@@ -2,7 +2,7 @@
 repository from the record its SELECT returned; callers read attributes.
 A row's SELECT (or RETURNING) list is `select_list` of its fields.
 
-Every column of `leases` and `agents` is a field of a row type
+Every column of `leases`, `agents` and `messages` is a field of a row type
 or is named in that table's UNREAD_*_COLUMNS (tests/unit/test_coordination_rows.py
 checks the migration files)."""
 
@@ -25,6 +25,13 @@ UNREAD_LEASE_COLUMNS = frozenset({
 UNREAD_AGENT_COLUMNS = frozenset({
     "namespace",  # RLS scopes every read to the caller's namespace
     "created_at",  # registration time: kept for operators, no reply shows it
+})
+
+# Columns of `messages` no row type carries, and why.
+UNREAD_MESSAGE_COLUMNS = frozenset({
+    "namespace",  # RLS scopes every read to the caller's namespace
+    "redacted_at",  # who erased a body and when is in the audit chain;
+    "redacted_by",  # a reply shows only that the body is gone (body IS NULL)
 })
 
 # Fields that are expressions, not columns of `leases`: what each selects.
@@ -141,3 +148,43 @@ def agent_fields() -> frozenset[str]:
     """The columns of `agents` the row types read."""
     return frozenset(f.name for f in fields(AgentRow))
 
+
+@dataclass(frozen=True, slots=True)
+class InboxMessage(Row):
+    """An unacked message as receive lists it."""
+    id: UUID
+    sender: str
+    sender_principal: str
+    addressed_to: str
+    request_id: str
+    kind: str
+    body: str | None  # None: redacted or erased
+    sent_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class SentMessage(Row):
+    """A message an earlier send with the same request_id wrote (dedup)."""
+    id: UUID
+    recipient: str
+    body_hmac: str
+    addressed_to: str
+
+
+@dataclass(frozen=True, slots=True)
+class MessageOwner(Row):
+    """Whose a message is and whether it was acked, for ack."""
+    id: UUID
+    recipient: str
+    acked_at: datetime | None
+
+
+# Fields of message rows that are expressions, not columns of `messages`.
+MESSAGE_EXPRESSIONS = frozenset({"recipient_principal"})  # LockedMessage joins agents
+
+
+def message_fields() -> frozenset[str]:
+    """The columns of `messages` the row types read."""
+    types = (InboxMessage, SentMessage, MessageOwner, ErasedBody, LockedMessage)
+    return frozenset(f.name for t in types for f in fields(t)
+                     if f.name not in MESSAGE_EXPRESSIONS)

@@ -16,7 +16,7 @@ from .board import actor_of
 from .leases import LeaseOutcome, Leases, LeaseState
 from .mail import Mail
 from .presence import AgentUpdate, AgentView, ParkRecord, Presence
-from .rows import LeaseAt
+from .rows import InboxMessage, LeaseAt
 from .settings import CoordinationSettings
 from .stats import board_counts
 from .toolsets import Toolsets
@@ -68,13 +68,13 @@ def lease_reply(outcome: LeaseOutcome) -> pb.LeaseReply:
     )
 
 
-def mail_message(row: asyncpg.Record) -> pb.MailMessage:
+def mail_message(row: InboxMessage) -> pb.MailMessage:
     return pb.MailMessage(
-        id=str(row["id"]), sender=row["sender"], sender_principal=row["sender_principal"],
-        text=row["body"] if row["body"] is not None else "[body erased]",
-        sent_at=to_timestamp(row["sent_at"]), kind=row["kind"],
-        addressed_to=row["addressed_to"], redacted=row["body"] is None,
-        request_id=row["request_id"],
+        id=str(row.id), sender=row.sender, sender_principal=row.sender_principal,
+        text=row.body if row.body is not None else "[body erased]",
+        sent_at=to_timestamp(row.sent_at), kind=row.kind,
+        addressed_to=row.addressed_to, redacted=row.body is None,
+        request_id=row.request_id,
     )
 
 
