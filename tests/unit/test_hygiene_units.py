@@ -8,6 +8,7 @@ import numpy as np
 
 from engram_kit.recent_counts import RecentCounts
 from engram_memory.consolidation import cluster, terms
+from engram_memory.rows_documents import TableSize
 from engram_memory.stats import apportioned_bytes
 
 
@@ -49,7 +50,6 @@ def test_recent_counts_cap_the_namespaces_kept():
 
 
 def test_storage_is_the_namespace_share_of_each_table():
-    sizes = [{"name": "entries", "bytes": 1000, "rows": 100},
-             {"name": "documents", "bytes": 500, "rows": 0}]
+    sizes = [TableSize("entries", 1000, 100), TableSize("documents", 500, 0)]
     assert apportioned_bytes(sizes, {"entries": 10, "documents": 2}) == 100 + 500
     assert apportioned_bytes(sizes, {}) == 0

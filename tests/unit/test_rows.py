@@ -6,13 +6,12 @@ tests/integration/test_live_views.py checks the migrated catalog."""
 from __future__ import annotations
 
 import dataclasses
-import re
 import uuid
 from datetime import UTC, datetime
 
 import pytest
 
-from engram_memory import repo, rows
+from engram_memory import repo, repo_sessions, rows, rows_documents, rows_episodes
 from engram_memory.rows import (
     EXPRESSIONS,
     UNREAD_ENTRY_COLUMNS,
@@ -24,29 +23,14 @@ from engram_memory.rows import (
 )
 
 from ..paths import REPO_ROOT
+from .table_columns import assert_covered, table_columns
 
 MIGRATIONS = REPO_ROOT / "services/memory/engram_memory/migrations"
-_COMMENT = re.compile(r"--[^\n]*")
-_CREATE = re.compile(r"CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?entries\s*\((.*)\)\s*$",
-                     re.I | re.S)
-_ALTER = re.compile(r"ALTER\s+TABLE\s+(?:IF\s+EXISTS\s+)?entries\s+(ADD|DROP)\s+COLUMN\s+"
-                    r"(?:IF\s+(?:NOT\s+)?EXISTS\s+)?(\w+)", re.I)
-_NOT_A_COLUMN = {"check", "constraint", "primary", "unique", "foreign", "exclude"}
 
 
 def entries_columns() -> set[str]:
     """The columns of `entries` after every migration, read from the files."""
-    columns: set[str] = set()
-    for path in sorted(MIGRATIONS.glob("*.sql")):
-        for statement in _COMMENT.sub("", path.read_text()).split(";"):
-            if m := _CREATE.search(statement):
-                for line in m.group(1).split("\n"):
-                    word = re.match(r"\s*(\w+)\s+\w", line)
-                    if word and word.group(1).lower() not in _NOT_A_COLUMN:
-                        columns.add(word.group(1).lower())
-            for action, name in _ALTER.findall(statement):
-                (columns.add if action.upper() == "ADD" else columns.discard)(name.lower())
-    return columns
+    return table_columns(MIGRATIONS, "entries")
 
 
 def test_every_column_of_entries_is_a_field_or_named_unread():
@@ -56,6 +40,20 @@ def test_every_column_of_entries_is_a_field_or_named_unread():
     assert columns == entry_fields() | UNREAD_ENTRY_COLUMNS, (
         f"not a field, not named unread: {sorted(columns - entry_fields() - UNREAD_ENTRY_COLUMNS)}"
         f"; no such column: {sorted((entry_fields() | UNREAD_ENTRY_COLUMNS) - columns)}")
+
+
+def test_every_column_of_episodes_is_a_field_or_named_unread():
+    columns = table_columns(MIGRATIONS, "episodes")
+    assert {"id", "summary", "auto_title", "last_active_at"} <= columns  # the parse works
+    assert_covered(columns, rows_episodes.episode_fields(),
+                   rows_episodes.UNREAD_EPISODE_COLUMNS)
+
+
+def test_every_column_of_documents_is_a_field_or_named_unread():
+    columns = table_columns(MIGRATIONS, "documents")
+    assert {"id", "content", "original"} <= columns  # the parse works
+    assert_covered(columns, rows_documents.document_fields(),
+                   rows_documents.UNREAD_DOCUMENT_COLUMNS)
 
 
 def test_the_select_lists_are_the_fields():
@@ -68,6 +66,10 @@ def test_the_select_lists_are_the_fields():
     assert set(entry_fields(EntryRow)) < set(entry_fields(ServedEntryRow)) \
         < set(entry_fields(FullEntryRow))
     assert set(EXPRESSIONS) <= {f.name for f in dataclasses.fields(EntryRow)}
+    assert repo_sessions.EPISODE_COLS == ("id, parent_id, title, summary, session_id,"
+                                          " started_at, ended_at, auto_title")
+    assert rows_episodes.recap_select().startswith(
+        "id, title, parent_id, started_at, ended_at, started_by, (SELECT count(*) ")
 
 
 def _record(row_type: type) -> dict[str, object]:
@@ -96,10 +98,14 @@ def test_a_record_with_another_column_is_refused():
         EntryRow.of({**_record(EntryRow), "embedding": [0.1]})
 
 
-def test_every_row_type_is_frozen_and_slotted():
-    types = [t for t in vars(rows).values()
+ROW_MODULES = (rows, rows_episodes, rows_documents)
+
+
+@pytest.mark.parametrize("module", ROW_MODULES, ids=lambda m: m.__name__)
+def test_every_row_type_is_frozen_and_slotted(module):
+    types = [t for t in vars(module).values()
              if isinstance(t, type) and dataclasses.is_dataclass(t)]
-    assert len(types) >= 8
+    assert len(types) >= 4
     for t in types:
         assert t.__dataclass_params__.frozen, t  # type: ignore[attr-defined]
         assert "__slots__" in vars(t), t

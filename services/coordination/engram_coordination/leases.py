@@ -21,6 +21,7 @@ from engram_kit.errors import Conflict, InvalidArgument, PermissionDenied, Resou
 from . import repo, repo_leases
 from .board import Actor, HintPublisher, Hints, board_read_tx, board_tx
 from .notices import send_notice
+from .rows import LeaseRow
 from .settings import CoordinationSettings
 
 ADVISORY = ("advisory: a lease locks no data; pass fencing_token to shared resources so "
@@ -29,7 +30,7 @@ ADVISORY = ("advisory: a lease locks no data; pass fencing_token to shared resou
 
 @dataclass(frozen=True)
 class LeaseState:
-    row: asyncpg.Record
+    row: LeaseRow  # a LeaseAt when read with the database's clock
     queue: list[str]
     offered_until: datetime | None
 
@@ -67,27 +68,27 @@ class Leases:
         grant, move the hand-over window past heads that let theirs lapse,
         and tell a newly offered head (mail notice + hint)."""
         row = await repo_leases.lock_lease(conn, actor_ns, name)
-        now = row["now"]
-        if row["holder"] is not None and row["expires_at"] <= now:
-            await repo.audit(conn, actor_ns, "board", row["holder"], "lease.expire", name,
-                             {"fencing_token": row["last_token"]})
+        now = row.now
+        if row.holder is not None and row.expires_at is not None and row.expires_at <= now:
+            await repo.audit(conn, actor_ns, "board", row.holder, "lease.expire", name,
+                             {"fencing_token": row.last_token})
             hints.add(self._hints.lease(actor_ns, name),
-                      {"event": "expired", "lease": name, "holder": row["holder"]})
+                      {"event": "expired", "lease": name, "holder": row.holder})
             row = await repo_leases.mark_expired(conn, name)
         queue = await repo_leases.queue(conn, name)
-        if row["holder"] is not None or row["free_since"] is None:
+        if row.holder is not None or row.free_since is None:
             return LeaseState(row, queue, None)
         window = timedelta(seconds=self._s.lease_handoff_s)
-        start = row["free_since"]
+        start = row.free_since
         while queue and now >= start + window:
             lapsed = queue.pop(0)
             await repo_leases.dequeue(conn, name, lapsed)
             await repo.audit(conn, actor_ns, "board", lapsed, "lease.handover_lapsed", name)
             start += window
-        if start != row["free_since"]:
+        if start != row.free_since:
             await repo_leases.restart_handover(conn, name, start)
         head = queue[0] if queue else None
-        if head != row["offered_to"]:
+        if head != row.offered_to:
             await repo_leases.set_offer(conn, name, head)
             if head is not None:
                 await send_notice(conn, actor_ns, head, hints, self._hints,
@@ -122,7 +123,7 @@ class Leases:
     async def _claim_settled(self, conn: asyncpg.Connection, actor: Actor, name: str,
                              ttl: float, no_queue: bool, state: LeaseState,
                              hints: Hints) -> LeaseOutcome:
-        holder, offered = state.row["holder"], state.row["offered_to"]
+        holder, offered = state.row.holder, state.row.offered_to
         if holder == actor.agent_id:
             return await self._renew(conn, actor, name, ttl, state)
         if holder is None and offered in (None, actor.agent_id):
@@ -131,11 +132,11 @@ class Leases:
                 await repo_leases.dequeue(conn, name, actor.agent_id)
                 state.queue.remove(actor.agent_id)
             await repo.audit(conn, actor.namespace, actor.principal, actor.agent_id,
-                             "lease.grant", name, {"fencing_token": row["last_token"],
+                             "lease.grant", name, {"fencing_token": row.last_token,
                                                    "ttl_seconds": ttl})
             hints.add(self._hints.lease(actor.namespace, name),
                       {"event": "granted", "lease": name, "holder": actor.agent_id,
-                       "fencing_token": row["last_token"]})
+                       "fencing_token": row.last_token})
             return LeaseOutcome(LeaseState(row, state.queue, None), granted=True)
         position = 0 if no_queue else await self._enqueue(conn, actor, name, state)
         until = state.offered_until
@@ -150,7 +151,7 @@ class Leases:
         hints = Hints()
         async with board_tx(self._pool, actor) as conn:
             state = await self._settle(conn, actor.namespace, name, hints)
-            if state.row["holder"] != actor.agent_id:
+            if state.row.holder != actor.agent_id:
                 raise Conflict(f"you do not hold lease {name!r} (it expired or was never "
                                "yours); claim it again for a new fencing token")
             outcome = await self._renew(conn, actor, name, ttl, state)
@@ -161,7 +162,7 @@ class Leases:
                      state: LeaseState) -> LeaseOutcome:
         row = await repo_leases.renew(conn, name, ttl)
         await repo.audit(conn, actor.namespace, actor.principal, actor.agent_id,
-                         "lease.renew", name, {"fencing_token": row["last_token"],
+                         "lease.renew", name, {"fencing_token": row.last_token,
                                                "ttl_seconds": ttl})
         return LeaseOutcome(LeaseState(row, state.queue, None), granted=True, renewed=True)
 
@@ -170,12 +171,12 @@ class Leases:
         hints = Hints()
         async with board_tx(self._pool, actor) as conn:
             state = await self._settle(conn, actor.namespace, name, hints)
-            holder = state.row["holder"]
+            holder = state.row.holder
             if holder == actor.agent_id:
                 await repo_leases.release(conn, name)
                 await repo.audit(conn, actor.namespace, actor.principal, actor.agent_id,
                                  "lease.release", name,
-                                 {"fencing_token": state.row["last_token"]})
+                                 {"fencing_token": state.row.last_token})
                 hints.add(self._hints.lease(actor.namespace, name),
                           {"event": "released", "lease": name, "holder": actor.agent_id})
                 state, note = await self._settle(conn, actor.namespace, name, hints), "released"
@@ -197,8 +198,8 @@ class Leases:
         async with board_read_tx(self._pool, actor) as conn:
             rows = await repo_leases.list_leases(conn, prefix)
         window = timedelta(seconds=self._s.lease_handoff_s)
-        return [LeaseState(r, list(r["waiting"]),
-                           r["free_since"] + window if r["offered_to"] else None)
+        return [LeaseState(r, list(r.waiting),
+                           r.free_since + window if r.offered_to and r.free_since else None)
                 for r in rows]
 
     async def sweep_once(self) -> int:
@@ -208,7 +209,7 @@ class Leases:
             due = await repo_leases.sweep_candidates(conn)
         for item in due:
             hints = Hints()
-            async with audit_log.audited_tx(self._pool, item["namespace"]) as conn:
-                await self._settle(conn, item["namespace"], item["name"], hints)
+            async with audit_log.audited_tx(self._pool, item.namespace) as conn:
+                await self._settle(conn, item.namespace, item.name, hints)
             await self._hints.publish(hints)
         return len(due)

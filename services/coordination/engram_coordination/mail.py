@@ -25,6 +25,7 @@ from engram_kit.vocab import Role
 from . import mail_forget, repo, repo_mail
 from .board import Actor, HintPublisher, Hints, board_read_tx, board_tx
 from .notices import body_hash
+from .rows import InboxMessage
 from .secret_screen import secret_kind
 from .settings import CoordinationSettings
 
@@ -37,7 +38,7 @@ class SendResult:
 
 @dataclass(frozen=True)
 class Inbox:
-    messages: list[asyncpg.Record]
+    messages: list[InboxMessage]
     next_cursor: str
     pending: int
 
@@ -145,11 +146,10 @@ class Mail:
             if request_id:
                 earlier = await repo_mail.by_request(conn, actor.agent_id, request_id)
                 if earlier:
-                    if any(r["body_hmac"] != digest or r["addressed_to"] != to
-                           for r in earlier):
+                    if any(r.body_hmac != digest or r.addressed_to != to for r in earlier):
                         raise Conflict(f"request_id {request_id!r} was used for a different "
                                        "message; use a new request_id")
-                    return SendResult([(str(r["id"]), r["recipient"]) for r in earlier], True)
+                    return SendResult([(str(r.id), r.recipient) for r in earlier], True)
             recipients = await self._recipients(conn, actor, to)
             await self._check_capacity(conn, actor, recipients)
             batch, receipts = uuid.uuid4(), []
@@ -177,22 +177,22 @@ class Mail:
         async with board_read_tx(self._pool, actor) as conn:
             rows = await repo_mail.pending(conn, actor.agent_id, after, limit)
             total = await repo_mail.pending_count(conn, actor.agent_id)
-        next_cursor = (encode_cursor(rows[-1]["sent_at"], rows[-1]["id"])
+        next_cursor = (encode_cursor(rows[-1].sent_at, rows[-1].id)
                        if len(rows) == limit else "")
         return Inbox(rows, next_cursor, total)
 
     async def ack(self, actor: Actor, ids: list[str]) -> tuple[int, list[str]]:
         wanted = parse_ids(ids, self._s.ack_max_ids)
         async with board_tx(self._pool, actor) as conn:
-            found = {r["id"]: r for r in await repo_mail.owners(conn, wanted)}
+            found = {r.id: r for r in await repo_mail.owners(conn, wanted)}
             for message_id in wanted:
                 row = found.get(message_id)
                 if row is None:
                     raise NotFound(f"no message {message_id}")
-                if row["recipient"] != actor.agent_id:
+                if row.recipient != actor.agent_id:
                     raise PermissionDenied(f"message {message_id} is addressed to another "
                                            "agent; you can only ack your own mail")
-            already = [str(i) for i in wanted if found[i]["acked_at"] is not None]
+            already = [str(i) for i in wanted if found[i].acked_at is not None]
             acked = await repo_mail.ack(conn, actor.agent_id, wanted)
             if acked:
                 await repo.audit(conn, actor.namespace, actor.principal, actor.agent_id,
@@ -208,8 +208,8 @@ class Mail:
             done = await repo_mail.redact(conn, wanted, actor.principal)
             for row in done:  # the audit keeps the hash of what was removed
                 await repo.audit(conn, actor.namespace, actor.principal, actor.agent_id,
-                                 "message.redact", str(row["id"]),
-                                 {"body_hmac": row["body_hmac"]})
+                                 "message.redact", str(row.id),
+                                 {"body_hmac": row.body_hmac})
         return len(done)
 
     async def forget(self, actor: Actor, message_id: str, reason: str) -> list[str]:

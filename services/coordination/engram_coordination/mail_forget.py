@@ -37,17 +37,17 @@ async def forget(pool: asyncpg.Pool, actor: Actor, message_id: str, reason: str)
         row = await repo_mail_forget.lock_message(conn, mid)
         if row is None:
             raise NotFound(f"no message {mid} in this namespace", field="mail_id")
-        sender = row["sender_principal"] == actor.principal
-        recipient = actor.agent_id == row["recipient"] or \
-            row["recipient_principal"] == actor.principal
+        sender = row.sender_principal == actor.principal
+        recipient = actor.agent_id == row.recipient or \
+            row.recipient_principal == actor.principal
         if not (sender or recipient or actor.role == Role.OPERATOR):
             raise PermissionDenied(f"message {mid} is neither from nor to you; its sender, "
                                    "its recipient or an operator may erase it")
         whole_send = sender or actor.role == Role.OPERATOR
-        done = await repo_mail_forget.erase_bodies(conn, mid, row["batch_id"] if whole_send
+        done = await repo_mail_forget.erase_bodies(conn, mid, row.batch_id if whole_send
                                                    else None, actor.principal)
         for r in done:
             await repo.audit(conn, actor.namespace, actor.principal, actor.agent_id,
-                             "message.forget", str(r["id"]),
-                             {"body_hmac": r["body_hmac"], "reason": reason})
-    return [str(r["id"]) for r in done]
+                             "message.forget", str(r.id),
+                             {"body_hmac": r.body_hmac, "reason": reason})
+    return [str(r.id) for r in done]

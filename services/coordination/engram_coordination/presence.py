@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -14,6 +13,7 @@ from engram_kit.errors import InvalidArgument
 
 from . import repo
 from .board import Actor, board_read_tx, board_tx
+from .rows import AgentRow
 from .settings import CoordinationSettings
 
 PARK_REASONS = ("done", "blocked", "needs_approval", "needs_info", "needs_resource",
@@ -42,7 +42,7 @@ class ParkRecord:
 
 @dataclass(frozen=True)
 class AgentView:
-    row: asyncpg.Record
+    row: AgentRow
     leases: list[str]
     now: datetime
 
@@ -147,16 +147,13 @@ class Presence:
         since = now - timedelta(seconds=s.active_window_s)
         async with board_read_tx(self._pool, actor) as conn:
             rows = await repo.active_agents(conn, since, actor.agent_id, limit)
-            active, older = await repo.count_agents(conn, since, actor.agent_id)
+            counts = await repo.count_agents(conn, since, actor.agent_id)
             me = await repo.get_agent(conn, actor.agent_id)
-            held = await repo.held_leases(conn, [r["id"] for r in rows] + [actor.agent_id])
-        views = [AgentView(r, held.get(r["id"], []), now) for r in rows]
+            held = await repo.held_leases(conn, [r.id for r in rows] + [actor.agent_id])
+        views = [AgentView(r, held.get(r.id, []), now) for r in rows]
         me_view = AgentView(me, held.get(actor.agent_id, []), now) if me else None
-        return AgentList(views, me_view, older, max(0, active - len(rows)))
+        return AgentList(views, me_view, counts.older, max(0, counts.active - len(rows)))
 
 
-def _children_of(row: asyncpg.Record | None) -> list[dict[str, Any]]:
-    if row is None:
-        return []
-    value = row["children"]
-    return json.loads(value) if isinstance(value, str) else list(value or [])
+def _children_of(row: AgentRow | None) -> list[dict[str, Any]]:
+    return row.child_list() if row is not None else []

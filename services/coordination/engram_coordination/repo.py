@@ -12,6 +12,11 @@ import asyncpg
 
 from engram_kit import audit as audit_log
 from engram_kit.db import fetchrow_one, fetchval_one
+from engram_kit.rows import select_list
+
+from .rows import AgentCounts, AgentRow
+
+AGENT_COLUMNS = select_list(AgentRow)
 
 # Columns an update may set; anything else is a programming error.
 _AGENT_COLUMNS = frozenset({
@@ -37,51 +42,53 @@ async def heartbeat(conn: asyncpg.Connection, agent_id: str) -> None:
     await conn.execute("UPDATE agents SET last_seen = now() WHERE id = $1", agent_id)
 
 
-async def get_agent(conn: asyncpg.Connection, agent_id: str) -> asyncpg.Record | None:
-    return await conn.fetchrow("SELECT * FROM agents WHERE id = $1", agent_id)
+async def get_agent(conn: asyncpg.Connection, agent_id: str) -> AgentRow | None:
+    row = await conn.fetchrow(f"SELECT {AGENT_COLUMNS} FROM agents WHERE id = $1", agent_id)
+    return AgentRow.of(row) if row is not None else None
 
 
-async def own_agent(conn: asyncpg.Connection, agent_id: str) -> asyncpg.Record:
+async def own_agent(conn: asyncpg.Connection, agent_id: str) -> AgentRow:
     """The acting agent, which board_tx registered in this transaction."""
-    return await fetchrow_one(conn, "SELECT * FROM agents WHERE id = $1", agent_id)
+    return AgentRow.of(await fetchrow_one(
+        conn, f"SELECT {AGENT_COLUMNS} FROM agents WHERE id = $1", agent_id))
 
 
 async def update_agent(conn: asyncpg.Connection, agent_id: str,
-                       fields: dict[str, Any]) -> asyncpg.Record:
+                       fields: dict[str, Any]) -> AgentRow:
     unknown = set(fields) - _AGENT_COLUMNS
     if unknown:
         raise ValueError(f"not updatable: {sorted(unknown)}")
     values = [json.dumps(v) if k == "children" else v for k, v in fields.items()]
     sets = ", ".join(f"{col} = ${i + 2}" for i, col in enumerate(fields))
-    return await fetchrow_one(
-        conn, f"UPDATE agents SET {sets} WHERE id = $1 RETURNING *", agent_id, *values)
+    return AgentRow.of(await fetchrow_one(
+        conn, f"UPDATE agents SET {sets} WHERE id = $1 RETURNING {AGENT_COLUMNS}",
+        agent_id, *values))
 
 
 async def active_agents(conn: asyncpg.Connection, since: datetime, exclude: str,
-                        limit: int) -> list[asyncpg.Record]:
+                        limit: int) -> list[AgentRow]:
     """Peers seen since `since`, leaseholders first, then most recent."""
-    return await conn.fetch(
-        """SELECT a.* FROM agents a
+    return AgentRow.all(await conn.fetch(
+        f"""SELECT {AGENT_COLUMNS} FROM agents a
            WHERE a.last_seen >= $1 AND a.id <> $2
            ORDER BY EXISTS (SELECT 1 FROM leases l WHERE l.holder = a.id
                             AND l.expires_at > now()) DESC,
                     a.last_seen DESC, a.id
            LIMIT $3""",
         since, exclude, limit,
-    )
+    ))
 
 
 async def count_agents(conn: asyncpg.Connection, since: datetime,
-                       exclude: str) -> tuple[int, int]:
-    """(active peers, older peers), the caller excluded."""
-    row = await fetchrow_one(
+                       exclude: str) -> AgentCounts:
+    """Active and older peers, the caller excluded."""
+    return AgentCounts.of(await fetchrow_one(
         conn,
         """SELECT count(*) FILTER (WHERE last_seen >= $1) AS active,
                   count(*) FILTER (WHERE last_seen < $1) AS older
            FROM agents WHERE id <> $2""",
         since, exclude,
-    )
-    return row["active"], row["older"]
+    ))
 
 
 async def agents_by_prefix(conn: asyncpg.Connection, prefix: str,

@@ -10,6 +10,11 @@ import asyncpg
 
 from engram_kit import locks
 from engram_kit.db import fetchval_one
+from engram_kit.rows import select_list
+
+from .rows import ErasedBody, InboxMessage, MessageOwner, SentMessage
+
+INBOX_COLUMNS = select_list(InboxMessage)
 
 
 @dataclass(frozen=True)
@@ -40,11 +45,11 @@ async def insert(conn: asyncpg.Connection, m: NewMessage) -> uuid.UUID | None:
 
 
 async def by_request(conn: asyncpg.Connection, sender: str,
-                     request_id: str) -> list[asyncpg.Record]:
-    return await conn.fetch(
-        """SELECT id, recipient, body_hmac, addressed_to FROM messages
+                     request_id: str) -> list[SentMessage]:
+    return SentMessage.all(await conn.fetch(
+        f"""SELECT {select_list(SentMessage)} FROM messages
            WHERE sender = $1 AND request_id = $2 ORDER BY recipient""",
-        sender, request_id)
+        sender, request_id))
 
 
 async def pending_counts(conn: asyncpg.Connection, recipients: list[str]) -> dict[str, int]:
@@ -65,17 +70,17 @@ async def sends_since(conn: asyncpg.Connection, sender: str, since: datetime) ->
 
 
 async def pending(conn: asyncpg.Connection, recipient: str, after: tuple[datetime, uuid.UUID]
-                  | None, limit: int) -> list[asyncpg.Record]:
+                  | None, limit: int) -> list[InboxMessage]:
     """Unacked mail, oldest first, after the cursor position."""
     if after is None:
-        return await conn.fetch(
-            """SELECT * FROM messages WHERE recipient = $1 AND acked_at IS NULL
+        return InboxMessage.all(await conn.fetch(
+            f"""SELECT {INBOX_COLUMNS} FROM messages WHERE recipient = $1 AND acked_at IS NULL
                ORDER BY sent_at, id LIMIT $2""",
-            recipient, limit)
-    return await conn.fetch(
-        """SELECT * FROM messages WHERE recipient = $1 AND acked_at IS NULL
+            recipient, limit))
+    return InboxMessage.all(await conn.fetch(
+        f"""SELECT {INBOX_COLUMNS} FROM messages WHERE recipient = $1 AND acked_at IS NULL
              AND (sent_at, id) > ($2, $3) ORDER BY sent_at, id LIMIT $4""",
-        recipient, after[0], after[1], limit)
+        recipient, after[0], after[1], limit))
 
 
 async def pending_count(conn: asyncpg.Connection, recipient: str) -> int:
@@ -84,9 +89,9 @@ async def pending_count(conn: asyncpg.Connection, recipient: str) -> int:
         recipient)
 
 
-async def owners(conn: asyncpg.Connection, ids: list[uuid.UUID]) -> list[asyncpg.Record]:
-    return await conn.fetch(
-        "SELECT id, recipient, acked_at FROM messages WHERE id = ANY($1::uuid[])", ids)
+async def owners(conn: asyncpg.Connection, ids: list[uuid.UUID]) -> list[MessageOwner]:
+    return MessageOwner.all(await conn.fetch(
+        f"SELECT {select_list(MessageOwner)} FROM messages WHERE id = ANY($1::uuid[])", ids))
 
 
 async def ack(conn: asyncpg.Connection, recipient: str, ids: list[uuid.UUID]) -> int:
@@ -98,12 +103,12 @@ async def ack(conn: asyncpg.Connection, recipient: str, ids: list[uuid.UUID]) ->
 
 
 async def redact(conn: asyncpg.Connection, ids: list[uuid.UUID],
-                 by: str) -> list[asyncpg.Record]:
-    return await conn.fetch(
+                 by: str) -> list[ErasedBody]:
+    return ErasedBody.all(await conn.fetch(
         """UPDATE messages SET body = NULL, redacted_at = now(), redacted_by = $2
            WHERE id = ANY($1::uuid[]) AND body IS NOT NULL
-           RETURNING id, body_hmac""",
-        ids, by)
+           RETURNING """ + select_list(ErasedBody),
+        ids, by))
 
 
 async def lock_sender(conn: asyncpg.Connection, namespace: str, agent_id: str) -> None:

@@ -9,6 +9,9 @@ from datetime import datetime
 import asyncpg
 
 from engram_kit.db import fetchrow_one
+from engram_kit.rows import select_list
+
+from .rows import BoardCounts, ErasedBody, ExpiredLease
 
 
 async def due_namespaces(conn: asyncpg.Connection, body_before: datetime,
@@ -27,14 +30,14 @@ async def due_namespaces(conn: asyncpg.Connection, body_before: datetime,
 
 
 async def expire_bodies(conn: asyncpg.Connection, before: datetime, at: datetime,
-                        limit: int) -> list[asyncpg.Record]:
+                        limit: int) -> list[ErasedBody]:
     """Drop the bodies of mail acknowledged before `before`; the row, its
     keyed digest and its audit rows stay."""
-    return await conn.fetch(
+    return ErasedBody.all(await conn.fetch(
         """UPDATE messages SET body = NULL, redacted_at = $2, redacted_by = 'board.sweep'
            WHERE id IN (SELECT id FROM messages WHERE acked_at < $1 AND body IS NOT NULL
                         ORDER BY acked_at LIMIT $3)
-           RETURNING id, body_hmac""", before, at, limit)
+           RETURNING """ + select_list(ErasedBody), before, at, limit))
 
 
 async def retire_agents(conn: asyncpg.Connection, before: datetime,
@@ -50,22 +53,22 @@ async def retire_agents(conn: asyncpg.Connection, before: datetime,
 
 
 async def expire_leases(conn: asyncpg.Connection, now: datetime,
-                        limit: int) -> list[asyncpg.Record]:
+                        limit: int) -> list[ExpiredLease]:
     """Free grants that expired with nobody queued (queued ones are handed
     over by the lease sweep); the fencing token is kept."""
-    return await conn.fetch(
+    return ExpiredLease.all(await conn.fetch(
         """UPDATE leases SET holder = NULL, free_since = expires_at, expires_at = NULL
            WHERE name IN (SELECT l.name FROM leases l
                           WHERE l.holder IS NOT NULL AND l.expires_at <= $1
                             AND NOT EXISTS (SELECT 1 FROM lease_queue q
                                             WHERE q.name = l.name)
                           ORDER BY l.expires_at LIMIT $2)
-           RETURNING name, last_token""", now, limit)
+           RETURNING """ + select_list(ExpiredLease), now, limit))
 
 
-async def counts(conn: asyncpg.Connection, active_since: datetime) -> asyncpg.Record:
+async def counts(conn: asyncpg.Connection, active_since: datetime) -> BoardCounts:
     """The namespace's board, each count on an index led by namespace."""
-    return await fetchrow_one(conn, """
+    return BoardCounts.of(await fetchrow_one(conn, """
         SELECT (SELECT count(*) FROM agents) AS agents,
                (SELECT count(*) FROM agents WHERE last_seen >= $1) AS active,
                (SELECT count(*) FROM leases WHERE holder IS NOT NULL
@@ -73,4 +76,4 @@ async def counts(conn: asyncpg.Connection, active_since: datetime) -> asyncpg.Re
                (SELECT count(*) FROM lease_queue) AS waiters,
                (SELECT count(*) FROM messages WHERE acked_at IS NULL) AS pending,
                (SELECT count(*) FROM messages WHERE acked_at IS NOT NULL
-                  AND body IS NOT NULL) AS acked_bodies""", active_since)
+                  AND body IS NOT NULL) AS acked_bodies""", active_since))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Any
 
@@ -17,6 +16,7 @@ from .board import actor_of
 from .leases import LeaseOutcome, Leases, LeaseState
 from .mail import Mail
 from .presence import AgentUpdate, AgentView, ParkRecord, Presence
+from .rows import InboxMessage, LeaseAt
 from .settings import CoordinationSettings
 from .stats import board_counts
 from .toolsets import Toolsets
@@ -25,36 +25,35 @@ from .toolsets import Toolsets
 def agent_message(view: AgentView, settings: CoordinationSettings,
                   is_self: bool = False) -> pb.Agent:
     row, now = view.row, view.now
-    age = int((now - row["status_at"]).total_seconds())
-    children = row["children"]
-    children = json.loads(children) if isinstance(children, str) else children
+    age = int((now - row.status_at).total_seconds())
     agent = pb.Agent(
-        id=row["id"], principal=row["principal"], project=row["project"], task=row["task"],
-        status=row["status"], status_at=to_timestamp(row["status_at"]),
-        status_age_seconds=age, stale=bool(row["status"]) and age > settings.stale_status_s,
-        expect_at=to_timestamp(row["expect_at"]),
-        overdue=row["expect_at"] is not None and now > row["expect_at"],
+        id=row.id, principal=row.principal, project=row.project, task=row.task,
+        status=row.status, status_at=to_timestamp(row.status_at),
+        status_age_seconds=age, stale=bool(row.status) and age > settings.stale_status_s,
+        expect_at=to_timestamp(row.expect_at),
+        overdue=row.expect_at is not None and now > row.expect_at,
         children=[pb.Child(label=c["label"], since=to_timestamp(
-            datetime.fromisoformat(c["since"]))) for c in children or []],
-        last_seen=to_timestamp(row["last_seen"]), leases=view.leases, is_self=is_self,
+            datetime.fromisoformat(c["since"]))) for c in row.child_list()],
+        last_seen=to_timestamp(row.last_seen), leases=view.leases, is_self=is_self,
     )
-    if row["park_reason"] and row["park_expires"] and row["park_expires"] > now:
+    if row.park_reason and row.park_expires and row.park_expires > now:
         agent.park.CopyFrom(pb.Park(
-            reason=row["park_reason"], needs=row["park_needs"], clear_by=row["park_clear_by"],
-            resume=row["park_resume"], expires_at=to_timestamp(row["park_expires"]),
-            set_at=to_timestamp(row["park_set_at"])))
+            reason=row.park_reason, needs=row.park_needs, clear_by=row.park_clear_by,
+            resume=row.park_resume, expires_at=to_timestamp(row.park_expires),
+            set_at=to_timestamp(row.park_set_at)))
     return agent
 
 
 def lease_message(state: LeaseState) -> pb.Lease:
     row = state.row
-    now = row.get("now", None)
-    held = row["holder"] is not None and (now is None or row["expires_at"] > now)
+    now = row.now if isinstance(row, LeaseAt) else None
+    held = row.holder is not None and (now is None or row.expires_at is None
+                                       or row.expires_at > now)
     return pb.Lease(
-        name=row["name"], holder=row["holder"] if held else "",
-        fencing_token=row["last_token"],
-        expires_at=to_timestamp(row["expires_at"]) if held else None,
-        queue=state.queue, offered_to=row["offered_to"] or "" if not held else "",
+        name=row.name, holder=row.holder if held else "",
+        fencing_token=row.last_token,
+        expires_at=to_timestamp(row.expires_at) if held else None,
+        queue=state.queue, offered_to=row.offered_to or "" if not held else "",
         offered_until=to_timestamp(state.offered_until) if not held else None,
     )
 
@@ -69,13 +68,13 @@ def lease_reply(outcome: LeaseOutcome) -> pb.LeaseReply:
     )
 
 
-def mail_message(row: asyncpg.Record) -> pb.MailMessage:
+def mail_message(row: InboxMessage) -> pb.MailMessage:
     return pb.MailMessage(
-        id=str(row["id"]), sender=row["sender"], sender_principal=row["sender_principal"],
-        text=row["body"] if row["body"] is not None else "[body erased]",
-        sent_at=to_timestamp(row["sent_at"]), kind=row["kind"],
-        addressed_to=row["addressed_to"], redacted=row["body"] is None,
-        request_id=row["request_id"],
+        id=str(row.id), sender=row.sender, sender_principal=row.sender_principal,
+        text=row.body if row.body is not None else "[body erased]",
+        sent_at=to_timestamp(row.sent_at), kind=row.kind,
+        addressed_to=row.addressed_to, redacted=row.body is None,
+        request_id=row.request_id,
     )
 
 
@@ -171,9 +170,9 @@ class CoordinationServicer(rpc.CoordinationServiceServicer):
                          context: Any) -> pb.BoardStatsResponse:
         c = await board_counts(self._pool, self._s, current_caller())
         return pb.BoardStatsResponse(
-            agents=c["agents"], agents_active=c["active"], leases_held=c["held"],
-            lease_waiters=c["waiters"], mail_pending=c["pending"],
-            mail_acked_bodies=c["acked_bodies"])
+            agents=c.agents, agents_active=c.active, leases_held=c.held,
+            lease_waiters=c.waiters, mail_pending=c.pending,
+            mail_acked_bodies=c.acked_bodies)
 
     async def GetToolset(self, request: pb.GetToolsetRequest, context: Any) -> pb.ToolsetReply:
         return pb.ToolsetReply(tier=await self._toolsets.get(current_caller()))

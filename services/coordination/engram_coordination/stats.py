@@ -11,11 +11,12 @@ from engram_kit.context import CallerContext
 from engram_kit.db import tenant_tx
 
 from . import repo_sweep
+from .rows import BoardCounts
 from .settings import CoordinationSettings
 
 
 async def board_counts(pool: asyncpg.Pool, settings: CoordinationSettings,
-                       ctx: CallerContext) -> asyncpg.Record:
+                       ctx: CallerContext) -> BoardCounts:
     since = datetime.now(UTC) - timedelta(seconds=settings.active_window_s)
     async with tenant_tx(pool, ctx.require_namespace()) as conn:
         return await repo_sweep.counts(conn, since)

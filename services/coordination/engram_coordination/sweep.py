@@ -18,6 +18,7 @@ from engram_kit import audit as audit_log
 from engram_kit.db import duty_tx
 
 from . import repo, repo_sweep
+from .rows import ErasedBody, ExpiredLease
 from .settings import CoordinationSettings
 
 log = logging.getLogger(__name__)
@@ -83,18 +84,18 @@ class BoardSweep:
                 now - timedelta(seconds=self._s.agent_retire_after_s))
 
     async def _audit(self, conn: asyncpg.Connection, namespace: str,
-                     bodies: list[asyncpg.Record], agents: list[str],
-                     leases: list[asyncpg.Record]) -> None:
+                     bodies: list[ErasedBody], agents: list[str],
+                     leases: list[ExpiredLease]) -> None:
         principal, agent_id = SWEEPER
         if bodies:
             await repo.audit(conn, namespace, principal, agent_id, "mail.body_expire", "", {
-                "ids": [str(b["id"]) for b in bodies],
-                "body_hmacs": [b["body_hmac"] for b in bodies],
+                "ids": [str(b.id) for b in bodies],
+                "body_hmacs": [b.body_hmac for b in bodies],
                 "after_s": self._s.mail_body_ttl_s})
         if agents:
             await repo.audit(conn, namespace, principal, agent_id, "agent.retire", "", {
                 "agents": agents, "unseen_s": self._s.agent_retire_after_s})
         if leases:
             await repo.audit(conn, namespace, principal, agent_id, "lease.expire", "", {
-                "leases": [r["name"] for r in leases],
-                "fencing_tokens": [r["last_token"] for r in leases]})
+                "leases": [r.name for r in leases],
+                "fencing_tokens": [r.last_token for r in leases]})

@@ -26,6 +26,7 @@ from . import repo_passes as repo
 from .backends import Backends
 from .extractor import Candidate, EntryText, ExtractionFailed, Extractor, anchored
 from .proposals import Link, Proposals, entries_merge_link, fact_merge_link, merge_link
+from .rows import RunRow
 from .settings import DreamerSettings
 
 log = logging.getLogger(__name__)
@@ -48,14 +49,14 @@ async def _unlock_or_drop(conn: asyncpg.Connection, key: str) -> None:
         raise
 
 
-def observe(run: asyncpg.Record, counts: dict[str, Any]) -> None:
+def observe(run: RunRow, counts: dict[str, Any]) -> None:
     """Metrics of a committed pass (after its commit)."""
-    metrics.RUNS.labels("committed", run["trigger"]).inc()
+    metrics.RUNS.labels("committed", run.trigger).inc()
     metrics.RUN_SECONDS.observe(counts.get("duration_s", 0.0))
     for action, n in counts.get("actions", {}).items():
         metrics.FACTS.labels(action).inc(n)
-    metrics.DROPPED.labels("unanchored").inc(run["dropped_unanchored"])
-    metrics.DROPPED.labels("quarantined").inc(run["quarantined"])
+    metrics.DROPPED.labels("unanchored").inc(run.dropped_unanchored)
+    metrics.DROPPED.labels("quarantined").inc(run.quarantined)
     for kind, n in counts.get("proposals", {}).items():
         metrics.PROPOSALS.labels(kind).inc(n)
     metrics.ARCHIVED.inc(counts.get("archived", 0))
@@ -95,7 +96,7 @@ class DreamPasses:
             raise NotImplementedYet(NO_EXTRACTOR)
         return self.extractor
 
-    async def run(self, ns: str, trigger: str) -> asyncpg.Record:
+    async def run(self, ns: str, trigger: str) -> RunRow:
         extractor = self._configured()
         async with self._single_flight(ns):
             await self._recover(ns)
@@ -157,7 +158,7 @@ class DreamPasses:
         proposals; near-identical
         lessons are merged (journaled in the run's batch, so revertible)."""
         async with tenant_tx(self._pool, ns) as conn:
-            marks = [(m["kind"], m["key"]) for m in await repo.open_marks(conn, MAX_MARKS)]
+            marks = [(m.kind, m.key) for m in await repo.open_marks(conn, MAX_MARKS)]
         entities = sorted({key for kind, key in marks if kind == "entity"}
                           | {c.entity for _, c, _ in written})
         merges = []
@@ -174,7 +175,7 @@ class DreamPasses:
         return merges, marks, merged
 
     async def _pass(self, ns: str, run_id: uuid.UUID, ids: list[uuid.UUID],
-                    started: float) -> asyncpg.Record:
+                    started: float) -> RunRow:
         """Batch by batch: extract, keep anchored candidates, write them, so a
         long pass makes progress (and a killed one has a journal to undo)."""
         entries, origins = await self._fetch(ns, ids)
@@ -281,14 +282,14 @@ class DreamPasses:
             written.append((uuid.UUID(reply.fact.id), c, reply.action))
         return written, errors
 
-    async def rollback(self, ns: str, run_id: uuid.UUID) -> tuple[int, asyncpg.Record]:
+    async def rollback(self, ns: str, run_id: uuid.UUID) -> tuple[int, RunRow]:
         async with self._single_flight(ns):
             async with tenant_tx(self._pool, ns) as conn:
                 row = await repo.run(conn, run_id)
             if row is None:
                 raise NotFound(f"no dream run {run_id}")
-            if row["status"] != "committed":
-                raise Conflict(f"run {run_id} is {row['status']}; only a committed run can "
+            if row.status != "committed":
+                raise Conflict(f"run {run_id} is {row.status}; only a committed run can "
                                "be rolled back")
             async with tenant_tx(self._pool, ns) as conn:  # refuses if one was decided
                 await self.proposals.revert_run(conn, run_id)

@@ -14,10 +14,8 @@ from __future__ import annotations
 import dataclasses
 import re
 import uuid
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
 import asyncpg
 
@@ -38,6 +36,7 @@ from engram_kit.vocab import REVIEWER_ROLES, ProposalStatus, Role
 from . import repo_proposals as repo
 from .backends import Backends
 from .extractor import Candidate
+from .rows import Proposal
 
 KINDS = ("graph_link", "merge_entity", "merge_fact", "merge_entries")
 RELATION_OF = {"uses": "uses", "consumes_from": "uses", "caches": "uses",
@@ -86,28 +85,24 @@ def fact_merge_link(pair: cortex_pb2.FactPair) -> Link:
                 kind="merge_fact", entity=pair.entity, value=pair.value)
 
 
-# A proposal as read: its row, or a copy of it with the status a reader sees.
-ProposalRow = asyncpg.Record | Mapping[str, Any]
-
-
 # The status a reader sees: an open proposal past its expiry is expired,
 # whether or not a pass has marked it yet.
-def _as_listed(r: ProposalRow) -> ProposalRow:
-    if r["status"] == ProposalStatus.OPEN and r["expires_at"] < datetime.now(UTC):
-        return {**dict(r), "status": ProposalStatus.EXPIRED}
+def _as_listed(r: Proposal) -> Proposal:
+    if r.status == ProposalStatus.OPEN and r.expires_at < datetime.now(UTC):
+        return dataclasses.replace(r, status=ProposalStatus.EXPIRED)
     return r
 
 
-def summary(r: ProposalRow) -> str:
-    if r["kind"] == "merge_entity":
-        return f"merge {r['src']} into {r['dst']}"
-    if r["kind"] == "merge_entries":
-        return (f"consolidate {len(r['entry_ids'])} entries ({', '.join(r['entry_ids'])}) "
-                f"into one with the text of {r['src']}")
-    if r["kind"] == "merge_fact":
-        return (f"merge {r['entity']}.{r['src']} into {r['entity']}.{r['dst']} "
-                f"(both {r['value']!r})")
-    return f"link {r['src']} {r['relation']} {r['dst']}"
+def summary(r: Proposal) -> str:
+    if r.kind == "merge_entity":
+        return f"merge {r.src} into {r.dst}"
+    if r.kind == "merge_entries":
+        return (f"consolidate {len(r.entry_ids)} entries ({', '.join(r.entry_ids)}) "
+                f"into one with the text of {r.src}")
+    if r.kind == "merge_fact":
+        return (f"merge {r.entity}.{r.src} into {r.entity}.{r.dst} "
+                f"(both {r.value!r})")
+    return f"link {r.src} {r.relation} {r.dst}"
 
 
 def merge_link(pair: cortex_pb2.EntityPair) -> Link:
@@ -149,7 +144,7 @@ class Proposals:
                 made[link.kind] = made.get(link.kind, 0) + 1
         return made
 
-    async def listing(self, ns: str, status: str, kind: str = "") -> list[ProposalRow]:
+    async def listing(self, ns: str, status: str, kind: str = "") -> list[Proposal]:
         status = status or ProposalStatus.OPEN
         if status not in tuple(ProposalStatus):
             raise InvalidArgument("status is open, applying, approved, rejected or expired",
@@ -163,7 +158,7 @@ class Proposals:
         return [_as_listed(r) for r in rows]
 
     async def decide(self, ctx: CallerContext, proposal_id: str, decision: str,
-                     reasoning: str) -> asyncpg.Record:
+                     reasoning: str) -> Proposal:
         ns = ctx.require_namespace()
         if ctx.role not in REVIEWER_ROLES:
             raise PermissionDenied("deciding a proposal needs the reviewer role; you are "
@@ -184,59 +179,59 @@ class Proposals:
                                          reasoning)
         async with tenant_tx(self._pool, ns) as conn:  # the mark
             row = await self._open_row(conn, pid, decision)
-            if row["status"] == ProposalStatus.OPEN:
+            if row.status == ProposalStatus.OPEN:
                 row = await repo.decide(conn, pid, ProposalStatus.APPLYING, ctx.principal,
                                         reasoning)
         return await self._finish(ctx, row)
 
     @staticmethod
     async def _open_row(conn: asyncpg.Connection, pid: uuid.UUID,
-                        decision: str) -> asyncpg.Record:
+                        decision: str) -> Proposal:
         """The proposal, locked; open, or being applied and this an approval
         (a retry finishes it)."""
         row = await repo.lock(conn, pid)
         if row is None:
             raise NotFound(f"no proposal {pid}")
-        status = _as_listed(row)["status"]
+        status = _as_listed(row).status
         if status == ProposalStatus.APPLYING and decision == "approve":
             return row
         if status == ProposalStatus.APPLYING:
             raise Conflict(f"proposal {pid} is being applied (approved by "
-                           f"{row['decided_by']}); repeat the approval to finish it")
+                           f"{row.decided_by}); repeat the approval to finish it")
         if status != ProposalStatus.OPEN:
             raise Conflict(f"proposal {pid} is already {status}")
         return row
 
-    async def _finish(self, ctx: CallerContext, row: asyncpg.Record) -> asyncpg.Record:
+    async def _finish(self, ctx: CallerContext, row: Proposal) -> Proposal:
         """The cortex call, keyed by the proposal, so a repeat after a lost
         reply is the same call; then the mark is finalised once."""
         try:
-            await self._apply(dataclasses.replace(ctx, idempotency_key=f"proposal/{row['id']}"),
+            await self._apply(dataclasses.replace(ctx, idempotency_key=f"proposal/{row.id}"),
                               row)
         except (Unavailable, DeadlineExceeded):
             raise  # the mark stays: a retry or the next pass finishes it
         except DomainError:  # cortex refused it (e.g. the slots disagree now): reopen
             async with tenant_tx(self._pool, ctx.require_namespace()) as conn:
-                await repo.reopen(conn, row["id"])
+                await repo.reopen(conn, row.id)
             raise
         async with tenant_tx(self._pool, ctx.require_namespace()) as conn:
-            return await repo.finalise(conn, row["id"]) or await repo.held(conn, row["id"])
+            return await repo.finalise(conn, row.id) or await repo.held(conn, row.id)
 
-    async def _apply(self, keyed: CallerContext, row: asyncpg.Record) -> None:
-        reasoning = row["reasoning"]
-        if row["kind"] == "merge_entries":
-            await self._backends.consolidate(keyed, list(row["entry_ids"]), row["src"],
+    async def _apply(self, keyed: CallerContext, row: Proposal) -> None:
+        reasoning = row.reasoning
+        if row.kind == "merge_entries":
+            await self._backends.consolidate(keyed, list(row.entry_ids), row.src,
                                              reasoning)
-        elif row["kind"] == "merge_entity":
-            await self._backends.merge_entities(keyed, row["src"], row["dst"], reasoning)
-        elif row["kind"] == "merge_fact":
-            await self._backends.retract(keyed, row["entity"], row["src"], row["value"],
-                                         f"duplicate of {row['entity']}.{row['dst']}: "
+        elif row.kind == "merge_entity":
+            await self._backends.merge_entities(keyed, row.src, row.dst, reasoning)
+        elif row.kind == "merge_fact":
+            await self._backends.retract(keyed, row.entity, row.src, row.value,
+                                         f"duplicate of {row.entity}.{row.dst}: "
                                          f"{reasoning}"[:500])
         else:
             await self._backends.relate(keyed, cortex_pb2.RelateRequest(
-                src=row["src"], relation=row["relation"], dst=row["dst"],
-                provenance="inferred", evidence_quote=row["evidence_quote"]))
+                src=row.src, relation=row.relation, dst=row.dst,
+                provenance="inferred", evidence_quote=row.evidence_quote))
 
     async def resume(self, ns: str) -> int:
         """Approvals a failure left marked but unapplied, finished (at the
@@ -244,7 +239,8 @@ class Proposals:
         async with tenant_tx(self._pool, ns) as conn:
             rows = await repo.applying(conn)
         for row in rows:
-            await self._finish(CallerContext(principal=row["decided_by"], namespace=ns,
+            assert row.decided_by is not None  # decide() marked it applying
+            await self._finish(CallerContext(principal=row.decided_by, namespace=ns,
                                              client_id="dreamer", role=Role.REVIEWER), row)
         return len(rows)
 
@@ -253,5 +249,5 @@ class Proposals:
         decided = await repo.decided_of_run(conn, run_id)
         if decided:
             raise Conflict("later writes depend on this run: proposals already decided: "
-                           + ", ".join(f"{r['id']} ({r['status']})" for r in decided))
+                           + ", ".join(f"{r.id} ({r.status})" for r in decided))
         await repo.delete_of_run(conn, run_id)

@@ -9,6 +9,8 @@ import asyncpg
 
 from engram_kit.db import fetchrow_one
 
+from .rows import EventStats
+
 
 async def record_event(conn: asyncpg.Connection, namespace: str, consumer: str, event_id: UUID,
                        event_type: str, subject_id: str, occurred_at: datetime | None) -> bool:
@@ -25,7 +27,6 @@ async def record_event(conn: asyncpg.Connection, namespace: str, consumer: str, 
     return bool(inserted)
 
 
-async def event_stats(conn: asyncpg.Connection) -> asyncpg.Record:
-    return await fetchrow_one(
-        conn, "SELECT count(*) AS n, max(processed_at) AS last FROM processed_events"
-    )
+async def event_stats(conn: asyncpg.Connection) -> EventStats:
+    return EventStats.of(await fetchrow_one(
+        conn, "SELECT count(*) AS n, max(processed_at) AS last FROM processed_events"))

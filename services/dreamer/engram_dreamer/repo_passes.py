@@ -11,6 +11,11 @@ import asyncpg
 
 from engram_kit import locks
 from engram_kit.db import fetchrow_one
+from engram_kit.rows import select_list
+
+from .rows import OpenMark, PendingStats, PendingWork, RunRow
+
+RUN_COLUMNS = select_list(RunRow)
 
 
 async def add_pending(conn: asyncpg.Connection, ns: str, entry_id: uuid.UUID,
@@ -31,12 +36,12 @@ async def pending(conn: asyncpg.Connection, limit: int) -> list[uuid.UUID]:
     return [r["entry_id"] for r in rows]
 
 
-async def pending_stats(conn: asyncpg.Connection) -> asyncpg.Record:
-    return await fetchrow_one(
+async def pending_stats(conn: asyncpg.Connection) -> PendingStats:
+    return PendingStats.of(await fetchrow_one(
         conn,
         """SELECT count(*) AS n, max(stored_at) AS newest,
                   (SELECT count(*) FROM marks WHERE status = 'pending') AS marks
-           FROM pending_entries WHERE status = 'pending'""")
+           FROM pending_entries WHERE status = 'pending'"""))
 
 
 async def start_run(conn: asyncpg.Connection, ns: str, run_id: uuid.UUID, trigger: str,
@@ -52,19 +57,19 @@ async def stale_runs(conn: asyncpg.Connection) -> list[uuid.UUID]:
 
 
 async def finish_run(conn: asyncpg.Connection, run_id: uuid.UUID, status: str,
-                     fields: dict[str, Any]) -> asyncpg.Record:
-    return await fetchrow_one(
+                     fields: dict[str, Any]) -> RunRow:
+    return RunRow.of(await fetchrow_one(
         conn,
-        """UPDATE runs SET status = $2, finished_at = clock_timestamp(),
+        f"""UPDATE runs SET status = $2, finished_at = clock_timestamp(),
                   entries = $3, candidates = $4, facts_written = $5, dropped_unanchored = $6,
                   quarantined = $7, errors = $8, counts = $9::jsonb, error_detail = $10,
                   inputs = $11, proposals = $12
-           WHERE id = $1 RETURNING *""",
+           WHERE id = $1 RETURNING {RUN_COLUMNS}""",
         run_id, status, fields.get("entries", 0), fields.get("candidates", 0),
         fields.get("facts_written", 0), fields.get("dropped_unanchored", 0),
         fields.get("quarantined", 0), fields.get("errors", 0),
         json.dumps(fields.get("counts", {})), fields.get("error_detail", "")[:2000],
-        fields.get("inputs", []), fields.get("proposals", 0))
+        fields.get("inputs", []), fields.get("proposals", 0)))
 
 
 async def record_fact(conn: asyncpg.Connection, ns: str, run_id: uuid.UUID,
@@ -90,12 +95,15 @@ async def settle_entries(conn: asyncpg.Connection, run_id: uuid.UUID,
                VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING""", ns, entry_id, run_id, reason)
 
 
-async def runs(conn: asyncpg.Connection, limit: int) -> list[asyncpg.Record]:
-    return await conn.fetch("SELECT * FROM runs ORDER BY started_at DESC LIMIT $1", limit)
+async def runs(conn: asyncpg.Connection, limit: int) -> list[RunRow]:
+    return RunRow.all(await conn.fetch(
+        f"SELECT {RUN_COLUMNS} FROM runs ORDER BY started_at DESC LIMIT $1", limit))
 
 
-async def run(conn: asyncpg.Connection, run_id: uuid.UUID) -> asyncpg.Record | None:
-    return await conn.fetchrow("SELECT * FROM runs WHERE id = $1 FOR UPDATE", run_id)
+async def run(conn: asyncpg.Connection, run_id: uuid.UUID) -> RunRow | None:
+    row = await conn.fetchrow(f"SELECT {RUN_COLUMNS} FROM runs WHERE id = $1 FOR UPDATE",
+                              run_id)
+    return RunRow.of(row) if row is not None else None
 
 
 async def reopen_entries(conn: asyncpg.Connection, run_id: uuid.UUID) -> int:
@@ -116,9 +124,10 @@ async def add_mark(conn: asyncpg.Connection, ns: str, kind: str, key: str,
            WHERE marks.status = 'done'""", ns, kind, key, event_id)
 
 
-async def open_marks(conn: asyncpg.Connection, limit: int) -> list[asyncpg.Record]:
-    return await conn.fetch("SELECT kind, key FROM marks WHERE status = 'pending' "
-                            "ORDER BY at LIMIT $1", limit)
+async def open_marks(conn: asyncpg.Connection, limit: int) -> list[OpenMark]:
+    return OpenMark.all(await conn.fetch(
+        f"SELECT {select_list(OpenMark)} FROM marks WHERE status = 'pending' "
+        "ORDER BY at LIMIT $1", limit))
 
 
 async def settle_marks(conn: asyncpg.Connection, run_id: uuid.UUID,
@@ -145,9 +154,10 @@ async def forget_proposal_sources(conn: asyncpg.Connection, entry_ids: list[str]
                        "WHERE source_ref = ANY($1::text[])", entry_ids)
 
 
-async def mark_rolled_back(conn: asyncpg.Connection, run_id: uuid.UUID) -> asyncpg.Record:
-    return await fetchrow_one(
-        conn, "UPDATE runs SET status = 'rolled_back' WHERE id = $1 RETURNING *", run_id)
+async def mark_rolled_back(conn: asyncpg.Connection, run_id: uuid.UUID) -> RunRow:
+    return RunRow.of(await fetchrow_one(
+        conn, f"UPDATE runs SET status = 'rolled_back' WHERE id = $1 RETURNING {RUN_COLUMNS}",
+        run_id))
 
 
 async def try_session_lock(conn: asyncpg.Connection, key: str) -> bool:
@@ -159,15 +169,15 @@ async def session_unlock(conn: asyncpg.Connection, key: str) -> None:
     await locks.session_unlock(conn, key)
 
 
-async def pending_work(conn: asyncpg.Connection) -> list[asyncpg.Record]:
+async def pending_work(conn: asyncpg.Connection) -> list[PendingWork]:
     """Per namespace: how much waits (entries and marks), oldest and newest."""
-    return await conn.fetch(
+    return PendingWork.all(await conn.fetch(
         """SELECT namespace, count(*) AS n, min(at) AS oldest, max(at) AS newest
            FROM (SELECT namespace, stored_at AS at FROM pending_entries
                  WHERE status = 'pending'
                  UNION ALL
                  SELECT namespace, at FROM marks WHERE status = 'pending') work
-           GROUP BY namespace""")
+           GROUP BY namespace"""))
 
 
 async def last_started(conn: asyncpg.Connection) -> Any:

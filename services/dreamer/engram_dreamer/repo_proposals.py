@@ -8,6 +8,11 @@ from typing import Any
 import asyncpg
 
 from engram_kit.db import fetchrow_one, fetchval_one
+from engram_kit.rows import select_list
+
+from .rows import DecidedProposal, Proposal
+
+PROPOSAL_COLUMNS = select_list(Proposal)
 
 # An open proposal past its expiry reads as expired before a pass marks it.
 _STATUS_SQL = ("(CASE WHEN status = 'open' AND expires_at < now() THEN 'expired' "
@@ -32,28 +37,36 @@ async def insert(conn: asyncpg.Connection, ns: str, run_id: uuid.UUID,
         list(link.entry_ids))
 
 
-async def listing(conn: asyncpg.Connection, status: str, kind: str) -> list[asyncpg.Record]:
-    return await conn.fetch(
-        f"SELECT * FROM proposals WHERE {_STATUS_SQL} = $1 AND ($2 = '' OR kind = $2) "
-        "ORDER BY created_at LIMIT 200", status, kind)
+def _row(record: asyncpg.Record | None) -> Proposal | None:
+    return None if record is None else Proposal.of(record)
 
 
-async def lock(conn: asyncpg.Connection, pid: uuid.UUID) -> asyncpg.Record | None:
-    return await conn.fetchrow("SELECT * FROM proposals WHERE id = $1 FOR UPDATE", pid)
+async def listing(conn: asyncpg.Connection, status: str, kind: str) -> list[Proposal]:
+    return Proposal.all(await conn.fetch(
+        f"SELECT {PROPOSAL_COLUMNS} FROM proposals WHERE {_STATUS_SQL} = $1"
+        " AND ($2 = '' OR kind = $2) ORDER BY created_at LIMIT 200", status, kind))
 
 
-async def get(conn: asyncpg.Connection, pid: uuid.UUID) -> asyncpg.Record | None:
-    return await conn.fetchrow("SELECT * FROM proposals WHERE id = $1", pid)
+async def lock(conn: asyncpg.Connection, pid: uuid.UUID) -> Proposal | None:
+    return _row(await conn.fetchrow(
+        f"SELECT {PROPOSAL_COLUMNS} FROM proposals WHERE id = $1 FOR UPDATE", pid))
 
 
-async def held(conn: asyncpg.Connection, pid: uuid.UUID) -> asyncpg.Record:
+async def get(conn: asyncpg.Connection, pid: uuid.UUID) -> Proposal | None:
+    return _row(await conn.fetchrow(f"SELECT {PROPOSAL_COLUMNS} FROM proposals WHERE id = $1",
+                                    pid))
+
+
+async def held(conn: asyncpg.Connection, pid: uuid.UUID) -> Proposal:
     """A proposal this transaction knows exists."""
-    return await fetchrow_one(conn, "SELECT * FROM proposals WHERE id = $1", pid)
+    return Proposal.of(await fetchrow_one(
+        conn, f"SELECT {PROPOSAL_COLUMNS} FROM proposals WHERE id = $1", pid))
 
 
-async def applying(conn: asyncpg.Connection) -> list[asyncpg.Record]:
+async def applying(conn: asyncpg.Connection) -> list[Proposal]:
     """Approvals marked but not yet applied (a failure left them)."""
-    return await conn.fetch("SELECT * FROM proposals WHERE status = 'applying'")
+    return Proposal.all(await conn.fetch(
+        f"SELECT {PROPOSAL_COLUMNS} FROM proposals WHERE status = 'applying'"))
 
 
 async def reopen(conn: asyncpg.Connection, pid: uuid.UUID) -> None:
@@ -61,24 +74,26 @@ async def reopen(conn: asyncpg.Connection, pid: uuid.UUID) -> None:
                        "decided_at = NULL WHERE id = $1 AND status = 'applying'", pid)
 
 
-async def finalise(conn: asyncpg.Connection, pid: uuid.UUID) -> asyncpg.Record | None:
+async def finalise(conn: asyncpg.Connection, pid: uuid.UUID) -> Proposal | None:
     """The applied approval marked approved; None when another call did it."""
-    return await conn.fetchrow("UPDATE proposals SET status = 'approved' "
-                               "WHERE id = $1 AND status = 'applying' RETURNING *", pid)
+    return _row(await conn.fetchrow(
+        "UPDATE proposals SET status = 'approved' WHERE id = $1 AND status = 'applying'"
+        f" RETURNING {PROPOSAL_COLUMNS}", pid))
 
 
 async def decide(conn: asyncpg.Connection, pid: uuid.UUID, status: str, principal: str,
-                 reasoning: str) -> asyncpg.Record:
-    return await fetchrow_one(
+                 reasoning: str) -> Proposal:
+    return Proposal.of(await fetchrow_one(
         conn,
         """UPDATE proposals SET status = $2, decided_by = $3,
                   decided_at = clock_timestamp(), reasoning = $4
-           WHERE id = $1 RETURNING *""", pid, status, principal, reasoning)
+           WHERE id = $1 RETURNING """ + PROPOSAL_COLUMNS, pid, status, principal, reasoning))
 
 
-async def decided_of_run(conn: asyncpg.Connection, run_id: uuid.UUID) -> list[asyncpg.Record]:
-    return await conn.fetch("SELECT id, status FROM proposals WHERE run_id = $1 "
-                            "AND status IN ('applying', 'approved', 'rejected')", run_id)
+async def decided_of_run(conn: asyncpg.Connection, run_id: uuid.UUID) -> list[DecidedProposal]:
+    return DecidedProposal.all(await conn.fetch(
+        f"SELECT {select_list(DecidedProposal)} FROM proposals WHERE run_id = $1"
+        " AND status IN ('applying', 'approved', 'rejected')", run_id))
 
 
 async def delete_of_run(conn: asyncpg.Connection, run_id: uuid.UUID) -> None:

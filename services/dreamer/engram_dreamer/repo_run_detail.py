@@ -7,9 +7,15 @@ import uuid
 
 import asyncpg
 
+from engram_kit.rows import select_list
 
-async def run_row(conn: asyncpg.Connection, run_id: uuid.UUID) -> asyncpg.Record | None:
-    return await conn.fetchrow("SELECT * FROM runs WHERE id = $1", run_id)
+from .repo_passes import RUN_COLUMNS
+from .rows import QuarantinedEntry, RunFact, RunRow, RunTotals
+
+
+async def run_row(conn: asyncpg.Connection, run_id: uuid.UUID) -> RunRow | None:
+    row = await conn.fetchrow(f"SELECT {RUN_COLUMNS} FROM runs WHERE id = $1", run_id)
+    return RunRow.of(row) if row is not None else None
 
 
 async def inputs_page(conn: asyncpg.Connection, run_id: uuid.UUID, offset: int,
@@ -20,20 +26,20 @@ async def inputs_page(conn: asyncpg.Connection, run_id: uuid.UUID, offset: int,
 
 
 async def facts_page(conn: asyncpg.Connection, run_id: uuid.UUID, offset: int,
-                     limit: int) -> list[asyncpg.Record]:
-    return await conn.fetch(
-        "SELECT fact_id, entry_id, action, kind FROM run_facts WHERE run_id = $1"
-        " ORDER BY fact_id, entry_id OFFSET $2 LIMIT $3", run_id, offset, limit)
+                     limit: int) -> list[RunFact]:
+    return RunFact.all(await conn.fetch(
+        f"SELECT {select_list(RunFact)} FROM run_facts WHERE run_id = $1"
+        " ORDER BY fact_id, entry_id OFFSET $2 LIMIT $3", run_id, offset, limit))
 
 
 async def quarantine_page(conn: asyncpg.Connection, run_id: uuid.UUID, offset: int,
-                          limit: int) -> list[asyncpg.Record]:
-    return await conn.fetch(
-        "SELECT entry_id, reason FROM quarantine WHERE run_id = $1 ORDER BY entry_id"
-        " OFFSET $2 LIMIT $3", run_id, offset, limit)
+                          limit: int) -> list[QuarantinedEntry]:
+    return QuarantinedEntry.all(await conn.fetch(
+        f"SELECT {select_list(QuarantinedEntry)} FROM quarantine WHERE run_id = $1"
+        " ORDER BY entry_id OFFSET $2 LIMIT $3", run_id, offset, limit))
 
 
-async def totals(conn: asyncpg.Connection, run_id: uuid.UUID) -> asyncpg.Record:
+async def totals(conn: asyncpg.Connection, run_id: uuid.UUID) -> RunTotals:
     """How many rows of each kind the run touched, and what a rollback reopens."""
     row = await conn.fetchrow(
         """SELECT coalesce(cardinality(r.inputs), 0) AS inputs,
@@ -45,7 +51,7 @@ async def totals(conn: asyncpg.Connection, run_id: uuid.UUID) -> asyncpg.Record:
                       AS open_proposals
            FROM runs r WHERE r.id = $1""", run_id)
     assert row is not None  # the caller found the run in this transaction
-    return row
+    return RunTotals.of(row)
 
 
 async def settled_entries(conn: asyncpg.Connection, run_id: uuid.UUID,

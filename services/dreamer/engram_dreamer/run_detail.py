@@ -4,7 +4,6 @@ without changing anything."""
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Callable
 
@@ -16,6 +15,7 @@ from engram_kit.errors import InvalidArgument, NotFound
 
 from . import repo_proposals
 from . import repo_run_detail as repo
+from .rows import RunFact, RunRow
 
 DEFAULT_PAGE = 50
 MAX_PAGE = 200
@@ -37,12 +37,12 @@ def _page(offset: int, limit: int) -> tuple[int, int]:
     return offset, limit
 
 
-def _fact(r: asyncpg.Record) -> pb.RunFact:
-    return pb.RunFact(fact_id=str(r["fact_id"]), entry_id=str(r["entry_id"]),
-                      action=r["action"], kind=r["kind"])
+def _fact(r: RunFact) -> pb.RunFact:
+    return pb.RunFact(fact_id=str(r.fact_id), entry_id=str(r.entry_id),
+                      action=r.action, kind=r.kind)
 
 
-async def _run(conn: asyncpg.Connection, run_id: uuid.UUID) -> asyncpg.Record:
+async def _run(conn: asyncpg.Connection, run_id: uuid.UUID) -> RunRow:
     row = await repo.run_row(conn, run_id)
     if row is None:
         raise NotFound(f"no dream run {run_id}")
@@ -50,7 +50,7 @@ async def _run(conn: asyncpg.Connection, run_id: uuid.UUID) -> asyncpg.Record:
 
 
 async def detail(pool: asyncpg.Pool, ns: str, request: pb.DreamRunDetailRequest,
-                 run_message: Callable[[asyncpg.Record], pb.DreamRun]
+                 run_message: Callable[[RunRow], pb.DreamRun]
                  ) -> pb.DreamRunDetailResponse:
     run_id = run_id_of(request.run_id)
     offset, limit = _page(request.offset, request.limit)
@@ -63,10 +63,10 @@ async def detail(pool: asyncpg.Pool, ns: str, request: pb.DreamRunDetailRequest,
     return pb.DreamRunDetailResponse(
         run=run_message(row),
         entries_read=[str(e) for e in read], facts_written=[_fact(f) for f in facts],
-        quarantined=[pb.RunQuarantine(entry_id=str(q["entry_id"]), reason=q["reason"])
+        quarantined=[pb.RunQuarantine(entry_id=str(q.entry_id), reason=q.reason)
                      for q in quarantined],
-        total_entries_read=totals["inputs"], total_facts_written=totals["facts"],
-        total_quarantined=totals["quarantined"])
+        total_entries_read=totals.inputs, total_facts_written=totals.facts,
+        total_quarantined=totals.quarantined)
 
 
 async def rollback_preview(pool: asyncpg.Pool, ns: str,
@@ -83,18 +83,17 @@ async def rollback_preview(pool: asyncpg.Pool, ns: str,
         cleared = await repo.quarantine_page(conn, run_id, 0, MAX_PAGE)
         decided = await repo_proposals.decided_of_run(conn, run_id)
     blockers = []
-    if row["status"] != "committed":
-        blockers.append(f"the run is {row['status']}; only a committed run can be rolled back")
+    if row.status != "committed":
+        blockers.append(f"the run is {row.status}; only a committed run can be rolled back")
     if decided:
         blockers.append("proposals already decided: " + ", ".join(
-            f"{r['id']} ({r['status']})" for r in decided))
-    counts = row["counts"] if isinstance(row["counts"], dict) else json.loads(
-        row["counts"] or "{}")
+            f"{r.id} ({r.status})" for r in decided))
+    counts = row.count_map()
     return pb.DreamRollbackPreviewResponse(
         run_id=str(run_id), allowed=not blockers, blockers=blockers,
         facts_reverted=[_fact(f) for f in facts],
         entries_reopened=[str(e) for e in entries],
-        quarantine_cleared=[str(q["entry_id"]) for q in cleared],
-        proposals_withdrawn=totals["open_proposals"], marks_reopened=totals["marks"],
+        quarantine_cleared=[str(q.entry_id) for q in cleared],
+        proposals_withdrawn=totals.open_proposals, marks_reopened=totals.marks,
         archived_restored=int(counts.get("archived", 0)),
-        truncated=max(totals["facts"], totals["settled"], totals["quarantined"]) > MAX_PAGE)
+        truncated=max(totals.facts, totals.settled, totals.quarantined) > MAX_PAGE)

@@ -17,6 +17,7 @@ from engram_kit.runtime import sleep_or_stop
 from . import repo_passes as repo
 from .extractor import ExtractorUnavailable
 from .passes import DreamPasses
+from .rows import PendingWork
 from .settings import DreamerSettings
 
 log = logging.getLogger(__name__)
@@ -70,18 +71,17 @@ class Scheduler:
             return []
         async with duty_tx(self._pool, "dream_scheduler") as conn:
             rows = await repo.pending_work(conn)
-            rows = [dict(r) for r in rows] + await self._idle_namespaces(
-                conn, {r["namespace"] for r in rows})
+            rows += await self._idle_namespaces(conn, {r.namespace for r in rows})
         started = []
         for r in rows:
-            async with tenant_tx(self._pool, r["namespace"]) as conn:
+            async with tenant_tx(self._pool, r.namespace) as conn:
                 last = await repo.last_started(conn)
-            trigger = due(self._s, r["n"], r["oldest"], r["newest"], last, datetime.now(UTC))
+            trigger = due(self._s, r.n, r.oldest, r.newest, last, datetime.now(UTC))
             if trigger is None:
                 continue
             try:
-                await self._passes.run(r["namespace"], trigger)
-                started.append((r["namespace"], trigger))
+                await self._passes.run(r.namespace, trigger)
+                started.append((r.namespace, trigger))
                 self._pause_s = PAUSE_MIN_S
             except ExtractorUnavailable as exc:
                 self._paused_until = time.monotonic() + self._pause_s
@@ -93,7 +93,8 @@ class Scheduler:
                 log.info("scheduled pass skipped", extra={"fields": {"reason": exc.message}})
         return started
 
-    async def _idle_namespaces(self, conn: asyncpg.Connection, busy: set[str]) -> list[dict]:
+    async def _idle_namespaces(self, conn: asyncpg.Connection,
+                               busy: set[str]) -> list[PendingWork]:
         """Namespaces with nothing pending, at most once per schedule period
         (decay needs passes there too). A loose index scan: one probe per
         namespace, not a scan of every entry the dreamer has seen."""
@@ -103,8 +104,7 @@ class Scheduler:
             return []
         self._idle_scan_at = now
         names = await repo.namespaces(conn)
-        return [{"namespace": n, "n": 0, "oldest": None, "newest": None}
-                for n in names if n not in busy]
+        return [PendingWork(n, 0, None, None) for n in names if n not in busy]
 
     async def run(self, stop: asyncio.Event) -> None:
         if self._passes.extractor is None:

@@ -17,32 +17,33 @@ from engram_kit.timestamps import to_timestamp
 from . import repo, repo_passes, repo_proposals, run_detail
 from .intake import EventIntake
 from .passes import DreamPasses
-from .proposals import ProposalRow, summary
+from .proposals import summary
+from .rows import Proposal, RunRow
 from .scheduler import triggers_text
 from .settings import DreamerSettings
 
 
-def run_message(r: asyncpg.Record) -> dreamer_pb2.DreamRun:
-    counts = r["counts"] if isinstance(r["counts"], dict) else json.loads(r["counts"] or "{}")
+def run_message(r: RunRow) -> dreamer_pb2.DreamRun:
+    counts = r.count_map()
     return dreamer_pb2.DreamRun(
-        id=str(r["id"]), status=r["status"], started_at=to_timestamp(r["started_at"]),
-        finished_at=to_timestamp(r["finished_at"]), trigger=r["trigger"],
-        extractor=r["extractor"], model=r["model"], entries=r["entries"],
-        candidates=r["candidates"], facts_written=r["facts_written"],
-        dropped_unanchored=r["dropped_unanchored"], quarantined=r["quarantined"],
-        errors=r["errors"], counts_json=json.dumps(counts), error_detail=r["error_detail"],
-        duration_s=float(counts.get("duration_s", 0.0)), proposals=r["proposals"],
+        id=str(r.id), status=r.status, started_at=to_timestamp(r.started_at),
+        finished_at=to_timestamp(r.finished_at), trigger=r.trigger,
+        extractor=r.extractor, model=r.model, entries=r.entries,
+        candidates=r.candidates, facts_written=r.facts_written,
+        dropped_unanchored=r.dropped_unanchored, quarantined=r.quarantined,
+        errors=r.errors, counts_json=json.dumps(counts), error_detail=r.error_detail,
+        duration_s=float(counts.get("duration_s", 0.0)), proposals=r.proposals,
         archived=int(counts.get("archived", 0)))
 
 
-def proposal_message(r: ProposalRow) -> dreamer_pb2.Proposal:
+def proposal_message(r: Proposal) -> dreamer_pb2.Proposal:
     return dreamer_pb2.Proposal(
-        id=str(r["id"]), kind=r["kind"], status=r["status"],
-        summary=summary(r), src=r["src"],
-        relation=r["relation"], dst=r["dst"], evidence_quote=r["evidence_quote"],
-        run_id=str(r["run_id"]), created_at=to_timestamp(r["created_at"]),
-        expires_at=to_timestamp(r["expires_at"]), decided_by=r["decided_by"] or "",
-        reasoning=r["reasoning"])
+        id=str(r.id), kind=r.kind, status=r.status,
+        summary=summary(r), src=r.src,
+        relation=r.relation, dst=r.dst, evidence_quote=r.evidence_quote,
+        run_id=str(r.run_id), created_at=to_timestamp(r.created_at),
+        expires_at=to_timestamp(r.expires_at), decided_by=r.decided_by or "",
+        reasoning=r.reasoning)
 
 
 class DreamerServicer(dreamer_pb2_grpc.DreamerServiceServicer):
@@ -62,10 +63,10 @@ class DreamerServicer(dreamer_pb2_grpc.DreamerServiceServicer):
         extractor = self.passes.extractor
         reply = dreamer_pb2.DreamStatusResponse(
             extractor=extractor.name if extractor else "none",
-            model=extractor.model if extractor else "", events_processed=stats["n"],
-            last_event_at=to_timestamp(stats["last"]),
-            consumer_connected=self.intake.connected, pending_entries=pending["n"],
-            pending_marks=pending["marks"],
+            model=extractor.model if extractor else "", events_processed=stats.n,
+            last_event_at=to_timestamp(stats.last),
+            consumer_connected=self.intake.connected, pending_entries=pending.n,
+            pending_marks=pending.marks,
             triggers=triggers_text(self.s) if extractor else "none (no extractor)")
         if last:
             reply.last_run.CopyFrom(run_message(last[0]))
@@ -75,13 +76,13 @@ class DreamerServicer(dreamer_pb2_grpc.DreamerServiceServicer):
         async with tenant_tx(self.pool, current_caller().require_namespace()) as conn:
             pending = await repo_passes.pending_stats(conn)
             proposals = await repo_proposals.open_count(conn)
-        return dreamer_pb2.DreamStatsResponse(pending_entries=pending["n"],
-                                              pending_marks=pending["marks"],
+        return dreamer_pb2.DreamStatsResponse(pending_entries=pending.n,
+                                              pending_marks=pending.marks,
                                               open_proposals=proposals)
 
     async def Run(self, request: Any, context: Any) -> Any:  # noqa: N802
         row = await self.passes.run(current_caller().require_namespace(), "manual")
-        return dreamer_pb2.DreamRunResponse(run_id=str(row["id"]), run=run_message(row))
+        return dreamer_pb2.DreamRunResponse(run_id=str(row.id), run=run_message(row))
 
     async def Runs(self, request: Any, context: Any) -> Any:  # noqa: N802
         limit = request.page.limit or 20

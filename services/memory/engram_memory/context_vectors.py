@@ -42,7 +42,7 @@ async def preceding_entries(conn: asyncpg.Connection, episode: str | None) -> Pr
     rows = await repo_episodes.episode_tail(conn, episode, LINES_BEFORE)
     if not rows:
         return None
-    return Preceding(episode, [r["id"] for r in rows], [r["text"] for r in reversed(rows)])
+    return Preceding(episode, [r.id for r in rows], [r.text for r in reversed(rows)])
 
 
 def context_fields(preceding: Preceding | None, episode: str | None) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from . import repo_vector_queue as vector_queue
 from .chunking import chunk, plain_text
 from .pdf_worker import PdfExtractor
 from .repo import TermLimits
+from .rows_documents import ChunkHitRow, ChunkRow, DocumentMeta
 from .settings import MemorySettings
 from .validation import clean_source, clean_text, clean_top_k
 
@@ -41,7 +42,7 @@ class IngestResult:
 
 @dataclass
 class ChunkHit:
-    chunk: asyncpg.Record
+    chunk: ChunkHitRow
     score: float
 
 
@@ -73,7 +74,7 @@ class Documents:
         async with tenant_tx(self.pool, namespace) as conn:
             known = await repo.find_by_hash(conn, digest)
         if known is not None:
-            return IngestResult(known["id"], known["chunks"], known["embedded"], duplicate=True)
+            return IngestResult(known.id, known.chunks, known.embedded, duplicate=True)
         pieces = chunk(plain_text(text, fmt))
         vectors = await self._embed([p.text for p in pieces], ctx)
         doc_id = uuid.uuid4()
@@ -132,14 +133,14 @@ class Documents:
         async with tenant_tx(self.pool, ctx.require_namespace()) as conn:
             dense = await repo.dense_chunks(conn, vector, depth) if vector is not None else []
             lexical = await repo.lexical_chunks(conn, query, depth, self.terms)
-            fused = reciprocal_rank_fusion({Channel.DENSE: [r["id"] for r in dense],
-                                            Channel.LEXICAL: [r["id"] for r in lexical]},
+            fused = reciprocal_rank_fusion({Channel.DENSE: [i for i, _ in dense],
+                                            Channel.LEXICAL: [i for i, _ in lexical]},
                                            self.s.rrf_k)[:top_k]
             rows = await repo.chunks_by_ids(conn, [f.key for f in fused])
         return [ChunkHit(rows[f.key], f.score) for f in fused if f.key in rows]
 
     async def get(self, ctx: CallerContext, document_id: str, offset: int,
-                  limit: int) -> tuple[asyncpg.Record, list[asyncpg.Record]]:
+                  limit: int) -> tuple[DocumentMeta, list[ChunkRow]]:
         """One document's metadata and the page of its chunks from ordinal `offset`."""
         try:
             doc_id = uuid.UUID(document_id)

@@ -15,6 +15,7 @@ from engram_kit.idempotency import Keyed
 
 from . import repo_episodes as repo
 from . import repo_sessions
+from .rows_episodes import EpisodeHead, EpisodeRecap
 from .validation import clean_text
 
 MAX_TITLE = 200
@@ -51,11 +52,11 @@ async def current_episode(conn: asyncpg.Connection, ctx: CallerContext,
     if open_ is None:
         open_ = await _open_for_session(conn, ctx, reopen_s)
     await repo_sessions.touch(conn, ctx.session_id)
-    return str(open_["id"])
+    return str(open_.id)
 
 
 async def _open_for_session(conn: asyncpg.Connection, ctx: CallerContext,
-                            reopen_s: float) -> asyncpg.Record:
+                            reopen_s: float) -> EpisodeHead:
     """Reopen or open the session's episode under a lock on the session, so
     two first writes of one session (a store resolves its episode before its
     audited transaction) open one episode, not two."""
@@ -70,8 +71,8 @@ async def _open_for_session(conn: asyncpg.Connection, ctx: CallerContext,
     return open_
 
 
-def _reply_of(row: asyncpg.Record) -> dict[str, str]:
-    return {"id": str(row["id"]), "title": row["title"], "parent_id": str(row["parent_id"])}
+def _reply_of(row: EpisodeHead) -> dict[str, str]:
+    return {"id": str(row.id), "title": row.title, "parent_id": str(row.parent_id)}
 
 
 def _episode_of(reply: dict[str, str]) -> Episode:
@@ -94,9 +95,9 @@ class Episodes:
             row = await repo.create(conn, uuid.uuid4(), ctx.namespace, uuid.UUID(parent),
                                     session, title, ctx.principal)
             await audit.append(conn, ctx.namespace, ctx.principal, "episode.start",
-                               str(row["id"]), {"title": title})
+                               str(row.id), {"title": title})
             await idempotency.remember(conn, ctx.namespace, keyed, _reply_of(row))
-        return Episode(row["id"], row["title"], row["parent_id"])
+        return Episode(row.id, row.title, row.parent_id)
 
     async def end(self, ctx: CallerContext) -> Episode:
         session = _session(ctx)
@@ -107,13 +108,13 @@ class Episodes:
             row = await repo.innermost_open(conn, session)
             if row is None and await repo_sessions.reopen_recent(conn, session, self.reopen_s):
                 row = await repo.innermost_open(conn, session)  # closed by a Stop hook
-            if row is None or row["parent_id"] is None:
+            if row is None or row.parent_id is None:
                 raise Conflict("no open episode to end in this session (the session's own "
                                "episode ends with the session)")
-            await repo.end(conn, row["id"])
-            await audit.append(conn, ctx.namespace, ctx.principal, "episode.end", str(row["id"]))
+            await repo.end(conn, row.id)
+            await audit.append(conn, ctx.namespace, ctx.principal, "episode.end", str(row.id))
             await idempotency.remember(conn, ctx.namespace, keyed, _reply_of(row))
-        return Episode(row["id"], row["title"], row["parent_id"])
+        return Episode(row.id, row.title, row.parent_id)
 
     async def title_session(self, ctx: CallerContext, title: str) -> Episode:
         session = _session(ctx)
@@ -122,12 +123,12 @@ class Episodes:
             await current_episode(conn, ctx, self.reopen_s)
             root = await repo.session_root(conn, session)
             assert root is not None  # current_episode opened the session's root
-            await repo.retitle(conn, root["id"], title)
+            await repo.retitle(conn, root, title)
             await audit.append(conn, ctx.namespace, ctx.principal, "episode.title",
-                               str(root["id"]), {"title": title})
-        return Episode(root["id"], title, None)
+                               str(root), {"title": title})
+        return Episode(root, title, None)
 
     async def recent(self, ctx: CallerContext, limit: int,
-                     per_episode: int) -> list[asyncpg.Record]:
+                     per_episode: int) -> list[EpisodeRecap]:
         async with tenant_tx(self.pool, ctx.require_namespace()) as conn:
             return await repo.recent_with_entries(conn, limit, per_episode)

@@ -67,17 +67,17 @@ class Erasure:
                 stone = await repo_documents.tombstone_for_document(conn, doc_id)
                 if stone is not None:
                     raise NotFound(f"document {doc_id} was forgotten at "
-                                   f"{stone['forgotten_at'].isoformat()} ({stone['reason']})",
+                                   f"{stone.forgotten_at.isoformat()} ({stone.reason})",
                                    field="document_id")
                 raise NotFound(f"document {doc_id} does not exist in this namespace",
                                field="document_id")
-            body = row["original"] or row["content"].encode()
+            body = row.original or row.content.encode()
             await repo_documents.delete_document(conn, doc_id)
             stone_id = await repo_documents.add_tombstone(
                 conn, namespace, doc_id, audit.content_digest(body), reason, ctx.principal)
             await audit.append(conn, namespace, ctx.principal, "document.forget", str(doc_id),
-                               {"chunks": row["chunks"], "reason": reason})
-        return DocumentForgotten(doc_id, row["chunks"], stone_id)
+                               {"chunks": row.chunks, "reason": reason})
+        return DocumentForgotten(doc_id, row.chunks, stone_id)
 
     async def forget_by_writer(self, ctx: CallerContext, window: WriterWindow) -> WriterForgotten:
         """Entries one principal stored in [since, until), oldest first, at

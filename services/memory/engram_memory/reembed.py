@@ -69,7 +69,7 @@ class ReembedSweep:
             BACKLOG.labels(q.label).set(await vq.backlog_size(conn, q))
         by_namespace: dict[str, list[UUID]] = defaultdict(list)
         for row in queued:
-            by_namespace[row["namespace"]].append(row["id"])
+            by_namespace[row.namespace].append(row.id)
         done = 0
         for namespace, ids in by_namespace.items():
             embed = self._embed_contexts if q is vq.CONTEXTS else self._embed_namespace
@@ -83,12 +83,12 @@ class ReembedSweep:
         ctx = CallerContext(principal="memory:reembed", namespace=namespace)
         async with tenant_tx(self.pool, namespace) as conn:
             rows = await vq.texts(conn, q, ids)
-        vectors = await self.embedder.embed_documents([r["text"] for r in rows], ctx,
+        vectors = await self.embedder.embed_documents([r.text for r in rows], ctx,
                                                       self.timeout_s) if rows else []
         if vectors is None:
             return -1
         async with tenant_tx(self.pool, namespace) as conn:
-            await vq.fill(conn, q, [(r["id"], v) for r, v in zip(rows, vectors, strict=True)])
+            await vq.fill(conn, q, [(r.id, v) for r, v in zip(rows, vectors, strict=True)])
             await vq.dequeue(conn, q, ids)
         REEMBEDDED.labels(q.label).inc(len(rows))
         return len(rows)
@@ -97,13 +97,13 @@ class ReembedSweep:
         ctx = CallerContext(principal="memory:context", namespace=namespace)
         async with tenant_tx(self.pool, namespace) as conn:
             rows = await vq.context_texts(conn, ids)
-        texts = [context_of_row(r["text"], r["before_text"], r["prior_text"]) for r in rows]
+        texts = [context_of_row(r.text, r.before_text, r.prior_text) for r in rows]
         vectors = await self.embedder.embed_documents(texts, ctx, self.timeout_s) \
             if rows else []
         if vectors is None:
             return -1
         async with tenant_tx(self.pool, namespace) as conn:
-            await vq.fill_contexts(conn, [(r["id"], v, r["context_of"], r["context_of_prior"])
+            await vq.fill_contexts(conn, [(r.id, v, r.context_of, r.context_of_prior)
                                           for r, v in zip(rows, vectors, strict=True)])
             await vq.dequeue(conn, q, ids)
         REEMBEDDED.labels(q.label).inc(len(rows))

@@ -135,7 +135,7 @@ async def dense_ranked(conn: asyncpg.Connection, embedding: np.ndarray, filters:
     if context_weight <= 0:
         sql = (f"WITH knn AS MATERIALIZED ({knn.format(col='embedding')})"
                " SELECT id, distance FROM knn ORDER BY distance")
-        return _pairs(await conn.fetch(sql, embedding, limit, *rel_params, *params))
+        return ranked_pairs(await conn.fetch(sql, embedding, limit, *rel_params, *params))
     w = 3 + len(rel_params) + len(params)
     sql = (f"WITH own AS MATERIALIZED ({knn.format(col='embedding')}),"
            f" ctx AS MATERIALIZED ({knn.format(col='context_embedding')}),"
@@ -145,10 +145,11 @@ async def dense_ranked(conn: asyncpg.Connection, embedding: np.ndarray, filters:
            "   AS distance"
            " FROM entries e JOIN pool USING (id) WHERE e.embedding IS NOT NULL"
            " ORDER BY 2, 1 LIMIT $2")
-    return _pairs(await conn.fetch(sql, embedding, limit, *rel_params, *params, context_weight))
+    return ranked_pairs(await conn.fetch(sql, embedding, limit, *rel_params, *params,
+                                         context_weight))
 
 
-def _pairs(rows: list[asyncpg.Record]) -> list[tuple[UUID, float]]:
+def ranked_pairs(rows: list[asyncpg.Record]) -> list[tuple[UUID, float]]:
     """(id, distance or score): a ranked channel's rows, in order."""
     return [(r[0], r[1]) for r in rows]
 
@@ -186,7 +187,7 @@ async def lexical_ranked(conn: asyncpg.Connection, query: str, filters: Filters,
     `limit` rows pass (an incremental sort finishes the tie-break)."""
     relation, rel_params = filters.relation(7)
     where, params = filters.sql(7 + len(rel_params))
-    return _pairs(await conn.fetch(
+    return ranked_pairs(await conn.fetch(
         f"{_SCORED_POSTINGS}"
         " SELECT e.id, h.score FROM (SELECT * FROM hits ORDER BY score DESC) h"
         f" JOIN {relation} e ON e.id = h.entry_id WHERE true{where}"

@@ -7,15 +7,39 @@ from uuid import UUID
 import asyncpg
 import numpy as np
 
-from .repo import TermLimits
+from engram_kit.rows import select_list
+
+from .repo import TermLimits, ranked_pairs
+from .rows_documents import (
+    ChunkHitRow,
+    ChunkRow,
+    DocumentMeta,
+    DocumentTombstone,
+    KnownDocument,
+    LockedDocument,
+)
+
+# The rows' fields that are expressions or qualified columns: what each selects.
+_KNOWN = {"id": "d.id", "chunks": "count(c.id) AS chunks",
+          "embedded": "coalesce(bool_and(c.embedding IS NOT NULL), true) AS embedded"}
+_CHUNK_COUNT = "(SELECT count(*) FROM document_chunks c WHERE c.document_id = d.id) AS chunks"
+_LOCKED = {"chunks": _CHUNK_COUNT}
+_META = {"id": "d.id", "source": "d.source", "title": "d.title", "format": "d.format",
+         "chars": "length(d.content) AS chars", "created_by": "d.created_by",
+         "created_at": "d.created_at", "chunks": _CHUNK_COUNT}
+_HIT = {"id": "c.id", "document_id": "c.document_id", "ordinal": "c.ordinal",
+        "start_char": "c.start_char", "text": "c.text", "source": "d.source",
+        "title": "d.title", "created_at": "d.created_at"}
+_PAGE = {"embedded": "embedding IS NOT NULL AS embedded"}
 
 
-async def find_by_hash(conn: asyncpg.Connection, content_hash: str) -> asyncpg.Record | None:
-    return await conn.fetchrow(
-        "SELECT d.id, count(c.id) AS chunks, coalesce(bool_and(c.embedding IS NOT NULL), true)"
-        " AS embedded FROM documents d LEFT JOIN document_chunks c ON c.document_id = d.id"
+async def find_by_hash(conn: asyncpg.Connection, content_hash: str) -> KnownDocument | None:
+    row = await conn.fetchrow(
+        f"SELECT {select_list(KnownDocument, _KNOWN)}"
+        " FROM documents d LEFT JOIN document_chunks c ON c.document_id = d.id"
         " WHERE d.content_hash = $1 GROUP BY d.id", content_hash,
     )
+    return None if row is None else KnownDocument.of(row)
 
 
 async def insert_document(conn: asyncpg.Connection, doc_id: UUID, namespace: str, source: str,
@@ -37,19 +61,20 @@ async def insert_chunks(conn: asyncpg.Connection, rows: list[tuple]) -> None:
 
 
 async def dense_chunks(conn: asyncpg.Connection, embedding: np.ndarray,
-                       limit: int) -> list[asyncpg.Record]:
-    return await conn.fetch(
+                       limit: int) -> list[tuple[UUID, float]]:
+    """(id, distance) of the nearest chunks, nearest first."""
+    return ranked_pairs(await conn.fetch(
         "WITH knn AS MATERIALIZED (SELECT id, embedding <=> $1 AS distance"
         "  FROM document_chunks WHERE embedding IS NOT NULL ORDER BY embedding <=> $1 LIMIT $2)"
         " SELECT id, distance FROM knn ORDER BY distance", embedding, limit,
-    )
+    ))
 
 
 async def lexical_chunks(conn: asyncpg.Connection, query: str, limit: int,
-                         terms: TermLimits) -> list[asyncpg.Record]:
-    """BM25 over the query's kept terms (migration 0013), from the chunks'
+                         terms: TermLimits) -> list[tuple[UUID, float]]:
+    """(id, score): BM25 over the query's kept terms (migration 0013), from the chunks'
     postings alone: an index lookup under RLS, bounded by the term limits."""
-    return await conn.fetch(
+    return ranked_pairs(await conn.fetch(
         "WITH terms AS MATERIALIZED (SELECT lexeme, idf FROM chunk_lexical_terms($1, $3, $4)"
         "                           WHERE kept),"
         " tot AS (SELECT greatest(tokens::float8 / greatest(chunks, 1), 1) AS avgdl"
@@ -59,23 +84,24 @@ async def lexical_chunks(conn: asyncpg.Connection, query: str, limit: int,
         " FROM terms t JOIN chunk_lexemes p ON p.lexeme = t.lexeme, tot"
         " GROUP BY p.chunk_id ORDER BY score DESC, p.chunk_id LIMIT $2",
         query, limit, terms.max_df, terms.match_budget, terms.k1, terms.b,
-    )
+    ))
 
 
-async def chunks_by_ids(conn: asyncpg.Connection, ids: list[UUID]) -> dict[UUID, asyncpg.Record]:
+async def chunks_by_ids(conn: asyncpg.Connection,
+                        ids: list[UUID]) -> dict[UUID, ChunkHitRow]:
     rows = await conn.fetch(
-        "SELECT c.id, c.document_id, c.ordinal, c.start_char, c.text, d.source, d.title,"
-        " d.created_at FROM document_chunks c JOIN documents d ON d.id = c.document_id"
+        f"SELECT {select_list(ChunkHitRow, _HIT)}"
+        " FROM document_chunks c JOIN documents d ON d.id = c.document_id"
         " WHERE c.id = ANY($1::uuid[])", ids,
     )
-    return {r["id"]: r for r in rows}
+    return {r["id"]: ChunkHitRow.of(r) for r in rows}
 
 
-async def lock_document(conn: asyncpg.Connection, doc_id: UUID) -> asyncpg.Record | None:
-    return await conn.fetchrow(
-        "SELECT id, content, original, (SELECT count(*) FROM document_chunks c"
-        " WHERE c.document_id = d.id) AS chunks FROM documents d WHERE id = $1 FOR UPDATE",
-        doc_id)
+async def lock_document(conn: asyncpg.Connection, doc_id: UUID) -> LockedDocument | None:
+    row = await conn.fetchrow(
+        f"SELECT {select_list(LockedDocument, _LOCKED)} FROM documents d WHERE id = $1"
+        " FOR UPDATE", doc_id)
+    return None if row is None else LockedDocument.of(row)
 
 
 async def delete_document(conn: asyncpg.Connection, doc_id: UUID) -> None:
@@ -95,22 +121,22 @@ async def add_tombstone(conn: asyncpg.Connection, namespace: str, doc_id: UUID, 
 
 
 async def tombstone_for_document(conn: asyncpg.Connection,
-                                 doc_id: UUID) -> asyncpg.Record | None:
-    return await conn.fetchrow(
-        "SELECT id, reason, forgotten_at FROM document_tombstones WHERE document_id = $1",
-        doc_id)
+                                 doc_id: UUID) -> DocumentTombstone | None:
+    row = await conn.fetchrow(
+        f"SELECT {select_list(DocumentTombstone)} FROM document_tombstones"
+        " WHERE document_id = $1", doc_id)
+    return None if row is None else DocumentTombstone.of(row)
 
 
-async def document_meta(conn: asyncpg.Connection, doc_id: UUID) -> asyncpg.Record | None:
-    return await conn.fetchrow(
-        "SELECT d.id, d.source, d.title, d.format, length(d.content) AS chars, d.created_by,"
-        " d.created_at, (SELECT count(*) FROM document_chunks c WHERE c.document_id = d.id)"
-        " AS chunks FROM documents d WHERE d.id = $1", doc_id)
+async def document_meta(conn: asyncpg.Connection, doc_id: UUID) -> DocumentMeta | None:
+    row = await conn.fetchrow(
+        f"SELECT {select_list(DocumentMeta, _META)} FROM documents d WHERE d.id = $1", doc_id)
+    return None if row is None else DocumentMeta.of(row)
 
 
 async def chunk_page(conn: asyncpg.Connection, doc_id: UUID, offset: int,
-                     limit: int) -> list[asyncpg.Record]:
-    return await conn.fetch(
-        "SELECT ordinal, start_char, text, embedding IS NOT NULL AS embedded"
+                     limit: int) -> list[ChunkRow]:
+    return ChunkRow.all(await conn.fetch(
+        f"SELECT {select_list(ChunkRow, _PAGE)}"
         " FROM document_chunks WHERE document_id = $1 AND ordinal >= $2"
-        " ORDER BY ordinal LIMIT $3", doc_id, offset, limit)
+        " ORDER BY ordinal LIMIT $3", doc_id, offset, limit))

@@ -11,6 +11,7 @@ from engram_kit.db import fetchrow_one
 
 from .repo import ENTRY_COLUMNS
 from .rows import EntryRow, EntryState, select_list
+from .rows_documents import Counts, TableSize
 
 # Tables whose size memory_stats apportions to a namespace by its row share.
 SIZED_TABLES = ("entries", "documents", "document_chunks")
@@ -36,9 +37,9 @@ async def lock_entries(conn: asyncpg.Connection, ids: list[UUID]) -> list[EntryS
     return [EntryState.of(r) for r in rows]
 
 
-async def counts(conn: asyncpg.Connection) -> asyncpg.Record:
+async def counts(conn: asyncpg.Connection) -> Counts:
     """Exact counts, each on an index led by namespace (RLS fixes it)."""
-    return await fetchrow_one(conn, """
+    return Counts.of(await fetchrow_one(conn, """
         SELECT
           (SELECT count(*) FROM entries WHERE status = 'live') AS live,
           (SELECT count(*) FROM entries WHERE status = 'archived') AS archived,
@@ -47,14 +48,14 @@ async def counts(conn: asyncpg.Connection) -> asyncpg.Record:
             AS unembedded,
           (SELECT count(*) FROM documents) AS documents,
           (SELECT count(*) FROM document_chunks) AS chunks,
-          (SELECT count(*) FROM tombstones) AS tombstones""")
+          (SELECT count(*) FROM tombstones) AS tombstones"""))
 
 
-async def table_sizes(conn: asyncpg.Connection) -> list[asyncpg.Record]:
+async def table_sizes(conn: asyncpg.Connection) -> list[TableSize]:
     """Each sized table's bytes (with indexes and TOAST) and the planner's row
     estimate: catalogue reads, no scan."""
-    return await conn.fetch(
+    return TableSize.all(await conn.fetch(
         "SELECT c.relname AS name, pg_total_relation_size(c.oid) AS bytes,"
         " greatest(c.reltuples, 0)::bigint AS rows FROM pg_class c"
         " WHERE c.oid = ANY(ARRAY(SELECT to_regclass(t) FROM unnest($1::text[]) t))",
-        list(SIZED_TABLES))
+        list(SIZED_TABLES)))

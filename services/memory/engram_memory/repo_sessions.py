@@ -7,8 +7,15 @@ from uuid import UUID
 
 import asyncpg
 
-EPISODE_COLS = ("id, parent_id, title, summary, session_id, started_at, ended_at,"
-                " auto_title")
+from engram_kit.rows import select_list
+
+from .rows_episodes import IdleRoot, SessionEpisode
+
+EPISODE_COLS = select_list(SessionEpisode)
+
+
+def _row(record: asyncpg.Record | None) -> SessionEpisode | None:
+    return None if record is None else SessionEpisode.of(record)
 
 
 async def touch(conn: asyncpg.Connection, session_id: str) -> None:
@@ -33,30 +40,30 @@ async def reopen_recent(conn: asyncpg.Connection, session_id: str,
     return True
 
 
-async def open_root(conn: asyncpg.Connection, session_id: str) -> asyncpg.Record | None:
-    return await conn.fetchrow(
+async def open_root(conn: asyncpg.Connection, session_id: str) -> SessionEpisode | None:
+    return _row(await conn.fetchrow(
         f"SELECT {EPISODE_COLS} FROM episodes WHERE session_id = $1 AND parent_id IS NULL"
-        " AND ended_at IS NULL ORDER BY started_at DESC LIMIT 1 FOR UPDATE", session_id)
+        " AND ended_at IS NULL ORDER BY started_at DESC LIMIT 1 FOR UPDATE", session_id))
 
 
-async def latest_root(conn: asyncpg.Connection, session_id: str) -> asyncpg.Record | None:
-    return await conn.fetchrow(
+async def latest_root(conn: asyncpg.Connection, session_id: str) -> SessionEpisode | None:
+    return _row(await conn.fetchrow(
         f"SELECT {EPISODE_COLS} FROM episodes WHERE session_id = $1 AND parent_id IS NULL"
-        " ORDER BY started_at DESC LIMIT 1", session_id)
+        " ORDER BY started_at DESC LIMIT 1", session_id))
 
 
-async def get(conn: asyncpg.Connection, episode_id: UUID) -> asyncpg.Record | None:
-    return await conn.fetchrow(f"SELECT {EPISODE_COLS} FROM episodes WHERE id = $1",
-                               episode_id)
+async def get(conn: asyncpg.Connection, episode_id: UUID) -> SessionEpisode | None:
+    return _row(await conn.fetchrow(f"SELECT {EPISODE_COLS} FROM episodes WHERE id = $1",
+                                    episode_id))
 
 
 async def open_idle_root(conn: asyncpg.Connection, episode_id: UUID,
-                         idle_s: float) -> asyncpg.Record | None:
+                         idle_s: float) -> SessionEpisode | None:
     """The root, locked, if it is still open and idle (a write may have come)."""
-    return await conn.fetchrow(
+    return _row(await conn.fetchrow(
         f"SELECT {EPISODE_COLS} FROM episodes WHERE id = $1 AND ended_at IS NULL"
         " AND coalesce(last_active_at, started_at) < now() - make_interval(secs => $2)"
-        " FOR UPDATE", episode_id, idle_s)
+        " FOR UPDATE", episode_id, idle_s))
 
 
 async def tree_ids(conn: asyncpg.Connection, root_id: UUID) -> list[UUID]:
@@ -85,14 +92,14 @@ async def entry_count(conn: asyncpg.Connection, ids: list[UUID], live: bool) -> 
 
 
 async def close_tree(conn: asyncpg.Connection, ids: list[UUID], root_id: UUID, title: str,
-                     summary: str) -> asyncpg.Record:
+                     summary: str) -> SessionEpisode:
     await conn.execute("UPDATE episodes SET ended_at = now()"
                        " WHERE id = ANY($1::uuid[]) AND ended_at IS NULL", ids)
     row = await conn.fetchrow(
         f"UPDATE episodes SET title = $2, summary = $3 WHERE id = $1 RETURNING {EPISODE_COLS}",
         root_id, title, summary)
     assert row is not None  # the caller holds the root's lock
-    return row
+    return SessionEpisode.of(row)
 
 
 async def delete(conn: asyncpg.Connection, ids: list[UUID]) -> None:
@@ -100,23 +107,23 @@ async def delete(conn: asyncpg.Connection, ids: list[UUID]) -> None:
 
 
 async def idle_roots(conn: asyncpg.Connection, idle_s: float,
-                     limit: int) -> list[asyncpg.Record]:
+                     limit: int) -> list[IdleRoot]:
     """Open session episodes idle for idle_s, across namespaces (duty_tx)."""
-    return await conn.fetch(
-        "SELECT namespace, id FROM episodes WHERE ended_at IS NULL AND parent_id IS NULL"
+    return IdleRoot.all(await conn.fetch(
+        f"SELECT {select_list(IdleRoot)} FROM episodes WHERE ended_at IS NULL AND parent_id IS NULL"
         " AND coalesce(last_active_at, started_at) < now() - make_interval(secs => $1)"
-        " ORDER BY coalesce(last_active_at, started_at) LIMIT $2", idle_s, limit)
+        " ORDER BY coalesce(last_active_at, started_at) LIMIT $2", idle_s, limit))
 
 
 async def summarised_roots(conn: asyncpg.Connection,
-                           episode_ids: list[UUID]) -> list[asyncpg.Record]:
+                           episode_ids: list[UUID]) -> list[SessionEpisode]:
     """The session roots above these episodes that hold a stored summary, locked."""
-    return await conn.fetch(
+    return SessionEpisode.all(await conn.fetch(
         f"WITH RECURSIVE up(id, parent_id) AS ("
         " SELECT id, parent_id FROM episodes WHERE id = ANY($1::uuid[])"
         " UNION SELECT e.id, e.parent_id FROM episodes e JOIN up ON e.id = up.parent_id)"
         f" SELECT {EPISODE_COLS} FROM episodes WHERE summary <> ''"
-        " AND id IN (SELECT id FROM up WHERE parent_id IS NULL) FOR UPDATE", episode_ids)
+        " AND id IN (SELECT id FROM up WHERE parent_id IS NULL) FOR UPDATE", episode_ids))
 
 
 async def set_summary(conn: asyncpg.Connection, episode_id: UUID, title: str,

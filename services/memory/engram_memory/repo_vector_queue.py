@@ -12,6 +12,16 @@ from uuid import UUID
 import asyncpg
 import numpy as np
 
+from engram_kit.rows import select_list
+
+from .rows_documents import ContextText, Queued
+from .rows_episodes import TextRow
+
+# context_texts reads the entry (e), the line before it (p) and the one before that (pp).
+_CONTEXT = {"id": "e.id", "text": "e.text", "context_of": "e.context_of",
+            "context_of_prior": "e.context_of_prior", "before_text": "p.text AS before_text",
+            "prior_text": "pp.text AS prior_text"}
+
 
 @dataclass(frozen=True)
 class VectorQueue:
@@ -36,10 +46,11 @@ async def enqueue(conn: asyncpg.Connection, q: VectorQueue, namespace: str,
         f" ON CONFLICT ({q.key}) DO NOTHING", [(i, namespace) for i in ids])
 
 
-async def backlog(conn: asyncpg.Connection, q: VectorQueue, limit: int) -> list[asyncpg.Record]:
+async def backlog(conn: asyncpg.Connection, q: VectorQueue, limit: int) -> list[Queued]:
     """Oldest queued rows across namespaces (only inside the sweep duty)."""
-    return await conn.fetch(
-        f"SELECT namespace, {q.key} AS id FROM {q.queue} ORDER BY enqueued_at LIMIT $1", limit)
+    return Queued.all(await conn.fetch(
+        f"SELECT {select_list(Queued, {'id': f'{q.key} AS id'})} FROM {q.queue}"
+        " ORDER BY enqueued_at LIMIT $1", limit))
 
 
 async def backlog_size(conn: asyncpg.Connection, q: VectorQueue) -> int:
@@ -48,9 +59,10 @@ async def backlog_size(conn: asyncpg.Connection, q: VectorQueue) -> int:
     return value
 
 
-async def texts(conn: asyncpg.Connection, q: VectorQueue, ids: list[UUID]) -> list[asyncpg.Record]:
-    return await conn.fetch(
-        f"SELECT id, text FROM {q.rows} WHERE id = ANY($1::uuid[]) AND embedding IS NULL", ids)
+async def texts(conn: asyncpg.Connection, q: VectorQueue, ids: list[UUID]) -> list[TextRow]:
+    return TextRow.all(await conn.fetch(
+        f"SELECT {select_list(TextRow)} FROM {q.rows}"
+        " WHERE id = ANY($1::uuid[]) AND embedding IS NULL", ids))
 
 
 async def fill(conn: asyncpg.Connection, q: VectorQueue,
@@ -62,18 +74,17 @@ async def dequeue(conn: asyncpg.Connection, q: VectorQueue, ids: list[UUID]) -> 
     await conn.execute(f"DELETE FROM {q.queue} WHERE {q.key} = ANY($1::uuid[])", ids)
 
 
-async def context_texts(conn: asyncpg.Connection, ids: list[UUID]) -> list[asyncpg.Record]:
+async def context_texts(conn: asyncpg.Connection, ids: list[UUID]) -> list[ContextText]:
     """The queued entries still waiting for a context vector, with the texts
     of the line before each (`before_text`) and the one before that
     (`prior_text`); an entry whose line was forgotten meanwhile has lost its
     reference and is not listed."""
-    return await conn.fetch(
-        "SELECT e.id, e.text, e.context_of, e.context_of_prior,"
-        "  p.text AS before_text, pp.text AS prior_text"
+    return ContextText.all(await conn.fetch(
+        f"SELECT {select_list(ContextText, _CONTEXT)}"
         " FROM entries e JOIN entries p ON p.id = e.context_of"
         " LEFT JOIN entries pp ON pp.id = e.context_of_prior"
         " WHERE e.id = ANY($1::uuid[]) AND e.context_embedding IS NULL"
-        "  AND (e.context_of_prior IS NULL OR pp.id IS NOT NULL)", ids)
+        "  AND (e.context_of_prior IS NULL OR pp.id IS NOT NULL)", ids))
 
 
 async def fill_contexts(conn: asyncpg.Connection,

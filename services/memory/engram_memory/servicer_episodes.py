@@ -38,15 +38,15 @@ async def briefing(episodes: Episodes, request: Any) -> memory_pb2.BriefingRespo
     rows = await episodes.recent(current_caller(), 20, PER_EPISODE)
     recaps, used = [], 0
     for row in rows:
-        cost = (len(row["title"]) + sum(len(t) for t in row["latest"])) // 4 + 12
+        cost = (len(row.title) + sum(len(t) for t in row.latest)) // 4 + 12
         if recaps and used + cost > budget:
             break
         used += cost
         recaps.append(memory_pb2.EpisodeRecap(
-            id=str(row["id"]), title=row["title"], parent_id=str(row["parent_id"] or ""),
-            started_at=to_timestamp(row["started_at"]),
-            ended_at=to_timestamp(row["ended_at"]), entries=row["entries"],
-            latest=list(row["latest"]), started_by=row["started_by"]))
+            id=str(row.id), title=row.title, parent_id=str(row.parent_id or ""),
+            started_at=to_timestamp(row.started_at),
+            ended_at=to_timestamp(row.ended_at), entries=row.entries,
+            latest=list(row.latest), started_by=row.started_by))
     return memory_pb2.BriefingResponse(episodes=recaps, truncated=len(recaps) < len(rows))
 
 

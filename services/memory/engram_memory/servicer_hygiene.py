@@ -38,7 +38,7 @@ async def stats(memory_stats: MemoryStats, request: Any) -> Any:
     s = await memory_stats.of(current_caller())
     c = s.counts
     return memory_pb2.MemoryStatsResponse(
-        entries_live=c["live"], entries_archived=c["archived"],
-        entries_superseded=c["superseded"], entries_unembedded=c["unembedded"],
-        documents=c["documents"], chunks=c["chunks"], tombstones=c["tombstones"],
+        entries_live=c.live, entries_archived=c.archived,
+        entries_superseded=c.superseded, entries_unembedded=c.unembedded,
+        documents=c.documents, chunks=c.chunks, tombstones=c.tombstones,
         storage_bytes=s.storage_bytes, searches_24h=s.searches_24h)

@@ -21,6 +21,7 @@ from engram_kit.runtime import sleep_or_stop
 
 from . import repo_sessions as repo
 from .episodes import MAX_TITLE, _session, default_title
+from .rows_episodes import SessionEpisode
 from .summary import summarise
 from .validation import clean_text
 
@@ -42,27 +43,27 @@ class Summary:
     pruned: bool = False
 
 
-def _of(row: asyncpg.Record, entries: int, summary: str | None = None,
+def _of(row: SessionEpisode, entries: int, summary: str | None = None,
         pruned: bool = False) -> Summary:
-    return Summary(row["id"], row["title"], row["summary"] if summary is None else summary,
-                   row["started_at"], row["ended_at"], entries, row["session_id"], pruned)
+    return Summary(row.id, row.title, row.summary if summary is None else summary,
+                   row.started_at, row.ended_at, entries, row.session_id, pruned)
 
 
 async def close_root(conn: asyncpg.Connection, namespace: str, principal: str,
-                     root: asyncpg.Record, title: str = "") -> Summary:
+                     root: SessionEpisode, title: str = "") -> Summary:
     """Close a locked open root and its nested episodes; remove them when
     nothing was ever stored in them."""
-    ids = await repo.tree_ids(conn, root["id"])
+    ids = await repo.tree_ids(conn, root.id)
     if await repo.entry_count(conn, ids, live=False) == 0:
         await repo.delete(conn, ids)
-        await audit.append(conn, namespace, principal, "episode.prune", str(root["id"]))
+        await audit.append(conn, namespace, principal, "episode.prune", str(root.id))
         return _of(root, 0, "", pruned=True)
     texts = await repo.entry_texts(conn, ids, MAX_ENTRIES)
     extracted, summary = summarise(texts)
-    new_title = title or (extracted if root["auto_title"] and extracted else root["title"])
-    row = await repo.close_tree(conn, ids, root["id"], new_title, summary)
+    new_title = title or (extracted if root.auto_title and extracted else root.title)
+    row = await repo.close_tree(conn, ids, root.id, new_title, summary)
     entries = await repo.entry_count(conn, ids, live=True)
-    await audit.append(conn, namespace, principal, "episode.close", str(root["id"]),
+    await audit.append(conn, namespace, principal, "episode.close", str(root.id),
                        {"entries": entries, "episodes": len(ids)})
     return _of(row, entries)
 
@@ -78,11 +79,11 @@ async def resummarise(conn: asyncpg.Connection, episodes: list[str]) -> None:
         except (ValueError, TypeError):
             continue
     for root in await repo.summarised_roots(conn, ids) if ids else []:
-        texts = await repo.entry_texts(conn, await repo.tree_ids(conn, root["id"]), MAX_ENTRIES)
+        texts = await repo.entry_texts(conn, await repo.tree_ids(conn, root.id), MAX_ENTRIES)
         title, summary = summarise(texts)
-        if root["auto_title"]:
-            title = title or default_title(root["session_id"])
-        await repo.set_summary(conn, root["id"], title if root["auto_title"] else root["title"],
+        if root.auto_title:
+            title = title or default_title(root.session_id)
+        await repo.set_summary(conn, root.id, title if root.auto_title else root.title,
                                summary)
 
 
@@ -104,7 +105,7 @@ class Sessions:
             if latest is None:
                 raise NotFound("this session has no episode (nothing was stored in it, or "
                                "it closed empty and was removed)")
-            ids = await repo.tree_ids(conn, latest["id"])
+            ids = await repo.tree_ids(conn, latest.id)
             return _of(latest, await repo.entry_count(conn, ids, live=True))
 
     async def summary(self, ctx: CallerContext, episode_id: uuid.UUID) -> Summary:
@@ -115,7 +116,7 @@ class Sessions:
                 raise NotFound(f"no episode {episode_id} in this namespace")
             ids = await repo.tree_ids(conn, episode_id)
             entries = await repo.entry_count(conn, ids, live=True)
-            if row["ended_at"] is not None and row["summary"]:
+            if row.ended_at is not None and row.summary:
                 return _of(row, entries)
             _, summary = summarise(await repo.entry_texts(conn, ids, MAX_ENTRIES))
             return _of(row, entries, summary)
@@ -125,10 +126,10 @@ class Sessions:
         async with duty_tx(self.pool, "episode_sweep") as conn:
             idle = await repo.idle_roots(conn, self.idle_s, SWEEP_BATCH)
         for item in idle:
-            async with audit.audited_tx(self.pool, item["namespace"]) as conn:
-                root = await repo.open_idle_root(conn, item["id"], self.idle_s)
+            async with audit.audited_tx(self.pool, item.namespace) as conn:
+                root = await repo.open_idle_root(conn, item.id, self.idle_s)
                 if root is not None:
-                    await close_root(conn, item["namespace"], SWEEPER, root)
+                    await close_root(conn, item.namespace, SWEEPER, root)
         return len(idle)
 
     async def run(self, stop: asyncio.Event) -> None:

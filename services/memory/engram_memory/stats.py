@@ -4,9 +4,8 @@ the last 24 h counted in this process."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import asyncpg
 
@@ -15,24 +14,25 @@ from engram_kit.db import tenant_tx
 from engram_kit.recent_counts import RecentCounts
 
 from . import repo_hygiene
+from .rows_documents import Counts, TableSize
 
 
 @dataclass(frozen=True)
 class Stats:
-    counts: asyncpg.Record
+    counts: Counts
     storage_bytes: int
     searches_24h: int
 
 
-def apportioned_bytes(sizes: Sequence[asyncpg.Record | Mapping[str, Any]],
+def apportioned_bytes(sizes: Sequence[TableSize],
                       rows: dict[str, int]) -> int:
     """Each table's bytes times this namespace's share of its rows; the
     planner's row estimate is the denominator (no count of other tenants)."""
     total = 0.0
     for t in sizes:
-        mine = rows.get(t["name"], 0)
+        mine = rows.get(t.name, 0)
         if mine:
-            total += t["bytes"] * min(1.0, mine / max(int(t["rows"]), mine))
+            total += t.bytes * min(1.0, mine / max(int(t.rows), mine))
     return int(total)
 
 
@@ -46,6 +46,6 @@ class MemoryStats:
         async with tenant_tx(self.pool, namespace) as conn:
             counts = await repo_hygiene.counts(conn)
             sizes = await repo_hygiene.table_sizes(conn)
-        rows = {"entries": counts["live"] + counts["archived"] + counts["superseded"],
-                "documents": counts["documents"], "document_chunks": counts["chunks"]}
+        rows = {"entries": counts.live + counts.archived + counts.superseded,
+                "documents": counts.documents, "document_chunks": counts.chunks}
         return Stats(counts, apportioned_bytes(sizes, rows), self.searches.total(namespace))
