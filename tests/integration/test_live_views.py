@@ -11,6 +11,7 @@ import dataclasses
 
 import asyncpg
 
+from engram_cortex.rows import UNREAD_FACT_COLUMNS, FactRow
 from engram_memory.rows import EXPRESSIONS, UNREAD_ENTRY_COLUMNS, FullEntryRow
 
 VIEWS_SQL = """
@@ -43,7 +44,7 @@ async def test_every_live_view_carries_every_column_of_its_table(admin_dsn: str)
 
 NULLABLE_SQL = """
 SELECT column_name, is_nullable = 'YES' AS nullable FROM information_schema.columns
- WHERE table_schema = 'memory' AND table_name = $1
+ WHERE table_schema = $2 AND table_name = $1
 """
 
 
@@ -53,7 +54,8 @@ async def test_memory_entry_rows_carry_every_column_of_entries(admin_dsn: str):
     a field may be None where its column is nullable."""
     conn = await asyncpg.connect(admin_dsn)
     try:
-        tables = {t: {r["column_name"]: r["nullable"] for r in await conn.fetch(NULLABLE_SQL, t)}
+        tables = {t: {r["column_name"]: r["nullable"]
+                      for r in await conn.fetch(NULLABLE_SQL, t, "memory")}
                   for t in ("entries", "live_entries")}
     finally:
         await conn.close()
@@ -64,5 +66,26 @@ async def test_memory_entry_rows_carry_every_column_of_entries(admin_dsn: str):
             table, sorted(set(columns) - set(fields) - UNREAD_ENTRY_COLUMNS),
             sorted((set(fields) | UNREAD_ENTRY_COLUMNS) - set(columns)))
     nullable = tables["entries"]
+    assert {name for name, hint in fields.items() if nullable[name] and "None" not in hint} \
+        == set()
+
+
+async def test_cortex_fact_rows_carry_every_column_of_facts(admin_dsn: str):
+    """Each column of cortex.facts (and so of live_facts) is a field of
+    FactRow (engram_cortex.rows) or is named unread; a field may be None
+    where its column is nullable."""
+    conn = await asyncpg.connect(admin_dsn)
+    try:
+        tables = {t: {r["column_name"]: r["nullable"]
+                      for r in await conn.fetch(NULLABLE_SQL, t, "cortex")}
+                  for t in ("facts", "live_facts")}
+    finally:
+        await conn.close()
+    fields = {f.name: str(f.type) for f in dataclasses.fields(FactRow)}
+    for table, columns in tables.items():
+        assert set(columns) == set(fields) | UNREAD_FACT_COLUMNS, (
+            table, sorted(set(columns) - set(fields) - UNREAD_FACT_COLUMNS),
+            sorted((set(fields) | UNREAD_FACT_COLUMNS) - set(columns)))
+    nullable = tables["facts"]
     assert {name for name, hint in fields.items() if nullable[name] and "None" not in hint} \
         == set()

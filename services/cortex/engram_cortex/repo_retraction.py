@@ -9,6 +9,9 @@ from datetime import datetime
 
 import asyncpg
 
+from .repo import FACT_COLUMNS
+from .rows import FactRow
+
 
 async def retract_world(conn: asyncpg.Connection, entity: str, attribute: str, reason: str,
                         by: str) -> list[asyncpg.Record]:
@@ -98,14 +101,14 @@ async def drop_slot_tombstones(conn: asyncpg.Connection, entity: str, attribute:
 
 
 async def by_writer(conn: asyncpg.Connection, principal: str, since: datetime | None,
-                    until: datetime | None, limit: int) -> list[asyncpg.Record]:
+                    until: datetime | None, limit: int) -> list[FactRow]:
     """Live facts one principal wrote in [since, until), oldest first."""
-    return await conn.fetch(
-        """SELECT * FROM facts WHERE writer_principal = $1 AND retired_at IS NULL
+    return FactRow.all(await conn.fetch(
+        f"""SELECT {FACT_COLUMNS} FROM facts WHERE writer_principal = $1 AND retired_at IS NULL
              AND verdict IN ('active', 'contested', 'parked')
              AND ($2::timestamptz IS NULL OR recorded_at >= $2)
              AND ($3::timestamptz IS NULL OR recorded_at < $3)
-           ORDER BY recorded_at, id LIMIT $4""", principal, since, until, limit)
+           ORDER BY recorded_at, id LIMIT $4""", principal, since, until, limit))
 
 
 async def values_of(conn: asyncpg.Connection, ids: list[uuid.UUID]) -> list[asyncpg.Record]:
