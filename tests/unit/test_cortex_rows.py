@@ -12,12 +12,14 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from engram_cortex import repo, repo_review, rows
+from engram_cortex import repo, repo_review, repo_world, rows
 from engram_cortex.rows import (
     UNREAD_FACT_COLUMNS,
+    UNREAD_WORLD_COLUMNS,
     ContenderRow,
     FactRow,
     RankedFactRow,
+    WorldFactRow,
     fact_fields,
     score_of,
     select_list,
@@ -27,33 +29,33 @@ from ..paths import REPO_ROOT
 
 MIGRATIONS = REPO_ROOT / "services/cortex/engram_cortex/migrations"
 _COMMENT = re.compile(r"--[^\n]*")
-_CREATE = re.compile(r"CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?facts\s*\((.*)\)\s*$",
-                     re.I | re.S)
-_ALTER = re.compile(r"ALTER\s+TABLE\s+(?:IF\s+EXISTS\s+)?facts\s+(.*)$", re.I | re.S)
 # One ALTER TABLE may add or drop several columns, comma-separated.
 _ACTION = re.compile(r"(?:^|,)\s*(ADD|DROP)\s+COLUMN\s+(?:IF\s+(?:NOT\s+)?EXISTS\s+)?(\w+)",
                      re.I)
 _NOT_A_COLUMN = {"check", "constraint", "primary", "unique", "foreign", "exclude"}
 
 
-def facts_columns() -> set[str]:
-    """The columns of `facts` after every migration, read from the files."""
+def table_columns(table: str) -> set[str]:
+    """The columns of a cortex table after every migration, read from the files."""
+    create = re.compile(rf"CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?{table}\s*\((.*)\)\s*$",
+                        re.I | re.S)
+    alter = re.compile(rf"ALTER\s+TABLE\s+(?:IF\s+EXISTS\s+)?{table}\s+(.*)$", re.I | re.S)
     columns: set[str] = set()
     for path in sorted(MIGRATIONS.glob("*.sql")):
         for statement in _COMMENT.sub("", path.read_text()).split(";"):
-            if m := _CREATE.search(statement):
+            if m := create.search(statement):
                 for line in m.group(1).split("\n"):
                     word = re.match(r"\s*(\w+)\s+\w", line)
                     if word and word.group(1).lower() not in _NOT_A_COLUMN:
                         columns.add(word.group(1).lower())
-            if m := _ALTER.search(statement.strip()):
+            if m := alter.search(statement.strip()):
                 for action, name in _ACTION.findall(m.group(1)):
                     (columns.add if action.upper() == "ADD" else columns.discard)(name.lower())
     return columns
 
 
 def test_every_column_of_facts_is_a_field_or_named_unread():
-    columns = facts_columns()
+    columns = table_columns("facts")
     # the parse works: columns of the CREATE, of a many-column ALTER, of later ALTERs
     assert {"id", "embedding", "meta", "norm_value", "retire_reason", "tags",
             "last_verified_at", "reopen_trigger"} <= columns
@@ -61,6 +63,16 @@ def test_every_column_of_facts_is_a_field_or_named_unread():
     assert columns == fact_fields() | UNREAD_FACT_COLUMNS, (
         f"not a field, not named unread: {sorted(columns - fact_fields() - UNREAD_FACT_COLUMNS)}"
         f"; no such column: {sorted((fact_fields() | UNREAD_FACT_COLUMNS) - columns)}")
+
+
+def test_every_column_of_world_facts_is_a_field_or_named_unread():
+    columns = table_columns("world_facts")
+    fields = {f.name for f in dataclasses.fields(WorldFactRow)}
+    assert {"id", "embedding", "source_url", "retract_reason", "retracted_by"} <= columns
+    assert UNREAD_WORLD_COLUMNS.isdisjoint(fields)
+    assert columns == fields | UNREAD_WORLD_COLUMNS, (
+        sorted(columns - fields - UNREAD_WORLD_COLUMNS),
+        sorted((fields | UNREAD_WORLD_COLUMNS) - columns))
 
 
 def test_the_select_lists_are_the_fields():
@@ -73,6 +85,8 @@ def test_the_select_lists_are_the_fields():
     assert repo_review.CONTENDER_COLUMNS.rstrip().endswith("AS current_value")
     # the extras are fields of subclasses, never columns of `facts`
     assert fact_fields(RankedFactRow) == fact_fields(ContenderRow) == fact_fields()
+    assert select_list(WorldFactRow) == repo_world.WORLD_COLUMNS
+    assert "*" not in repo_world.WORLD_COLUMNS and "embedding" not in repo_world.WORLD_COLUMNS
 
 
 def _record(row_type: type) -> dict[str, object]:
@@ -117,7 +131,7 @@ def test_only_a_ranked_row_has_a_score():
 def test_every_row_type_is_frozen_and_slotted():
     types = [t for t in vars(rows).values()
              if isinstance(t, type) and dataclasses.is_dataclass(t)]
-    assert len(types) >= 3
+    assert len(types) >= 6
     for t in types:
         assert t.__dataclass_params__.frozen, t  # type: ignore[attr-defined]
         assert "__slots__" in vars(t), t

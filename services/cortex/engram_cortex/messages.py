@@ -16,7 +16,7 @@ from .labels import label, resolve_call
 from .reads import Served
 from .review import ConflictView
 from .review_queue import Item
-from .rows import FactRow, score_of
+from .rows import FactRow, score_of, world_score_of
 from .validation import EvidenceIn
 from .vocabulary import Relation
 from .walk import DerivedEdge, Walk
@@ -103,11 +103,11 @@ def relation_message(r: Relation) -> pb.Relation:
 def world_message(v: WorldView) -> pb.WorldFact:
     r = v.row
     return pb.WorldFact(
-        id=str(r["id"]), entity=r["entity"], attribute=r["attribute"], value=r["value"],
-        source_url=r["source_url"], source_quote=r["source_quote"], freshness=r["freshness"],
-        confidence=r["confidence"], effective_confidence=round(v.effective, 4),
-        stale=v.stale, checked_at=to_timestamp(r["checked_at"]),
-        recorded_at=to_timestamp(r["recorded_at"]), score=float(r.get("score") or 0.0))
+        id=str(r.id), entity=r.entity, attribute=r.attribute, value=r.value,
+        source_url=r.source_url, source_quote=r.source_quote, freshness=r.freshness,
+        confidence=r.confidence, effective_confidence=round(v.effective, 4),
+        stale=v.stale, checked_at=to_timestamp(r.checked_at),
+        recorded_at=to_timestamp(r.recorded_at), score=world_score_of(r))
 
 
 def lesson_message(r: Any) -> pb.Lesson:

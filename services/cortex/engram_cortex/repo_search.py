@@ -13,11 +13,13 @@ import numpy as np
 from engram_kit.ranking import Channel, reciprocal_rank_fusion
 
 from .repo import FACT_COLUMNS
-from .rows import RankedFactRow
+from .repo_world import WORLD_COLUMNS
+from .rows import RankedFactRow, RankedWorldFactRow
 from .settings import CortexSettings
 
 # The text the facts' full-text index covers (migration 0002).
 FACT_TEXT = "entity || ' ' || replace(attribute, '_', ' ') || ' ' || value"
+WORLD_TEXT = FACT_TEXT  # a world fact's words: the same columns
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,13 @@ async def ranked_facts(conn: asyncpg.Connection, query: str, vector: np.ndarray 
     """Live facts either channel found, best fused first, with their scores."""
     return RankedFactRow.all(await ranked(conn, "live_facts", FACT_TEXT, query, vector,
                                           top_k, how, FACT_COLUMNS))
+
+
+async def ranked_world(conn: asyncpg.Connection, query: str, vector: np.ndarray | None,
+                       top_k: int, how: Hybrid) -> list[RankedWorldFactRow]:
+    """Live world facts either channel found, best fused first, with their scores."""
+    return RankedWorldFactRow.all(await ranked(conn, "live_world_facts", WORLD_TEXT, query,
+                                               vector, top_k, how, WORLD_COLUMNS))
 
 
 async def holds_searchable(conn: asyncpg.Connection, namespace: str) -> bool:

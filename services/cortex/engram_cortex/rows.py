@@ -92,9 +92,57 @@ def fact_fields(row_type: type = FactRow) -> frozenset[str]:
 
 def select_list(row_type: type = FactRow, table: str = "",
                 expressions: Mapping[str, str] | None = None) -> str:
-    """The SELECT (or RETURNING) list of a fact row type; its columns
-    qualified by `table` where the statement names two (`o.id, ...`), and a
-    field that is no column of `facts` as `expressions` writes it."""
+    """The SELECT (or RETURNING) list of a row type; its columns qualified by
+    `table` where the statement names two (`o.id, ...`), and a field that is
+    no column (a subclass's extra) as `expressions` writes it."""
     prefix = f"{table}." if table else ""
-    given = {name: f"{prefix}{name}" for name in fact_fields(row_type)}
+    given = {f.name: f"{prefix}{f.name}" for f in fields(row_type)}
     return rows.select_list(row_type, given | dict(expressions or {}))
+
+
+# --- world facts: external facts citing a source ------------------------
+
+# Columns of `world_facts` no row type carries, and why.
+UNREAD_WORLD_COLUMNS = frozenset({
+    "namespace",        # RLS scopes every read to one
+    "embedding",        # compared in SQL only (search's dense channel)
+})
+
+
+@dataclass(frozen=True, slots=True)
+class WorldFactRow(Row):
+    """A world fact as every full read returns it (`repo_world.WORLD_COLUMNS`)."""
+    id: UUID
+    entity: str
+    attribute: str
+    value: str
+    norm_value: str
+    source_url: str
+    source_quote: str
+    freshness: str
+    confidence: float
+    writer_principal: str
+    recorded_at: datetime
+    checked_at: datetime
+    retired_at: datetime | None
+    superseded_by: UUID | None
+    retract_reason: str | None
+    retracted_by: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class RankedWorldFactRow(WorldFactRow):
+    """A world fact a search found, with the score of the channel that found it."""
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class ErasedRow(Row):
+    """What erasing a row returns of it: its id, and its value for the audit's digest."""
+    id: UUID
+    value: str
+
+
+def world_score_of(row: WorldFactRow) -> float:
+    """A searched world fact's score; 0 for one no search ranked."""
+    return float(row.score) if isinstance(row, RankedWorldFactRow) else 0.0
