@@ -10,7 +10,14 @@ from __future__ import annotations
 import dataclasses
 
 import asyncpg
+import pytest
 
+from engram_cortex.rows import (
+    UNREAD_FACT_COLUMNS,
+    UNREAD_WORLD_COLUMNS,
+    FactRow,
+    WorldFactRow,
+)
 from engram_memory.rows import EXPRESSIONS, UNREAD_ENTRY_COLUMNS, FullEntryRow
 
 VIEWS_SQL = """
@@ -43,7 +50,7 @@ async def test_every_live_view_carries_every_column_of_its_table(admin_dsn: str)
 
 NULLABLE_SQL = """
 SELECT column_name, is_nullable = 'YES' AS nullable FROM information_schema.columns
- WHERE table_schema = 'memory' AND table_name = $1
+ WHERE table_schema = $2 AND table_name = $1
 """
 
 
@@ -53,7 +60,8 @@ async def test_memory_entry_rows_carry_every_column_of_entries(admin_dsn: str):
     a field may be None where its column is nullable."""
     conn = await asyncpg.connect(admin_dsn)
     try:
-        tables = {t: {r["column_name"]: r["nullable"] for r in await conn.fetch(NULLABLE_SQL, t)}
+        tables = {t: {r["column_name"]: r["nullable"]
+                      for r in await conn.fetch(NULLABLE_SQL, t, "memory")}
                   for t in ("entries", "live_entries")}
     finally:
         await conn.close()
@@ -64,5 +72,32 @@ async def test_memory_entry_rows_carry_every_column_of_entries(admin_dsn: str):
             table, sorted(set(columns) - set(fields) - UNREAD_ENTRY_COLUMNS),
             sorted((set(fields) | UNREAD_ENTRY_COLUMNS) - set(columns)))
     nullable = tables["entries"]
+    assert {name for name, hint in fields.items() if nullable[name] and "None" not in hint} \
+        == set()
+
+
+@pytest.mark.parametrize(("table", "row_type", "unread"), [
+    ("facts", FactRow, UNREAD_FACT_COLUMNS),
+    ("world_facts", WorldFactRow, UNREAD_WORLD_COLUMNS),
+])
+async def test_cortex_rows_carry_every_column_of_their_table(
+        admin_dsn: str, table: str, row_type: type, unread: frozenset[str]):
+    """Each column of cortex.facts (and so of live_facts), and of
+    cortex.world_facts (live_world_facts), is a field of its row type
+    (engram_cortex.rows) or is named unread; a field may be None where its
+    column is nullable."""
+    conn = await asyncpg.connect(admin_dsn)
+    try:
+        tables = {t: {r["column_name"]: r["nullable"]
+                      for r in await conn.fetch(NULLABLE_SQL, t, "cortex")}
+                  for t in (table, f"live_{table}")}
+    finally:
+        await conn.close()
+    fields = {f.name: str(f.type) for f in dataclasses.fields(row_type)}
+    for name, columns in tables.items():
+        assert set(columns) == set(fields) | unread, (
+            name, sorted(set(columns) - set(fields) - unread),
+            sorted((set(fields) | unread) - set(columns)))
+    nullable = tables[table]
     assert {name for name, hint in fields.items() if nullable[name] and "None" not in hint} \
         == set()

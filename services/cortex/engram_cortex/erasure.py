@@ -20,6 +20,7 @@ from . import repo_conflicts as conflicts
 from . import repo_retraction as rr
 from .normalise import attribute_name, entity_name, value_form
 from .retraction import check_reason, parse_id
+from .rows import FactRow
 from .settings import CortexSettings
 
 DECISIONS = ("accept", "discard")
@@ -27,8 +28,8 @@ DECISIONS = ("accept", "discard")
 
 @dataclass(frozen=True)
 class Decided:
-    fact: asyncpg.Record
-    superseded: list[asyncpg.Record]
+    fact: FactRow
+    superseded: list[FactRow]
 
 
 @dataclass(frozen=True)
@@ -87,42 +88,42 @@ class Erasure:
             row = await repo.get_fact(conn, fid)
             if row is None:
                 raise NotFound(f"no fact {fid} in this namespace", field="fact_id")
-            await repo.lock_slot(conn, ns, row["entity"], row["attribute"])
+            await repo.lock_slot(conn, ns, row.entity, row.attribute)
             row = await repo.get_fact(conn, fid)
             assert row is not None  # the slot lock keeps it
-            if row["verdict"] != Verdict.PARKED or row["retired_at"] is not None:
-                raise Conflict(f"fact {fid} is {row['verdict']}, not a parked contender")
+            if row.verdict != Verdict.PARKED or row.retired_at is not None:
+                raise Conflict(f"fact {fid} is {row.verdict}, not a parked contender")
             decided = await (self._accept(conn, ctx, row, reasoning) if decision == "accept"
                              else self._discard(conn, ctx, row, reasoning))
             await repo.audit(conn, ns, ctx.principal, f"contender.{decision}", str(fid),
                              {"reasoning": reasoning,
-                              "superseded": [str(r["id"]) for r in decided.superseded]})
+                              "superseded": [str(r.id) for r in decided.superseded]})
             return decided
 
     @staticmethod
-    async def _accept(conn: asyncpg.Connection, ctx: CallerContext, row: asyncpg.Record,
+    async def _accept(conn: asyncpg.Connection, ctx: CallerContext, row: FactRow,
                       reasoning: str) -> Decided:
-        current = await repo.live_in_slot(conn, row["entity"], row["attribute"],
+        current = await repo.live_in_slot(conn, row.entity, row.attribute,
                                           (Verdict.ACTIVE, Verdict.CONTESTED))
-        await repo.set_verdict(conn, [row["id"]], Verdict.ACTIVE)
-        old = [] if row["set_member"] else current
+        await repo.set_verdict(conn, [row.id], Verdict.ACTIVE)
+        old = [] if row.set_member else current
         superseded = []
         for c in old:
-            superseded.append(await repo.supersede(conn, c["id"], row["id"],
+            superseded.append(await repo.supersede(conn, c.id, row.id,
                                                    f"contender accepted: {reasoning}"))
-            await conflicts.close_for_retired(conn, c["id"], ctx.principal,
-                                              f"contender {row['id']} accepted")
-        fact = await repo.get_fact(conn, row["id"])
+            await conflicts.close_for_retired(conn, c.id, ctx.principal,
+                                              f"contender {row.id} accepted")
+        fact = await repo.get_fact(conn, row.id)
         assert fact is not None  # updated in this transaction
         return Decided(fact, superseded)
 
     @staticmethod
-    async def _discard(conn: asyncpg.Connection, ctx: CallerContext, row: asyncpg.Record,
+    async def _discard(conn: asyncpg.Connection, ctx: CallerContext, row: FactRow,
                        reasoning: str) -> Decided:
-        fact = await repo.withdraw(conn, row["id"], f"contender discarded: {reasoning}",
+        fact = await repo.withdraw(conn, row.id, f"contender discarded: {reasoning}",
                                    end_validity=False)
-        await repo.tombstone(conn, fact, f"discarded contender: {reasoning}")
-        await conflicts.close_for_retired(conn, row["id"], ctx.principal,
+        await repo.tombstone(conn, ctx.namespace, fact, f"discarded contender: {reasoning}")
+        await conflicts.close_for_retired(conn, row.id, ctx.principal,
                                           "contender discarded")
         return Decided(fact, [])
 
@@ -141,19 +142,19 @@ class Erasure:
             rows = await rr.by_writer(conn, principal, w.since, w.until, limit + 1)
             more, rows = len(rows) > limit, rows[:limit]
             if w.dry_run or not rows:
-                return WriterRetracted([str(r["id"]) for r in rows], more, limit)
+                return WriterRetracted([str(r.id) for r in rows], more, limit)
             done = []
-            for r in sorted(rows, key=lambda r: (r["entity"], r["attribute"], r["id"])):
-                await repo.lock_slot(conn, ns, r["entity"], r["attribute"])
-                fresh = await repo.get_fact(conn, r["id"])
-                if fresh is None or fresh["retired_at"] is not None:
+            for r in sorted(rows, key=lambda r: (r.entity, r.attribute, r.id)):
+                await repo.lock_slot(conn, ns, r.entity, r.attribute)
+                fresh = await repo.get_fact(conn, r.id)
+                if fresh is None or fresh.retired_at is not None:
                     continue  # retired since it was listed
-                fact = await repo.withdraw(conn, r["id"], f"writer retracted: {reason}",
+                fact = await repo.withdraw(conn, r.id, f"writer retracted: {reason}",
                                            end_validity=False)
-                await repo.tombstone(conn, fact, f"writer retracted: {reason}")
-                await conflicts.close_for_retired(conn, r["id"], ctx.principal,
+                await repo.tombstone(conn, ns, fact, f"writer retracted: {reason}")
+                await conflicts.close_for_retired(conn, r.id, ctx.principal,
                                                   f"writer retracted: {reason}")
-                done.append(str(r["id"]))
+                done.append(str(r.id))
             await repo.audit(conn, ns, ctx.principal, "fact.forget_by_writer", principal,
                              {"reason": reason, "ids": done, "more": more})
             return WriterRetracted(done, more, limit)

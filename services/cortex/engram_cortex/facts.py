@@ -28,6 +28,7 @@ from . import events, journal, lanes, repo
 from . import repo_conflicts as conflicts
 from .labels import resolve_call
 from .normalise import attribute_name, entity_name, value_form
+from .rows import FactRow
 from .settings import CortexSettings
 from .tags import resolve_all, tag_form
 from .validation import (
@@ -61,7 +62,7 @@ class FactInput:
 @dataclass
 class SetOutcome:
     action: str
-    fact: asyncpg.Record
+    fact: FactRow
     lane: str
     related_id: str = ""
     conflict_id: str = ""
@@ -73,7 +74,7 @@ class SetOutcome:
 
 def _replay_of(outcome: SetOutcome) -> dict[str, Any]:
     return {**{f.name: getattr(outcome, f.name) for f in dataclasses.fields(outcome)
-               if f.name != "fact"}, "fact_id": str(outcome.fact["id"])}
+               if f.name != "fact"}, "fact_id": str(outcome.fact.id)}
 
 
 def statement(entity: str, attribute: str, value: str) -> str:
@@ -128,8 +129,8 @@ class FactStore:
         that went live in between is compared by words only."""
         async with tenant_tx(self._pool, ns) as conn:
             entity = await repo.resolve_entity(conn, f.entity)
-            live = sorted({r["value"] for r in await repo.live_in_slot(conn, entity, f.attribute)
-                           if r["kind"] == f.kind})
+            live = sorted({r.value for r in await repo.live_in_slot(conn, entity, f.attribute)
+                           if r.kind == f.kind})
         vectors = await self._embedder.embed_many(
             [f.value, statement(entity, f.attribute, f.value)] + live, ctx)
         if not vectors:
@@ -153,23 +154,23 @@ class FactStore:
                 raise Conflict(f"{entity}.{f.attribute} is a set-valued slot; use set_add or "
                                "set_remove")
             live = [r for r in await repo.live_in_slot(conn, entity, f.attribute)
-                    if r["kind"] == f.kind]
-            if supersedes is not None and supersedes not in {r["id"] for r in live}:
+                    if r.kind == f.kind]
+            if supersedes is not None and supersedes not in {r.id for r in live}:
                 raise NotFound(f"supersedes names {supersedes}, which is not a live "
                                f"{f.kind} fact in {entity}.{f.attribute}")
-            cosines = ({str(r["id"]): cosine(vectors[0], by_value[r["value"]])
-                        for r in live if r["value"] in by_value} if vectors else {})
+            cosines = ({str(r.id): cosine(vectors[0], by_value[r.value])
+                        for r in live if r.value in by_value} if vectors else {})
             decision = lanes.decide(
                 lanes.Incoming(f.value, f.kind, f.origin, f.evidence.quote, f.replaces,
                                f.supersedes),
-                [lanes.Existing(str(r["id"]), r["value"], r["verdict"], r["origin"])
+                [lanes.Existing(str(r.id), r.value, r.verdict, r.origin)
                  for r in live], cosines, self._s.paraphrase_cosine)
             tags, unresolved = await resolve_all(conn, ns, f.tags, ctx.principal)
             f = dataclasses.replace(f, tags=tags)
             outcome = await self._apply(conn, ctx, f, decision, vectors)
             outcome.unresolved_tags = unresolved
             if outcome.action != "confirm":
-                await events.fact_written(conn, ctx, outcome.fact["id"], entity, f.attribute,
+                await events.fact_written(conn, ctx, outcome.fact.id, entity, f.attribute,
                                           outcome.action, f.batch)
             if before is not None:
                 await journal.record(conn, ns, f.batch, before,
@@ -204,11 +205,11 @@ class FactStore:
             related = [parked]
         if decision.action == "confirm":
             row = await repo.confirm(conn, related[0])
-            await repo.audit(conn, ctx.namespace, ctx.principal, "fact.confirm", str(row["id"]),
+            await repo.audit(conn, ctx.namespace, ctx.principal, "fact.confirm", str(row.id),
                              {"lane": decision.lane, "value_hmac": content_digest(f.value),
                               "quote_hmac": content_digest(f.evidence.quote)})
-            return SetOutcome("confirm", row, decision.lane, str(row["id"]),
-                              note=f"already {'parked' if row['verdict'] == 'parked' else 'known'}"
+            return SetOutcome("confirm", row, decision.lane, str(row.id),
+                              note=f"already {'parked' if row.verdict == 'parked' else 'known'}"
                                    f" ({decision.lane}); nothing new written")
         verdict = {"insert": "active", "supersede": "active", "contest": "contested",
                    "park": "parked"}[decision.action]
@@ -220,7 +221,7 @@ class FactStore:
                              reasserts_retired=str(tomb) if tomb else "")
         await self._lane_effects(conn, ctx, row, related, decision, outcome)
         await repo.audit(conn, ctx.namespace, ctx.principal, f"fact.{decision.action}",
-                         str(row["id"]), {"lane": decision.lane, "related": decision.related,
+                         str(row.id), {"lane": decision.lane, "related": decision.related,
                                           "slot": f"{f.entity}.{f.attribute}",
                                           "value_hmac": content_digest(f.value),
                                           "origin": f.origin})
@@ -241,19 +242,19 @@ class FactStore:
             supersedes=related[0] if decision.action == "supersede" else None, tags=f.tags)
 
     async def _lane_effects(self, conn: asyncpg.Connection, ctx: CallerContext,
-                            row: asyncpg.Record, related: list[uuid.UUID],
+                            row: FactRow, related: list[uuid.UUID],
                             decision: lanes.Decision, outcome: SetOutcome) -> None:
         if decision.action == "supersede":
             for old_id in related:
-                old = await repo.supersede(conn, old_id, row["id"], f"lane {decision.lane}")
-                await repo.tombstone(conn, old, f"superseded by {row['id']}")
+                old = await repo.supersede(conn, old_id, row.id, f"lane {decision.lane}")
+                await repo.tombstone(conn, ctx.namespace, old, f"superseded by {row.id}")
                 await conflicts.close_for_retired(conn, old_id, ctx.principal,
-                                                  f"superseded by {row['id']}")
+                                                  f"superseded by {row.id}")
             outcome.note = f"superseded {len(related)} earlier value(s); kept as history"
         elif decision.action == "contest":
             await repo.set_verdict(conn, related, "contested")
             for old_id in related:
-                cid = await conflicts.open_conflict(conn, ctx.namespace, old_id, row["id"],
+                cid = await conflicts.open_conflict(conn, ctx.namespace, old_id, row.id,
                                                     "rule" if decision.lane == "rule"
                                                     else "contested")
                 outcome.conflict_id = outcome.conflict_id or str(cid)

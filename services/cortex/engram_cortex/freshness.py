@@ -34,7 +34,7 @@ class Freshness:
             entity = await repo.resolve_entity(conn, entity)
             await repo.lock_slot(conn, ns, entity, attribute)
             live = await repo.live_in_slot(conn, entity, attribute)
-            active = [r["id"] for r in live if r["verdict"] == Verdict.ACTIVE]
+            active = [r.id for r in live if r.verdict == Verdict.ACTIVE]
             if not active:
                 if live:
                     raise Conflict(f"{entity}.{attribute} is contested: no single current "
@@ -43,7 +43,7 @@ class Freshness:
                                "fact_set it first", field="attribute")
             rows = await repo_freshness.verify(conn, active)
             for row in rows:
-                await repo.audit(conn, ns, ctx.principal, "fact.verify", str(row["id"]),
+                await repo.audit(conn, ns, ctx.principal, "fact.verify", str(row.id),
                                  {"slot": f"{entity}.{attribute}"})
             return await serve(conn, rows)
 

@@ -16,6 +16,7 @@ from .labels import label, resolve_call
 from .reads import Served
 from .review import ConflictView
 from .review_queue import Item
+from .rows import FactRow, score_of, world_score_of
 from .validation import EvidenceIn
 from .vocabulary import Relation
 from .walk import DerivedEdge, Walk
@@ -30,34 +31,34 @@ def kind_name(kind: int) -> str:
     return KIND_NAMES.get(kind, "UNSPECIFIED")
 
 
-def fact_message(row: asyncpg.Record, conflict_id: uuid.UUID | None = None,
+def fact_message(row: FactRow, conflict_id: uuid.UUID | None = None,
                  as_of: Any = None, re_verify: str = "") -> pb.Fact:
-    lifetime = row["expected_lifetime"]
+    lifetime = row.expected_lifetime
     return pb.Fact(
-        id=str(row["id"]), entity=row["entity"], attribute=row["attribute"], value=row["value"],
-        kind=KIND_VALUES[row["kind"]], verdict=row["verdict"],
+        id=str(row.id), entity=row.entity, attribute=row.attribute, value=row.value,
+        kind=KIND_VALUES[row.kind], verdict=row.verdict,
         label=label(row, conflict_id, as_of),
-        evidence=pb.Evidence(quote=row["evidence_quote"], source_type=row["source_type"],
-                             source_ref=row["source_ref"], captured_by=row["captured_by"]),
-        origin=row["origin"], confidence=row["confidence"],
-        valid_from=to_timestamp(row["valid_from"]), valid_to=to_timestamp(row["valid_to"]),
-        recorded_at=to_timestamp(row["recorded_at"]), retired_at=to_timestamp(row["retired_at"]),
+        evidence=pb.Evidence(quote=row.evidence_quote, source_type=row.source_type,
+                             source_ref=row.source_ref, captured_by=row.captured_by),
+        origin=row.origin, confidence=row.confidence,
+        valid_from=to_timestamp(row.valid_from), valid_to=to_timestamp(row.valid_to),
+        recorded_at=to_timestamp(row.recorded_at), retired_at=to_timestamp(row.retired_at),
         details=pb.KindDetails(
-            scope=row["scope"] or "", trigger_predicate=row["trigger_predicate"] or "",
-            status_detail=row["status_detail"] or "",
+            scope=row.scope or "", trigger_predicate=row.trigger_predicate or "",
+            status_detail=row.status_detail or "",
             expected_lifetime_seconds=int(lifetime.total_seconds()) if lifetime else 0,
-            earned_by=row["earned_by"] or "", risk_weight=row["risk_weight"] or 0.0,
-            subject=row["subject"] or "", reopen_trigger=row["reopen_trigger"] or ""),
-        writer_principal=row["writer_principal"],
-        superseded_by=str(row["superseded_by"] or ""), supersedes=str(row["supersedes"] or ""),
-        set_member=row["set_member"], conflict_id=str(conflict_id or ""),
-        score=float(row.get("score") or 0.0), tags=list(row.get("tags") or []),
-        last_verified_at=to_timestamp(row["last_verified_at"]), re_verify=re_verify,
+            earned_by=row.earned_by or "", risk_weight=row.risk_weight or 0.0,
+            subject=row.subject or "", reopen_trigger=row.reopen_trigger or ""),
+        writer_principal=row.writer_principal,
+        superseded_by=str(row.superseded_by or ""), supersedes=str(row.supersedes or ""),
+        set_member=row.set_member, conflict_id=str(conflict_id or ""),
+        score=score_of(row), tags=list(row.tags),
+        last_verified_at=to_timestamp(row.last_verified_at), re_verify=re_verify,
     )
 
 
 def served(s: Served, as_of: Any = None) -> list[pb.Fact]:
-    return [fact_message(r, s.conflict_of.get(r["id"]), as_of, s.re_verify.get(r["id"], ""))
+    return [fact_message(r, s.conflict_of.get(r.id), as_of, s.re_verify.get(r.id, ""))
             for r in s.rows]
 
 
@@ -102,11 +103,11 @@ def relation_message(r: Relation) -> pb.Relation:
 def world_message(v: WorldView) -> pb.WorldFact:
     r = v.row
     return pb.WorldFact(
-        id=str(r["id"]), entity=r["entity"], attribute=r["attribute"], value=r["value"],
-        source_url=r["source_url"], source_quote=r["source_quote"], freshness=r["freshness"],
-        confidence=r["confidence"], effective_confidence=round(v.effective, 4),
-        stale=v.stale, checked_at=to_timestamp(r["checked_at"]),
-        recorded_at=to_timestamp(r["recorded_at"]), score=float(r.get("score") or 0.0))
+        id=str(r.id), entity=r.entity, attribute=r.attribute, value=r.value,
+        source_url=r.source_url, source_quote=r.source_quote, freshness=r.freshness,
+        confidence=r.confidence, effective_confidence=round(v.effective, 4),
+        stale=v.stale, checked_at=to_timestamp(r.checked_at),
+        recorded_at=to_timestamp(r.recorded_at), score=world_score_of(r))
 
 
 def lesson_message(r: Any) -> pb.Lesson:

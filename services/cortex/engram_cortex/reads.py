@@ -4,6 +4,7 @@ read goes through `live_facts` or states plainly that it reads history."""
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -19,7 +20,8 @@ from engram_kit.vocab import Verdict
 from . import repo, repo_freshness
 from . import repo_conflicts as conflicts
 from .normalise import attribute_name, entity_name
-from .repo_search import holds_searchable, hybrid, ranked
+from .repo_search import holds_searchable, hybrid, ranked_facts
+from .rows import FactRow
 from .search_args import briefing_limit, check_query
 from .session_changes import record_served
 from .settings import CortexSettings
@@ -27,8 +29,6 @@ from .settings import CortexSettings
 # What the session-start briefing shows of the facts, in this order.
 BRIEFING_KINDS = ["RULE", "DECISION", "PREFERENCE"]
 STATE_KINDS = ["STATE"]
-# The text the facts' full-text index covers (migration 0002).
-FACT_TEXT = "entity || ' ' || replace(attribute, '_', ' ') || ' ' || value"
 
 
 @dataclass(frozen=True)
@@ -36,13 +36,13 @@ class Served:
     """Rows with the open conflict of each contested one, and why each fact
     whose evidence changed since its last verification should be checked."""
 
-    rows: list[asyncpg.Record]
+    rows: list[FactRow]  # RankedFactRow where a search found them
     conflict_of: dict[uuid.UUID, uuid.UUID]
     re_verify: dict[uuid.UUID, str] = field(default_factory=dict)
 
 
-async def serve(conn: asyncpg.Connection, rows: list[asyncpg.Record]) -> Served:
-    return Served(rows, await conflicts.open_for(conn, [r["id"] for r in rows]),
+async def serve(conn: asyncpg.Connection, rows: Sequence[FactRow]) -> Served:
+    return Served(list(rows), await conflicts.open_for(conn, [r.id for r in rows]),
                   await repo_freshness.changed_evidence(conn, rows))
 
 
@@ -62,7 +62,7 @@ class FactReader:
         self._embedder = embedder
         self._s = settings
 
-    async def _served(self, conn: asyncpg.Connection, rows: list[asyncpg.Record]) -> Served:
+    async def _served(self, conn: asyncpg.Connection, rows: Sequence[FactRow]) -> Served:
         return await serve(conn, rows)
 
     async def get(self, ctx: CallerContext, entity: str, attribute: str,
@@ -74,7 +74,7 @@ class FactReader:
             slot = await repo.slot_row(conn, entity, attribute)
             if as_of is not None:
                 current = await repo.as_of(conn, entity, attribute, as_of)
-                parked: list[asyncpg.Record] = []
+                parked: list[FactRow] = []
             else:
                 current = await repo.live_in_slot(conn, entity, attribute)
                 parked = await repo.live_in_slot(conn, entity, attribute, (Verdict.PARKED,))
@@ -120,8 +120,7 @@ class FactReader:
         ns = ctx.require_namespace()
         query, top_k = check_query(query, top_k, self._s)
         async with tenant_tx(self._pool, ns) as conn:
-            rows = await ranked(conn, "live_facts", FACT_TEXT, query, vector, top_k,
-                                hybrid(self._s))
+            rows = await ranked_facts(conn, query, vector, top_k, hybrid(self._s))
             await record_served(conn, ctx, rows, self._s)
             return await self._served(conn, rows)
 

@@ -16,6 +16,7 @@ from engram_kit.errors import InvalidArgument
 from . import repo_graph
 from .graph import Graph
 from .reads import FactReader, Served, serve
+from .rows import score_of
 from .walk import Walk
 
 STRONG_SCORE = 0.5  # a dense match at least this close counts as a confident seed
@@ -55,15 +56,15 @@ class Recall:
             named = await repo_graph.entities_named(conn, names_in(query),
                                                    self._max_seeds + 1)
             # Named entities first: the query says them outright.
-            seeds = list(dict.fromkeys(named + [r["entity"] for r in found.rows]))
+            seeds = list(dict.fromkeys(named + [r.entity for r in found.rows]))
             capped = len(seeds) > self._max_seeds
             seeds = seeds[:self._max_seeds]
             walk = await self._graph.walk(conn, seeds, hops)
             walk.truncated |= capped
             rows = list(found.rows)
-            have = {r["id"] for r in rows}
-            by_depth = sorted(walk.facts, key=lambda r: walk.depth_of.get(r["entity"], 9))
-            rows += [r for r in by_depth if r["id"] not in have][: top_k * 3]
+            have = {r.id for r in rows}
+            by_depth = sorted(walk.facts, key=lambda r: walk.depth_of.get(r.entity, 9))
+            rows += [r for r in by_depth if r.id not in have][: top_k * 3]
             served = await serve(conn, rows)
-        strong = any(float(r["score"]) >= STRONG_SCORE for r in found.rows)
+        strong = any(score_of(r) >= STRONG_SCORE for r in found.rows)
         return Recalled(served, walk, seeds, low_confidence=not named and not strong)

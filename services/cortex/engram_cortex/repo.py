@@ -15,7 +15,12 @@ from engram_kit import audit as audit_log
 from engram_kit import locks
 from engram_kit.vocab import Verdict
 
+from .rows import FactRow, select_list
+
 LIVE_SERVED = (Verdict.ACTIVE, Verdict.CONTESTED)  # current truth, contested served with both sides
+# What reads of facts select: the fields of FactRow (rows.py), never `*`.
+FACT_COLUMNS = select_list(FactRow)
+_OLD_COLUMNS = select_list(FactRow, "o")  # supersede's UPDATE names facts twice (o, n)
 
 
 @dataclass(frozen=True)
@@ -44,7 +49,7 @@ class NewFact:
     tags: list[str] = field(default_factory=list)
 
 
-async def insert_fact(conn: asyncpg.Connection, f: NewFact) -> asyncpg.Record:
+async def insert_fact(conn: asyncpg.Connection, f: NewFact) -> FactRow:
     d = f.details
     lifetime = d.get("expected_lifetime_seconds")
     row = await conn.fetchrow(
@@ -56,7 +61,7 @@ async def insert_fact(conn: asyncpg.Connection, f: NewFact) -> asyncpg.Record:
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
                    coalesce($18, clock_timestamp()), $19, $20, $21, $22, $23, $24, $25, $26,
                    $27, $28, $29, $30)
-           RETURNING *""",
+           RETURNING """ + FACT_COLUMNS,
         uuid.uuid4(), f.namespace, f.entity, f.attribute, f.value, f.norm_value, f.kind,
         f.verdict, f.origin, f.confidence, f.quote, f.source_type, f.source_ref, f.captured_by,
         f.writer_principal, f.writer_client, f.writer_session, f.valid_from, f.embedding,
@@ -66,7 +71,7 @@ async def insert_fact(conn: asyncpg.Connection, f: NewFact) -> asyncpg.Record:
         d.get("reopen_trigger"),
     )
     assert row is not None  # INSERT ... RETURNING yields the row
-    return row
+    return FactRow.of(row)
 
 
 async def lock_slot(conn: asyncpg.Connection, namespace: str, entity: str,
@@ -93,29 +98,30 @@ async def resolve_entity(conn: asyncpg.Connection, name: str) -> str:
 
 
 async def live_in_slot(conn: asyncpg.Connection, entity: str, attribute: str,
-                       verdicts: tuple[str, ...] = LIVE_SERVED) -> list[asyncpg.Record]:
-    return await conn.fetch(
-        """SELECT * FROM live_facts WHERE entity = $1 AND attribute = $2
+                       verdicts: tuple[str, ...] = LIVE_SERVED) -> list[FactRow]:
+    return FactRow.all(await conn.fetch(
+        f"""SELECT {FACT_COLUMNS} FROM live_facts WHERE entity = $1 AND attribute = $2
              AND verdict = ANY($3::text[]) ORDER BY recorded_at DESC""",
-        entity, attribute, list(verdicts))
+        entity, attribute, list(verdicts)))
 
 
-async def get_fact(conn: asyncpg.Connection, fact_id: uuid.UUID) -> asyncpg.Record | None:
-    return await conn.fetchrow("SELECT * FROM facts WHERE id = $1", fact_id)
+async def get_fact(conn: asyncpg.Connection, fact_id: uuid.UUID) -> FactRow | None:
+    row = await conn.fetchrow(f"SELECT {FACT_COLUMNS} FROM facts WHERE id = $1", fact_id)
+    return None if row is None else FactRow.of(row)
 
 
 async def supersede(conn: asyncpg.Connection, old_id: uuid.UUID, new_id: uuid.UUID,
-                    reason: str) -> asyncpg.Record:
+                    reason: str) -> FactRow:
     """Retire `old` in favour of `new`: system time ends now, world time ends
     where the new value begins."""
     row = await conn.fetchrow(
-        """UPDATE facts o SET verdict = 'superseded', superseded_by = $2,
+        f"""UPDATE facts o SET verdict = 'superseded', superseded_by = $2,
                   retired_at = clock_timestamp(), retire_reason = $3,
                   valid_to = coalesce(o.valid_to, greatest(n.valid_from, o.valid_from))
-           FROM facts n WHERE o.id = $1 AND n.id = $2 RETURNING o.*""",
+           FROM facts n WHERE o.id = $1 AND n.id = $2 RETURNING {_OLD_COLUMNS}""",
         old_id, new_id, reason)
     assert row is not None  # callers pass facts they read in this transaction
-    return row
+    return FactRow.of(row)
 
 
 async def set_verdict(conn: asyncpg.Connection, ids: list[uuid.UUID], verdict: str) -> None:
@@ -123,37 +129,38 @@ async def set_verdict(conn: asyncpg.Connection, ids: list[uuid.UUID], verdict: s
 
 
 async def withdraw(conn: asyncpg.Connection, fact_id: uuid.UUID, reason: str,
-                   end_validity: bool) -> asyncpg.Record:
+                   end_validity: bool) -> FactRow:
     row = await conn.fetchrow(
-        """UPDATE facts SET verdict = 'withdrawn', retired_at = clock_timestamp(),
+        f"""UPDATE facts SET verdict = 'withdrawn', retired_at = clock_timestamp(),
                   retire_reason = $2,
                   valid_to = CASE WHEN $3 THEN coalesce(valid_to, clock_timestamp())
                                   ELSE valid_to END
-           WHERE id = $1 RETURNING *""",
+           WHERE id = $1 RETURNING {FACT_COLUMNS}""",
         fact_id, reason, end_validity)
     assert row is not None  # callers pass a fact they read in this transaction
-    return row
+    return FactRow.of(row)
 
 
-async def confirm(conn: asyncpg.Connection, fact_id: uuid.UUID) -> asyncpg.Record:
+async def confirm(conn: asyncpg.Connection, fact_id: uuid.UUID) -> FactRow:
     """A restatement or paraphrase: one more confirmation, and verified now."""
     row = await conn.fetchrow(
         """UPDATE facts SET meta = jsonb_set(meta, '{confirmations}',
                   to_jsonb(coalesce((meta->>'confirmations')::int, 0) + 1)),
                   last_verified_at = clock_timestamp()
-           WHERE id = $1 RETURNING *""", fact_id)
+           WHERE id = $1 RETURNING """ + FACT_COLUMNS, fact_id)
     assert row is not None  # callers pass a fact they read in this transaction
-    return row
+    return FactRow.of(row)
 
 
-async def tombstone(conn: asyncpg.Connection, row: asyncpg.Record, reason: str) -> None:
+async def tombstone(conn: asyncpg.Connection, namespace: str, row: FactRow,
+                    reason: str) -> None:
     await conn.execute(
         """INSERT INTO tombstones (namespace, entity, attribute, norm_value, fact_id, reason)
            VALUES ($1, $2, $3, $4, $5, $6)
            ON CONFLICT (namespace, entity, attribute, norm_value)
            DO UPDATE SET fact_id = EXCLUDED.fact_id, reason = EXCLUDED.reason,
                          retired_at = clock_timestamp()""",
-        row["namespace"], row["entity"], row["attribute"], row["norm_value"], row["id"], reason)
+        namespace, row.entity, row.attribute, row.norm_value, row.id, reason)
 
 
 async def find_tombstone(conn: asyncpg.Connection, entity: str, attribute: str,
@@ -173,22 +180,23 @@ async def find_parked(conn: asyncpg.Connection, entity: str, attribute: str, kin
 
 
 async def history(conn: asyncpg.Connection, entity: str,
-                  attribute: str | None) -> list[asyncpg.Record]:
-    return await conn.fetch(
-        """SELECT * FROM facts WHERE entity = $1 AND ($2::text IS NULL OR attribute = $2)
-           ORDER BY attribute, recorded_at LIMIT 1000""", entity, attribute)
+                  attribute: str | None) -> list[FactRow]:
+    return FactRow.all(await conn.fetch(
+        f"""SELECT {FACT_COLUMNS} FROM facts
+           WHERE entity = $1 AND ($2::text IS NULL OR attribute = $2)
+           ORDER BY attribute, recorded_at LIMIT 1000""", entity, attribute))
 
 
 async def as_of(conn: asyncpg.Connection, entity: str, attribute: str,
-                at: datetime) -> list[asyncpg.Record]:
+                at: datetime) -> list[FactRow]:
     """What was true in the world at `at`, by the facts' validity; a retracted
     fact was never true and is not served."""
-    return await conn.fetch(
-        """SELECT * FROM facts WHERE entity = $1 AND attribute = $2
+    return FactRow.all(await conn.fetch(
+        f"""SELECT {FACT_COLUMNS} FROM facts WHERE entity = $1 AND attribute = $2
              AND valid_from <= $3 AND (valid_to IS NULL OR valid_to > $3)
              AND (verdict IN ('active', 'superseded', 'contested')
                   OR (verdict = 'withdrawn' AND set_member))
-           ORDER BY recorded_at DESC""", entity, attribute, at)
+           ORDER BY recorded_at DESC""", entity, attribute, at))
 
 
 async def audit(conn: asyncpg.Connection, namespace: str, principal: str, action: str,
@@ -209,17 +217,17 @@ async def forget_journal_images(conn: asyncpg.Connection, fact_ids: list[str]) -
 
 
 async def live_of_kinds(conn: asyncpg.Connection, kinds: list[str],
-                        limit: int) -> tuple[list[asyncpg.Record], int]:
+                        limit: int) -> tuple[list[FactRow], int]:
     """Live facts of `kinds`, in the kinds' order, newest first; and how many
     there are in all."""
     rows = await conn.fetch(
-        """SELECT * FROM live_facts WHERE kind = ANY($1::text[])
+        f"""SELECT {FACT_COLUMNS} FROM live_facts WHERE kind = ANY($1::text[])
            ORDER BY array_position($1::text[], kind), recorded_at DESC, id LIMIT $2""",
         kinds, limit)
     total = await conn.fetchval(
         "SELECT count(*) FROM live_facts WHERE kind = ANY($1::text[])", kinds)
     assert total is not None  # count(*) always yields a row
-    return rows, total
+    return FactRow.all(rows), total
 
 
 async def advisory_lock(conn: asyncpg.Connection, key: str) -> None:

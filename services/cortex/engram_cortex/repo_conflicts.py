@@ -6,6 +6,9 @@ import uuid
 
 import asyncpg
 
+from .repo import FACT_COLUMNS
+from .rows import FactRow
+
 
 async def open_conflict(conn: asyncpg.Connection, namespace: str, fact_a: uuid.UUID,
                         fact_b: uuid.UUID, lane: str) -> uuid.UUID:
@@ -62,6 +65,7 @@ async def listing(conn: asyncpg.Connection, status: str, limit: int) -> list[asy
 
 
 async def facts_by_id(conn: asyncpg.Connection,
-                      ids: list[uuid.UUID]) -> dict[uuid.UUID, asyncpg.Record]:
-    rows = await conn.fetch("SELECT * FROM facts WHERE id = ANY($1::uuid[])", ids)
-    return {r["id"]: r for r in rows}
+                      ids: list[uuid.UUID]) -> dict[uuid.UUID, FactRow]:
+    rows = FactRow.all(await conn.fetch(
+        f"SELECT {FACT_COLUMNS} FROM facts WHERE id = ANY($1::uuid[])", ids))
+    return {r.id: r for r in rows}

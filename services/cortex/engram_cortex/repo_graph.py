@@ -7,6 +7,9 @@ from datetime import datetime
 
 import asyncpg
 
+from .repo import FACT_COLUMNS
+from .rows import FactRow
+
 
 async def custom_relations(conn: asyncpg.Connection) -> list[asyncpg.Record]:
     return await conn.fetch("SELECT * FROM relations ORDER BY name")
@@ -60,15 +63,15 @@ async def edges_touching(conn: asyncpg.Connection, entities: list[str],
 
 
 async def facts_of(conn: asyncpg.Connection, entities: list[str],
-                   per_entity: int) -> list[asyncpg.Record]:
+                   per_entity: int) -> list[FactRow]:
     """Live, served facts (active or contested) of each entity, newest first."""
-    return await conn.fetch(
-        """SELECT * FROM (
-               SELECT f.*, row_number() OVER (PARTITION BY f.entity
-                                              ORDER BY f.recorded_at DESC) AS n
-               FROM live_facts f
-               WHERE f.entity = ANY($1::text[]) AND f.verdict IN ('active', 'contested')) x
-           WHERE n <= $2 ORDER BY entity, recorded_at DESC""", entities, per_entity)
+    return FactRow.all(await conn.fetch(
+        f"""SELECT {FACT_COLUMNS} FROM (
+               SELECT {FACT_COLUMNS}, row_number() OVER (PARTITION BY entity
+                                                         ORDER BY recorded_at DESC) AS n
+               FROM live_facts
+               WHERE entity = ANY($1::text[]) AND verdict IN ('active', 'contested')) x
+           WHERE n <= $2 ORDER BY entity, recorded_at DESC""", entities, per_entity))
 
 
 async def entities_named(conn: asyncpg.Connection, names: list[str],

@@ -9,40 +9,46 @@ from datetime import datetime
 
 import asyncpg
 
+from .repo import FACT_COLUMNS
+from .repo_world import WORLD_COLUMNS
+from .rows import ErasedRow, FactRow, WorldFactRow, select_list
+
 
 async def retract_world(conn: asyncpg.Connection, entity: str, attribute: str, reason: str,
-                        by: str) -> list[asyncpg.Record]:
-    return await conn.fetch(
-        """UPDATE world_facts SET retired_at = clock_timestamp(), retract_reason = $3,
+                        by: str) -> list[WorldFactRow]:
+    return WorldFactRow.all(await conn.fetch(
+        f"""UPDATE world_facts SET retired_at = clock_timestamp(), retract_reason = $3,
                   retracted_by = $4
-           WHERE entity = $1 AND attribute = $2 AND retired_at IS NULL RETURNING *""",
-        entity, attribute, reason, by)
+           WHERE entity = $1 AND attribute = $2 AND retired_at IS NULL
+           RETURNING {WORLD_COLUMNS}""",
+        entity, attribute, reason, by))
 
 
 async def restorable_world(conn: asyncpg.Connection, entity: str,
-                           attribute: str) -> list[asyncpg.Record]:
-    """The slot's last retraction: the rows retracted (not superseded) together."""
-    return await conn.fetch(
-        """SELECT * FROM world_facts WHERE entity = $1 AND attribute = $2
+                           attribute: str) -> list[uuid.UUID]:
+    """The slot's last retraction: the ids of the rows retracted (not
+    superseded) together, locked."""
+    return [r["id"] for r in await conn.fetch(
+        """SELECT id FROM world_facts WHERE entity = $1 AND attribute = $2
              AND retract_reason IS NOT NULL AND superseded_by IS NULL
              AND retired_at = (SELECT max(retired_at) FROM world_facts
                                WHERE entity = $1 AND attribute = $2
                                  AND retract_reason IS NOT NULL AND superseded_by IS NULL)
-           FOR UPDATE""", entity, attribute)
+           FOR UPDATE""", entity, attribute)]
 
 
-async def restore_world(conn: asyncpg.Connection, ids: list[uuid.UUID]) -> list[asyncpg.Record]:
-    return await conn.fetch(
-        """UPDATE world_facts SET retired_at = NULL, retract_reason = NULL, retracted_by = NULL
-           WHERE id = ANY($1::uuid[]) RETURNING *""", ids)
+async def restore_world(conn: asyncpg.Connection, ids: list[uuid.UUID]) -> list[WorldFactRow]:
+    return WorldFactRow.all(await conn.fetch(
+        f"""UPDATE world_facts SET retired_at = NULL, retract_reason = NULL, retracted_by = NULL
+           WHERE id = ANY($1::uuid[]) RETURNING {WORLD_COLUMNS}""", ids))
 
 
 async def erase_world(conn: asyncpg.Connection, entity: str,
-                      attribute: str) -> list[asyncpg.Record]:
+                      attribute: str) -> list[ErasedRow]:
     """Every row of the slot, live and history: the words go for good."""
-    return await conn.fetch(
-        "DELETE FROM world_facts WHERE entity = $1 AND attribute = $2 RETURNING id, value",
-        entity, attribute)
+    return ErasedRow.all(await conn.fetch(
+        f"DELETE FROM world_facts WHERE entity = $1 AND attribute = $2 "
+        f"RETURNING {select_list(ErasedRow)}", entity, attribute))
 
 
 async def lock_lesson(conn: asyncpg.Connection, lesson_id: uuid.UUID) -> asyncpg.Record | None:
@@ -98,14 +104,14 @@ async def drop_slot_tombstones(conn: asyncpg.Connection, entity: str, attribute:
 
 
 async def by_writer(conn: asyncpg.Connection, principal: str, since: datetime | None,
-                    until: datetime | None, limit: int) -> list[asyncpg.Record]:
+                    until: datetime | None, limit: int) -> list[FactRow]:
     """Live facts one principal wrote in [since, until), oldest first."""
-    return await conn.fetch(
-        """SELECT * FROM facts WHERE writer_principal = $1 AND retired_at IS NULL
+    return FactRow.all(await conn.fetch(
+        f"""SELECT {FACT_COLUMNS} FROM facts WHERE writer_principal = $1 AND retired_at IS NULL
              AND verdict IN ('active', 'contested', 'parked')
              AND ($2::timestamptz IS NULL OR recorded_at >= $2)
              AND ($3::timestamptz IS NULL OR recorded_at < $3)
-           ORDER BY recorded_at, id LIMIT $4""", principal, since, until, limit)
+           ORDER BY recorded_at, id LIMIT $4""", principal, since, until, limit))
 
 
 async def values_of(conn: asyncpg.Connection, ids: list[uuid.UUID]) -> list[asyncpg.Record]:

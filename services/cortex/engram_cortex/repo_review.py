@@ -8,6 +8,8 @@ from datetime import datetime
 
 import asyncpg
 
+from .rows import ContenderRow, select_list
+
 # One row per open item; the "live" rules are the same as each kind's own listing.
 # $1: kind ('' for every kind), $2: ILIKE pattern ('' for no text filter).
 _ITEMS = """
@@ -58,11 +60,15 @@ async def tags_by_name(conn: asyncpg.Connection, names: list[str]) -> list[async
     return await conn.fetch("SELECT * FROM tags WHERE name = ANY($1::text[])", names)
 
 
+# A contender's fields, and its slot's current value(s).
+CONTENDER_COLUMNS = select_list(ContenderRow, "p", {"current_value": """(
+    SELECT string_agg(c.value, ' | ') FROM live_facts c
+     WHERE c.entity = p.entity AND c.attribute = p.attribute
+       AND c.verdict IN ('active', 'contested')) AS current_value"""})
+
+
 async def contenders_by_id(conn: asyncpg.Connection,
-                           ids: list[uuid.UUID]) -> list[asyncpg.Record]:
+                           ids: list[uuid.UUID]) -> list[ContenderRow]:
     """Parked contenders with the slot's current value."""
-    return await conn.fetch(
-        """SELECT p.*, (SELECT string_agg(c.value, ' | ') FROM live_facts c
-                        WHERE c.entity = p.entity AND c.attribute = p.attribute
-                          AND c.verdict IN ('active', 'contested')) AS current_value
-           FROM facts p WHERE p.id = ANY($1::uuid[])""", ids)
+    return ContenderRow.all(await conn.fetch(
+        f"SELECT {CONTENDER_COLUMNS} FROM facts p WHERE p.id = ANY($1::uuid[])", ids))

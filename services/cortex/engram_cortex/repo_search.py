@@ -12,7 +12,14 @@ import numpy as np
 
 from engram_kit.ranking import Channel, reciprocal_rank_fusion
 
+from .repo import FACT_COLUMNS
+from .repo_world import WORLD_COLUMNS
+from .rows import RankedFactRow, RankedWorldFactRow
 from .settings import CortexSettings
+
+# The text the facts' full-text index covers (migration 0002).
+FACT_TEXT = "entity || ' ' || replace(attribute, '_', ' ') || ' ' || value"
+WORLD_TEXT = FACT_TEXT  # a world fact's words: the same columns
 
 
 @dataclass(frozen=True)
@@ -28,17 +35,19 @@ def hybrid(s: CortexSettings) -> Hybrid:
 
 
 async def ranked(conn: asyncpg.Connection, view: str, text_sql: str, query: str,
-                 vector: np.ndarray | None, top_k: int, how: Hybrid) -> list[asyncpg.Record]:
+                 vector: np.ndarray | None, top_k: int, how: Hybrid,
+                 columns: str = "*") -> list[asyncpg.Record]:
     """The rows either channel found, best fused first. A row keeps the score
     of the channel that found it (cosine when dense did, else the text rank):
     clients read it as the match's strength, recall as a seed's confidence.
-    `view` and `text_sql` are constants of the callers, never user input."""
+    `view`, `text_sql` and `columns` (what a row carries, besides its
+    score) are constants of the callers, never user input."""
     dense = [] if vector is None else [r for r in await conn.fetch(
-        f"SELECT *, 1 - (embedding <=> $1) AS score FROM {view} "
+        f"SELECT {columns}, 1 - (embedding <=> $1) AS score FROM {view} "
         "WHERE embedding IS NOT NULL ORDER BY embedding <=> $1 LIMIT $2",
         vector, top_k * 2) if r["score"] >= how.min_cosine]
     lexical = await conn.fetch(
-        f"SELECT *, ts_rank(to_tsvector('simple', {text_sql}), q) AS score "
+        f"SELECT {columns}, ts_rank(to_tsvector('simple', {text_sql}), q) AS score "
         f"FROM {view}, websearch_to_tsquery('simple', $1) q "
         f"WHERE to_tsvector('simple', {text_sql}) @@ q ORDER BY score DESC LIMIT $2",
         query, top_k * 2)
@@ -47,6 +56,20 @@ async def ranked(conn: asyncpg.Connection, view: str, text_sql: str, query: str,
                                     Channel.LEXICAL: [r["id"] for r in lexical]},
                                    how.rrf_k, {Channel.LEXICAL: how.lexical_weight})
     return [rows[f.key] for f in fused[:top_k]]
+
+
+async def ranked_facts(conn: asyncpg.Connection, query: str, vector: np.ndarray | None,
+                       top_k: int, how: Hybrid) -> list[RankedFactRow]:
+    """Live facts either channel found, best fused first, with their scores."""
+    return RankedFactRow.all(await ranked(conn, "live_facts", FACT_TEXT, query, vector,
+                                          top_k, how, FACT_COLUMNS))
+
+
+async def ranked_world(conn: asyncpg.Connection, query: str, vector: np.ndarray | None,
+                       top_k: int, how: Hybrid) -> list[RankedWorldFactRow]:
+    """Live world facts either channel found, best fused first, with their scores."""
+    return RankedWorldFactRow.all(await ranked(conn, "live_world_facts", WORLD_TEXT, query,
+                                               vector, top_k, how, WORLD_COLUMNS))
 
 
 async def holds_searchable(conn: asyncpg.Connection, namespace: str) -> bool:

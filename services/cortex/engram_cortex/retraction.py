@@ -6,6 +6,7 @@ of values, never the words."""
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 
 import asyncpg
 
@@ -17,6 +18,7 @@ from engram_kit.errors import Conflict, InvalidArgument, NotFound
 from . import repo
 from . import repo_retraction as rr
 from .normalise import attribute_name, entity_name
+from .rows import ErasedRow, WorldFactRow
 from .settings import CortexSettings
 
 
@@ -41,28 +43,31 @@ class Retraction:
         self._s = settings
 
     async def world_retract(self, ctx: CallerContext, entity: str, attribute: str,
-                            reason: str, erase: bool) -> tuple[list[asyncpg.Record], int]:
+                            reason: str, erase: bool) -> tuple[list[WorldFactRow], int]:
         """The rows retracted, or (erase) none and how many were deleted."""
         ns, reason = ctx.require_namespace(), check_reason(reason, self._s)
         entity, attribute = entity_name(entity), attribute_name(attribute)
         async with tenant_tx(self._pool, ns) as conn:
             await repo.lock_slot(conn, ns, f"world:{entity}", attribute)
+            retracted: list[WorldFactRow] = []
             if erase:
-                rows = await rr.erase_world(conn, entity, attribute)
+                gone: Sequence[ErasedRow | WorldFactRow] = await rr.erase_world(
+                    conn, entity, attribute)
                 action = "world.erase"
             else:
-                rows = await rr.retract_world(conn, entity, attribute, reason, ctx.principal)
+                gone = retracted = await rr.retract_world(conn, entity, attribute, reason,
+                                                          ctx.principal)
                 action = "world.retract"
-            if not rows:
+            if not gone:
                 raise NotFound(f"no {'' if erase else 'live '}world fact in "
                                f"{entity}.{attribute}", field="attribute")
             await repo.audit(conn, ns, ctx.principal, action, f"{entity}.{attribute}",
-                             {"reason": reason, "ids": [str(r["id"]) for r in rows],
-                              "value_hmacs": [content_digest(r["value"]) for r in rows]})
-            return ([], len(rows)) if erase else (rows, 0)
+                             {"reason": reason, "ids": [str(r.id) for r in gone],
+                              "value_hmacs": [content_digest(r.value) for r in gone]})
+            return ([], len(gone)) if erase else (retracted, 0)
 
     async def world_restore(self, ctx: CallerContext, entity: str, attribute: str,
-                            reason: str) -> list[asyncpg.Record]:
+                            reason: str) -> list[WorldFactRow]:
         ns, reason = ctx.require_namespace(), check_reason(reason, self._s)
         entity, attribute = entity_name(entity), attribute_name(attribute)
         async with tenant_tx(self._pool, ns) as conn:
@@ -70,13 +75,13 @@ class Retraction:
             if await rr.live_world_count(conn, entity, attribute):
                 raise Conflict(f"{entity}.{attribute} has a live world fact; a restore "
                                "would stand beside it: retract it first")
-            rows = await rr.restorable_world(conn, entity, attribute)
-            if not rows:
+            ids = await rr.restorable_world(conn, entity, attribute)
+            if not ids:
                 raise NotFound(f"no retracted world fact in {entity}.{attribute}",
                                field="attribute")
-            rows = await rr.restore_world(conn, [r["id"] for r in rows])
+            rows = await rr.restore_world(conn, ids)
             await repo.audit(conn, ns, ctx.principal, "world.restore", f"{entity}.{attribute}",
-                             {"reason": reason, "ids": [str(r["id"]) for r in rows]})
+                             {"reason": reason, "ids": [str(r.id) for r in rows]})
             return rows
 
     async def lesson_retire(self, ctx: CallerContext, lesson_id: str, reason: str,

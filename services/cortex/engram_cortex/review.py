@@ -16,6 +16,7 @@ from . import repo
 from . import repo_conflicts as conflicts
 from .facts import parse_fact_id
 from .normalise import entity_name
+from .rows import FactRow
 
 STATUSES = tuple(ConflictStatus)
 
@@ -23,8 +24,8 @@ STATUSES = tuple(ConflictStatus)
 @dataclass(frozen=True)
 class ConflictView:
     row: asyncpg.Record
-    fact_a: asyncpg.Record
-    fact_b: asyncpg.Record
+    fact_a: FactRow
+    fact_b: FactRow
 
 
 class Review:
@@ -87,7 +88,7 @@ class Review:
         loser = row["fact_b"] if winner == row["fact_a"] else row["fact_a"]
         await repo.set_verdict(conn, [winner], Verdict.ACTIVE)
         retired = await repo.supersede(conn, loser, winner, f"conflict resolved: {reasoning}")
-        await repo.tombstone(conn, retired, f"lost conflict {row['id']}")
+        await repo.tombstone(conn, ctx.namespace, retired, f"lost conflict {row['id']}")
         decided = await conflicts.decide(conn, row["id"], ConflictStatus.RESOLVED, winner,
                                          reasoning, ctx.principal)
         await conflicts.close_for_retired(conn, loser, ctx.principal,
@@ -97,7 +98,7 @@ class Review:
     async def _both_stand(self, conn: asyncpg.Connection, row: asyncpg.Record,
                           reasoning: str, ctx: CallerContext) -> asyncpg.Record:
         facts = await conflicts.facts_by_id(conn, [row["fact_a"], row["fact_b"]])
-        if any(f["verdict"] not in (Verdict.CONTESTED, Verdict.ACTIVE) for f in facts.values()):
+        if any(f.verdict not in (Verdict.CONTESTED, Verdict.ACTIVE) for f in facts.values()):
             raise Conflict("both_stand needs both facts still live; one was retired since")
         decided = await conflicts.decide(conn, row["id"], ConflictStatus.BOTH_STAND, None,
                                          reasoning, ctx.principal)

@@ -18,6 +18,7 @@ from engram_kit.vocab import REVIEWER_ROLES, Role, TagStatus
 from . import repo, repo_review, repo_tags
 from .labels import resolve_call
 from .review import ConflictView, Review
+from .rows import ContenderRow
 
 KINDS = ("conflict", "root_tag", "contender")
 DEFAULT_PAGE, MAX_PAGE, MAX_QUERY = 100, 100, 200
@@ -33,7 +34,7 @@ class Item:
     created_at: datetime
     conflict: ConflictView | None
     decide_call: str
-    contender: asyncpg.Record | None = None
+    contender: ContenderRow | None = None
 
 
 @dataclass(frozen=True)
@@ -66,8 +67,8 @@ def decode_cursor(cursor: str) -> tuple[datetime, str] | None:
 
 
 def _conflict_item(v: ConflictView) -> Item:
-    summary = (f"{v.fact_a['entity']}.{v.fact_a['attribute']}: "
-               f"{v.fact_a['value']!r} vs {v.fact_b['value']!r} ({v.row['lane']})")
+    summary = (f"{v.fact_a.entity}.{v.fact_a.attribute}: "
+               f"{v.fact_a.value!r} vs {v.fact_b.value!r} ({v.row['lane']})")
     return Item(str(v.row["id"]), "conflict", summary, v.row["opened_at"], v,
                 resolve_call(v.row["id"]))
 
@@ -79,11 +80,11 @@ def _tag_item(r: asyncpg.Record) -> Item:
                 "'approve' or 'reject', reasoning='...')")
 
 
-def _contender_item(r: asyncpg.Record) -> Item:
-    return Item(f"{CONTENDER_PREFIX}{r['id']}", "contender",
-                f"{r['entity']}.{r['attribute']}: contender {r['value']!r} (origin "
-                f"{r['origin']}) vs current {r['current_value']!r}", r["recorded_at"],
-                None, f"contender_decide(fact_id='{r['id']}', decision='accept' or "
+def _contender_item(r: ContenderRow) -> Item:
+    return Item(f"{CONTENDER_PREFIX}{r.id}", "contender",
+                f"{r.entity}.{r.attribute}: contender {r.value!r} (origin "
+                f"{r.origin}) vs current {r.current_value!r}", r.recorded_at,
+                None, f"contender_decide(fact_id='{r.id}', decision='accept' or "
                 "'discard', reasoning='...')", r)
 
 
@@ -129,7 +130,7 @@ class ReviewQueue:
         parked = [uuid.UUID(k.removeprefix(CONTENDER_PREFIX)) for k in keys
                   if k.startswith(CONTENDER_PREFIX)]
         if parked:
-            by_key.update({f"{CONTENDER_PREFIX}{r['id']}": _contender_item(r)
+            by_key.update({f"{CONTENDER_PREFIX}{r.id}": _contender_item(r)
                            for r in await repo_review.contenders_by_id(conn, parked)})
         return [by_key[k] for k in keys if k in by_key]
 

@@ -89,7 +89,7 @@ class FactsServicer(rpc.CortexFactsServicer):
                           context: Any) -> pb.RetractFactResponse:
         done = await self._d.slots.retract(current_caller(), request.entity, request.attribute,
                                            request.value, request.reason)
-        return pb.RetractFactResponse(retracted=len(done), ids=[str(r["id"]) for r in done])
+        return pb.RetractFactResponse(retracted=len(done), ids=done)
 
     async def SetAdd(self, request: pb.SetMemberRequest, context: Any) -> pb.SetMemberResponse:
         out = await self._d.slots.add(

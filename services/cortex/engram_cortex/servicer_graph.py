@@ -48,7 +48,7 @@ class GraphServicer(rpc.CortexGraphServicer):
             current_caller(), request.entity, request.depth, request.to)
         facts: dict[str, list[pb.Fact]] = {}
         for row in walk.facts:
-            facts.setdefault(row["entity"], []).append(fact_message(row))
+            facts.setdefault(row.entity, []).append(fact_message(row))
         nodes = [pb.Node(entity=n, depth=walk.depth_of[n], facts=facts.get(n, []))
                  for n in bfs_order(walk.depth_of)]
         return pb.NeighborsResponse(nodes=nodes, edges=walk_edges(walk), path=path,
@@ -60,7 +60,7 @@ class GraphServicer(rpc.CortexGraphServicer):
         found = await self._d.recall.recall(current_caller(), request.query, request.hops,
                                             request.top_k)
         return pb.RecallResponse(
-            facts=[fact_message(r, found.facts.conflict_of.get(r["id"]))
+            facts=[fact_message(r, found.facts.conflict_of.get(r.id))
                    for r in found.facts.rows],
             edges=walk_edges(found.walk), seeds=found.seeds,
             visited=bfs_order(found.walk.depth_of), low_confidence=found.low_confidence,

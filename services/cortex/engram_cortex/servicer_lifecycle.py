@@ -68,7 +68,7 @@ class LifecycleServicer(rpc.CortexLifecycleServicer):
         done = await self._e.contender_decide(current_caller(), request.fact_id,
                                               request.decision, request.reasoning)
         return pb.ContenderDecideResponse(fact=fact_message(done.fact),
-                                          superseded=[str(r["id"]) for r in done.superseded])
+                                          superseded=[str(r.id) for r in done.superseded])
 
     async def ForgetByWriter(self, request: common_pb2.ForgetByWriterRequest,
                              context: Any) -> common_pb2.ForgetByWriterResponse:

@@ -6,6 +6,7 @@ nothing."""
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -16,14 +17,15 @@ from engram_kit.db import tenant_tx
 from engram_kit.errors import InvalidArgument
 
 from . import repo_session as repo
+from .rows import FactRow
 from .settings import CortexSettings
 
 
 async def record_served(conn: asyncpg.Connection, ctx: CallerContext,
-                        rows: list[asyncpg.Record], s: CortexSettings) -> None:
+                        rows: Sequence[FactRow], s: CortexSettings) -> None:
     if not rows or not ctx.session_id or ctx.read_only:
         return
-    ids: list[uuid.UUID] = list(dict.fromkeys(r["id"] for r in rows))
+    ids: list[uuid.UUID] = list(dict.fromkeys(r.id for r in rows))
     await repo.record(conn, ctx.namespace, ctx.session_id, ids[: s.session_reads_max],
                       s.session_reads_max, s.session_reads_keep_s)
 

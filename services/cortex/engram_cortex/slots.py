@@ -3,9 +3,7 @@ value, and a removed value that comes back is recognised."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 import asyncpg
 
@@ -22,6 +20,7 @@ from . import lanes, repo
 from . import repo_conflicts as conflicts
 from .facts import statement
 from .normalise import attribute_name, entity_name, value_form
+from .rows import FactRow
 from .settings import CortexSettings
 from .validation import EvidenceIn, check_evidence, check_kind, check_origin, check_value
 
@@ -29,7 +28,7 @@ from .validation import EvidenceIn, check_evidence, check_kind, check_origin, ch
 @dataclass(frozen=True)
 class MemberOutcome:
     action: str
-    fact: asyncpg.Record
+    fact: FactRow
     members: int
     reasserts_retired: str = ""
 
@@ -49,35 +48,36 @@ class SlotEditor:
         return reason
 
     async def retract(self, ctx: CallerContext, entity: str, attribute: str, value: str,
-                      reason: str) -> list[Mapping[str, Any]]:
+                      reason: str) -> list[str]:
+        """The ids of the facts retracted (a replay: the first call's)."""
         ns = ctx.require_namespace()
         reason = self._reason(reason)
         entity, attribute = entity_name(entity), attribute_name(attribute)
         keyed = Keyed.of("RetractFact", ctx.idempotency_key, entity, attribute, value, reason)
         async with tenant_tx(self._pool, ns) as conn:
             if (earlier := await idempotency.replay(conn, keyed)) is not None:
-                return [{"id": i} for i in earlier["ids"]]
+                return list(earlier["ids"])
             entity = await repo.resolve_entity(conn, entity)
             await repo.lock_slot(conn, ns, entity, attribute)
             live = await repo.live_in_slot(conn, entity, attribute,
                                            (Verdict.ACTIVE, Verdict.CONTESTED, Verdict.PARKED))
             if value.strip():
-                live = [r for r in live if r["norm_value"] == value_form(value)]
+                live = [r for r in live if r.norm_value == value_form(value)]
             if not live:
                 raise NotFound(f"no live fact in {entity}.{attribute}"
                                + (f" with value {value!r}" if value.strip() else ""))
             done = []
             for row in live:
-                done.append(await repo.withdraw(conn, row["id"], reason, end_validity=False))
-                await repo.tombstone(conn, row, f"retracted: {reason}")
-                await conflicts.close_for_retired(conn, row["id"], ctx.principal,
+                done.append(await repo.withdraw(conn, row.id, reason, end_validity=False))
+                await repo.tombstone(conn, ns, row, f"retracted: {reason}")
+                await conflicts.close_for_retired(conn, row.id, ctx.principal,
                                                   f"retracted: {reason}")
-                await repo.audit(conn, ns, ctx.principal, "fact.retract", str(row["id"]),
+                await repo.audit(conn, ns, ctx.principal, "fact.retract", str(row.id),
                                  {"reason": reason,
-                                  "value_hmac": content_digest(row["value"])})
-            await idempotency.remember(conn, ns, keyed,
-                                            {"ids": [str(r["id"]) for r in done]})
-            return done
+                                  "value_hmac": content_digest(row.value)})
+            ids = [str(r.id) for r in done]
+            await idempotency.remember(conn, ns, keyed, {"ids": ids})
+            return ids
 
     async def add(self, ctx: CallerContext, entity: str, attribute: str, member: str,
                   kind: str, evidence: EvidenceIn, origin: str) -> MemberOutcome:
@@ -95,7 +95,7 @@ class SlotEditor:
                 raise Conflict(f"{entity}.{attribute} holds one value; use fact_set, or "
                                "retract it before using it as a set")
             norm = value_form(member)
-            same = [r for r in members if r["norm_value"] == norm]
+            same = [r for r in members if r.norm_value == norm]
             if same:
                 return MemberOutcome(FactAction.CONFIRM, same[0], len(members))
             if len(members) >= self._s.set_members_max:
@@ -111,7 +111,7 @@ class SlotEditor:
                 ctx.session_id, None, vectors[0] if vectors else None, set_member=True))
             await repo.ensure_slot(conn, ns, entity, attribute, True)
             await repo.mark_set_valued(conn, entity, attribute)
-            await repo.audit(conn, ns, ctx.principal, "set.add", str(row["id"]),
+            await repo.audit(conn, ns, ctx.principal, "set.add", str(row.id),
                              {"slot": f"{entity}.{attribute}",
                               "member_hmac": content_digest(member), "parked": parked})
             return MemberOutcome(FactAction.PARK if parked else FactAction.INSERT, row,
@@ -127,12 +127,12 @@ class SlotEditor:
             entity = await repo.resolve_entity(conn, entity)
             await repo.lock_slot(conn, ns, entity, attribute)
             members = await repo.live_in_slot(conn, entity, attribute, (Verdict.ACTIVE,))
-            match = [r for r in members if r["norm_value"] == value_form(member)]
+            match = [r for r in members if r.norm_value == value_form(member)]
             if not match:
                 raise NotFound(f"{member!r} is not a current member of {entity}.{attribute}")
-            row = await repo.withdraw(conn, match[0]["id"], reason, end_validity=True)
-            await repo.tombstone(conn, row, f"removed: {reason}")
-            await repo.audit(conn, ns, ctx.principal, "set.remove", str(row["id"]),
+            row = await repo.withdraw(conn, match[0].id, reason, end_validity=True)
+            await repo.tombstone(conn, ns, row, f"removed: {reason}")
+            await repo.audit(conn, ns, ctx.principal, "set.remove", str(row.id),
                              {"slot": f"{entity}.{attribute}",
                               "member_hmac": content_digest(member), "reason": reason})
             return MemberOutcome(FactAction.REMOVE, row, len(members) - 1)

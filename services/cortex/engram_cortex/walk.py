@@ -18,6 +18,7 @@ import asyncpg
 from engram_kit.context import time_left
 
 from . import repo_graph
+from .rows import FactRow
 from .settings import CortexSettings
 from .vocabulary import Vocabulary
 
@@ -39,7 +40,7 @@ class Walk:
     derived: list[DerivedEdge] = field(default_factory=list)
     parent: dict[str, tuple[str, asyncpg.Record]] = field(default_factory=dict)
     truncated: bool = False
-    facts: list[asyncpg.Record] = field(default_factory=list)
+    facts: list[FactRow] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

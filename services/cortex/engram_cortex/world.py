@@ -18,7 +18,8 @@ from engram_kit.vocab import FactAction
 from . import repo, repo_world
 from .facts import statement
 from .normalise import attribute_name, entity_name, value_form
-from .repo_search import hybrid, ranked
+from .repo_search import hybrid, ranked_world
+from .rows import WorldFactRow
 from .search_args import check_query
 from .settings import CortexSettings
 from .validation import check_confidence, check_value
@@ -28,18 +29,18 @@ HALF_LIFE_DAYS = {"volatile": 7.0, "seasonal": 90.0, "stable": 730.0}
 
 @dataclass(frozen=True)
 class WorldView:
-    row: asyncpg.Record
+    row: WorldFactRow  # RankedWorldFactRow where a search found it
     effective: float
     stale: bool
 
 
-def decayed(row: asyncpg.Record, now: datetime | None = None) -> WorldView:
+def decayed(row: WorldFactRow, now: datetime | None = None) -> WorldView:
     """Trust halves every half-life since the fact was last checked; past one
     half-life it is stale (re-check the source)."""
     now = now or datetime.now(UTC)
-    age_days = max((now - row["checked_at"]).total_seconds() / 86400, 0.0)
-    half_life = HALF_LIFE_DAYS[row["freshness"]]
-    return WorldView(row, float(row["confidence"]) * 0.5 ** (age_days / half_life),
+    age_days = max((now - row.checked_at).total_seconds() / 86400, 0.0)
+    half_life = HALF_LIFE_DAYS[row.freshness]
+    return WorldView(row, float(row.confidence) * 0.5 ** (age_days / half_life),
                      age_days > half_life)
 
 
@@ -75,23 +76,23 @@ class World:
         async with tenant_tx(self._pool, ns) as conn:
             await repo.lock_slot(conn, ns, f"world:{entity}", attribute)
             live = await repo_world.live_in_slot(conn, entity, attribute)
-            same = [r for r in live if r["norm_value"] == value_form(value)]
+            same = [r for r in live if r.norm_value == value_form(value)]
             if same:
-                row = await repo_world.recheck(conn, same[0]["id"], url, quote, confidence)
-                await repo.audit(conn, ns, ctx.principal, "world.confirm", str(row["id"]),
+                row = await repo_world.recheck(conn, same[0].id, url, quote, confidence)
+                await repo.audit(conn, ns, ctx.principal, "world.confirm", str(row.id),
                                  {"source_url": url})
                 return FactAction.CONFIRM, decayed(row)
             row = await self._insert(conn, ctx, entity, attribute, value, url, quote,
                                      freshness, confidence, vectors)
             for old in live:  # a newer citation for the slot replaces the older one
-                await repo_world.retire(conn, old["id"], row["id"])
-            await repo.audit(conn, ns, ctx.principal, "world.set", str(row["id"]),
-                             {"source_url": url, "superseded": [str(o["id"]) for o in live]})
+                await repo_world.retire(conn, old.id, row.id)
+            await repo.audit(conn, ns, ctx.principal, "world.set", str(row.id),
+                             {"source_url": url, "superseded": [str(o.id) for o in live]})
             return (FactAction.SUPERSEDE if live else FactAction.INSERT), decayed(row)
 
     async def _insert(self, conn: asyncpg.Connection, ctx: CallerContext, entity: str,
                       attribute: str, value: str, url: str, quote: str, freshness: str,
-                      confidence: float, vectors: list[np.ndarray] | None) -> asyncpg.Record:
+                      confidence: float, vectors: list[np.ndarray] | None) -> WorldFactRow:
         return await repo_world.insert(
             conn, ctx.namespace, entity, attribute, value, value_form(value), url, quote,
             freshness, confidence, ctx.principal, vectors[0] if vectors else None)
@@ -107,7 +108,5 @@ class World:
         ns = ctx.require_namespace()
         query, top_k = check_query(query, top_k, self._s)
         async with tenant_tx(self._pool, ns) as conn:
-            rows = await ranked(conn, "live_world_facts", "entity || ' ' || "
-                                "replace(attribute, '_', ' ') || ' ' || value",
-                                query, vector, top_k, hybrid(self._s))
+            rows = await ranked_world(conn, query, vector, top_k, hybrid(self._s))
         return [decayed(r) for r in rows]

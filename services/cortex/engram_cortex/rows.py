@@ -1,0 +1,148 @@
+"""The typed rows the cortex's repositories return for facts: each is built
+once, in the repository, from the record its SELECT returned; callers read
+attributes, never column names.
+
+A row's fields are its SELECT (or RETURNING) list (`select_list`): one
+declaration, so a column is added in one place, and no read is a `SELECT *`
+that changes under it when a column is added. `tests/unit/test_cortex_rows.py`
+and `tests/integration/test_live_views.py` check the fields against the
+`facts` table: each of its columns is a field of `FactRow` or is named in
+`UNREAD_FACT_COLUMNS`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from datetime import datetime, timedelta
+from uuid import UUID
+
+from engram_kit import rows
+from engram_kit.rows import Row
+
+# Columns of `facts` no row type carries, and why. A new column is a field
+# of `FactRow` (what a read returns) or named here.
+UNREAD_FACT_COLUMNS = frozenset({
+    "namespace",        # RLS scopes every read to one (the caller passes it where written)
+    "embedding",        # compared in SQL only (search's dense channel)
+    "meta",             # confirmations: counted in SQL (repo.confirm), never served
+    "writer_client", "writer_session",  # matched in SQL (session_changes), never served
+})
+
+
+@dataclass(frozen=True, slots=True)
+class FactRow(Row):
+    """A fact as every full read returns it (`repo.FACT_COLUMNS`)."""
+    id: UUID
+    entity: str
+    attribute: str
+    value: str
+    norm_value: str
+    kind: str
+    verdict: str
+    origin: str
+    confidence: float
+    evidence_quote: str
+    source_type: str
+    source_ref: str
+    captured_by: str
+    writer_principal: str
+    valid_from: datetime
+    valid_to: datetime | None
+    recorded_at: datetime
+    retired_at: datetime | None
+    retire_reason: str
+    supersedes: UUID | None
+    superseded_by: UUID | None
+    set_member: bool
+    tags: list[str]
+    last_verified_at: datetime | None
+    # the kind's own columns (validation.check_details)
+    scope: str | None
+    trigger_predicate: str | None
+    status_detail: str | None
+    expected_lifetime: timedelta | None
+    earned_by: str | None
+    risk_weight: float | None
+    subject: str | None
+    reopen_trigger: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class RankedFactRow(FactRow):
+    """A fact a search found, with the score of the channel that found it."""
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class ContenderRow(FactRow):
+    """A parked contender with its slot's current value(s), ' | '-joined."""
+    current_value: str | None
+
+
+def score_of(row: FactRow) -> float:
+    """A searched fact's score; 0 for a fact no search ranked."""
+    return float(row.score) if isinstance(row, RankedFactRow) else 0.0
+
+
+def fact_fields(row_type: type = FactRow) -> frozenset[str]:
+    """The columns of `facts` a row type reads."""
+    return frozenset(f.name for f in fields(FactRow)) & frozenset(
+        f.name for f in fields(row_type))
+
+
+def select_list(row_type: type = FactRow, table: str = "",
+                expressions: Mapping[str, str] | None = None) -> str:
+    """The SELECT (or RETURNING) list of a row type; its columns qualified by
+    `table` where the statement names two (`o.id, ...`), and a field that is
+    no column (a subclass's extra) as `expressions` writes it."""
+    prefix = f"{table}." if table else ""
+    given = {f.name: f"{prefix}{f.name}" for f in fields(row_type)}
+    return rows.select_list(row_type, given | dict(expressions or {}))
+
+
+# --- world facts: external facts citing a source ------------------------
+
+# Columns of `world_facts` no row type carries, and why.
+UNREAD_WORLD_COLUMNS = frozenset({
+    "namespace",        # RLS scopes every read to one
+    "embedding",        # compared in SQL only (search's dense channel)
+})
+
+
+@dataclass(frozen=True, slots=True)
+class WorldFactRow(Row):
+    """A world fact as every full read returns it (`repo_world.WORLD_COLUMNS`)."""
+    id: UUID
+    entity: str
+    attribute: str
+    value: str
+    norm_value: str
+    source_url: str
+    source_quote: str
+    freshness: str
+    confidence: float
+    writer_principal: str
+    recorded_at: datetime
+    checked_at: datetime
+    retired_at: datetime | None
+    superseded_by: UUID | None
+    retract_reason: str | None
+    retracted_by: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class RankedWorldFactRow(WorldFactRow):
+    """A world fact a search found, with the score of the channel that found it."""
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class ErasedRow(Row):
+    """What erasing a row returns of it: its id, and its value for the audit's digest."""
+    id: UUID
+    value: str
+
+
+def world_score_of(row: WorldFactRow) -> float:
+    """A searched world fact's score; 0 for one no search ranked."""
+    return float(row.score) if isinstance(row, RankedWorldFactRow) else 0.0

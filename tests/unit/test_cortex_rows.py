@@ -1,0 +1,137 @@
+"""The cortex's typed fact rows (engram_cortex.rows): their fields are their
+SELECT lists, and every column of `facts` is a field of `FactRow` or named
+as unread. Checked here on the migration files;
+tests/integration/test_live_views.py checks the migrated catalog."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from engram_cortex import repo, repo_review, repo_world, rows
+from engram_cortex.rows import (
+    UNREAD_FACT_COLUMNS,
+    UNREAD_WORLD_COLUMNS,
+    ContenderRow,
+    FactRow,
+    RankedFactRow,
+    WorldFactRow,
+    fact_fields,
+    score_of,
+    select_list,
+)
+
+from ..paths import REPO_ROOT
+
+MIGRATIONS = REPO_ROOT / "services/cortex/engram_cortex/migrations"
+_COMMENT = re.compile(r"--[^\n]*")
+# One ALTER TABLE may add or drop several columns, comma-separated.
+_ACTION = re.compile(r"(?:^|,)\s*(ADD|DROP)\s+COLUMN\s+(?:IF\s+(?:NOT\s+)?EXISTS\s+)?(\w+)",
+                     re.I)
+_NOT_A_COLUMN = {"check", "constraint", "primary", "unique", "foreign", "exclude"}
+
+
+def table_columns(table: str) -> set[str]:
+    """The columns of a cortex table after every migration, read from the files."""
+    create = re.compile(rf"CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?{table}\s*\((.*)\)\s*$",
+                        re.I | re.S)
+    alter = re.compile(rf"ALTER\s+TABLE\s+(?:IF\s+EXISTS\s+)?{table}\s+(.*)$", re.I | re.S)
+    columns: set[str] = set()
+    for path in sorted(MIGRATIONS.glob("*.sql")):
+        for statement in _COMMENT.sub("", path.read_text()).split(";"):
+            if m := create.search(statement):
+                for line in m.group(1).split("\n"):
+                    word = re.match(r"\s*(\w+)\s+\w", line)
+                    if word and word.group(1).lower() not in _NOT_A_COLUMN:
+                        columns.add(word.group(1).lower())
+            if m := alter.search(statement.strip()):
+                for action, name in _ACTION.findall(m.group(1)):
+                    (columns.add if action.upper() == "ADD" else columns.discard)(name.lower())
+    return columns
+
+
+def test_every_column_of_facts_is_a_field_or_named_unread():
+    columns = table_columns("facts")
+    # the parse works: columns of the CREATE, of a many-column ALTER, of later ALTERs
+    assert {"id", "embedding", "meta", "norm_value", "retire_reason", "tags",
+            "last_verified_at", "reopen_trigger"} <= columns
+    assert UNREAD_FACT_COLUMNS.isdisjoint(fact_fields())
+    assert columns == fact_fields() | UNREAD_FACT_COLUMNS, (
+        f"not a field, not named unread: {sorted(columns - fact_fields() - UNREAD_FACT_COLUMNS)}"
+        f"; no such column: {sorted((fact_fields() | UNREAD_FACT_COLUMNS) - columns)}")
+
+
+def test_every_column_of_world_facts_is_a_field_or_named_unread():
+    columns = table_columns("world_facts")
+    fields = {f.name for f in dataclasses.fields(WorldFactRow)}
+    assert {"id", "embedding", "source_url", "retract_reason", "retracted_by"} <= columns
+    assert UNREAD_WORLD_COLUMNS.isdisjoint(fields)
+    assert columns == fields | UNREAD_WORLD_COLUMNS, (
+        sorted(columns - fields - UNREAD_WORLD_COLUMNS),
+        sorted((fields | UNREAD_WORLD_COLUMNS) - columns))
+
+
+def test_the_select_lists_are_the_fields():
+    assert select_list(FactRow) == repo.FACT_COLUMNS
+    assert repo.FACT_COLUMNS.startswith("id, entity, attribute, value, ")
+    assert "*" not in repo.FACT_COLUMNS and "embedding" not in repo.FACT_COLUMNS
+    assert select_list(FactRow, "o").split(", ") == [
+        f"o.{c}" for c in repo.FACT_COLUMNS.split(", ")]
+    assert repo_review.CONTENDER_COLUMNS.startswith("p.id, p.entity, ")
+    assert repo_review.CONTENDER_COLUMNS.rstrip().endswith("AS current_value")
+    # the extras are fields of subclasses, never columns of `facts`
+    assert fact_fields(RankedFactRow) == fact_fields(ContenderRow) == fact_fields()
+    assert select_list(WorldFactRow) == repo_world.WORLD_COLUMNS
+    assert "*" not in repo_world.WORLD_COLUMNS and "embedding" not in repo_world.WORLD_COLUMNS
+
+
+def _record(row_type: type) -> dict[str, object]:
+    now = datetime.now(UTC)
+    values: dict[str, object] = {f.name: None for f in dataclasses.fields(row_type)}
+    values |= {
+        "id": uuid.uuid4(), "entity": "svc", "attribute": "owner", "value": "Ann",
+        "norm_value": "ann", "kind": "STATE", "verdict": "active", "origin": "user",
+        "confidence": 1.0, "evidence_quote": "", "source_type": "", "source_ref": "",
+        "captured_by": "p", "writer_principal": "p", "valid_from": now, "recorded_at": now,
+        "retire_reason": "", "set_member": False, "tags": ["a"],
+        "expected_lifetime": timedelta(days=1)}
+    if row_type is RankedFactRow:
+        values["score"] = 0.5
+    if row_type is ContenderRow:
+        values["current_value"] = "Bob"
+    return values
+
+
+@pytest.mark.parametrize("row_type", [FactRow, RankedFactRow, ContenderRow])
+def test_a_row_is_built_from_its_record_and_is_frozen_and_slotted(row_type: type):
+    record = _record(row_type)
+    row = row_type.of(record)
+    assert dataclasses.asdict(row) == record
+    assert not hasattr(row, "__dict__")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        row.value = "changed"
+
+
+def test_a_record_with_another_column_is_refused():
+    with pytest.raises(TypeError):
+        FactRow.of({**_record(FactRow), "embedding": [0.1]})
+    with pytest.raises(TypeError):
+        FactRow.of({**_record(FactRow), "score": 0.3})  # a search's row is a RankedFactRow
+
+
+def test_only_a_ranked_row_has_a_score():
+    assert score_of(RankedFactRow.of(_record(RankedFactRow))) == 0.5
+    assert score_of(FactRow.of(_record(FactRow))) == 0.0
+
+
+def test_every_row_type_is_frozen_and_slotted():
+    types = [t for t in vars(rows).values()
+             if isinstance(t, type) and dataclasses.is_dataclass(t)]
+    assert len(types) >= 6
+    for t in types:
+        assert t.__dataclass_params__.frozen, t  # type: ignore[attr-defined]
+        assert "__slots__" in vars(t), t
