@@ -116,8 +116,10 @@ async def by_writer(conn: asyncpg.Connection, principal: str, since: datetime | 
            ORDER BY recorded_at, id LIMIT $4""", principal, since, until, limit))
 
 
-async def values_of(conn: asyncpg.Connection, ids: list[uuid.UUID]) -> list[asyncpg.Record]:
-    return await conn.fetch("SELECT value FROM facts WHERE id = ANY($1::uuid[])", ids)
+async def values_of(conn: asyncpg.Connection, ids: list[uuid.UUID]) -> list[str]:
+    """The facts' values (for the audit's digests)."""
+    return [r["value"] for r in await conn.fetch(
+        "SELECT value FROM facts WHERE id = ANY($1::uuid[])", ids)]
 
 
 async def live_world_count(conn: asyncpg.Connection, entity: str, attribute: str) -> int:
