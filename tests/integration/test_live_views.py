@@ -14,8 +14,10 @@ import pytest
 
 from engram_cortex.rows import (
     UNREAD_FACT_COLUMNS,
+    UNREAD_LESSON_COLUMNS,
     UNREAD_WORLD_COLUMNS,
     FactRow,
+    LessonRow,
     WorldFactRow,
 )
 from engram_memory.rows import EXPRESSIONS, UNREAD_ENTRY_COLUMNS, FullEntryRow
@@ -79,11 +81,13 @@ async def test_memory_entry_rows_carry_every_column_of_entries(admin_dsn: str):
 @pytest.mark.parametrize(("table", "row_type", "unread"), [
     ("facts", FactRow, UNREAD_FACT_COLUMNS),
     ("world_facts", WorldFactRow, UNREAD_WORLD_COLUMNS),
+    ("lessons", LessonRow, UNREAD_LESSON_COLUMNS),
 ])
 async def test_cortex_rows_carry_every_column_of_their_table(
         admin_dsn: str, table: str, row_type: type, unread: frozenset[str]):
-    """Each column of cortex.facts (and so of live_facts), and of
-    cortex.world_facts (live_world_facts), is a field of its row type
+    """Each column of cortex.facts (and so of live_facts), of
+    cortex.world_facts (live_world_facts) and of cortex.lessons
+    (live_lessons), is a field of its row type
     (engram_cortex.rows) or is named unread; a field may be None where its
     column is nullable."""
     conn = await asyncpg.connect(admin_dsn)

@@ -1,7 +1,8 @@
-"""The cortex's typed fact rows (engram_cortex.rows): their fields are their
-SELECT lists, and every column of `facts` is a field of `FactRow` or named
-as unread. Checked here on the migration files;
-tests/integration/test_live_views.py checks the migrated catalog."""
+"""The cortex's typed rows (engram_cortex.rows): their fields are their
+SELECT lists, and every column of `facts` (`world_facts`, `lessons`) is a
+field of `FactRow` (`WorldFactRow`, `LessonRow`) or named as unread.
+Checked here on the migration files; tests/integration/test_live_views.py
+checks the migrated catalog."""
 
 from __future__ import annotations
 
@@ -12,15 +13,22 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from engram_cortex import repo, repo_review, repo_world, rows
+from engram_cortex import repo, repo_lessons, repo_review, repo_world, rows
 from engram_cortex.rows import (
     UNREAD_FACT_COLUMNS,
+    UNREAD_LESSON_COLUMNS,
     UNREAD_WORLD_COLUMNS,
     ContenderRow,
+    EmbeddedLessonRow,
     FactRow,
+    LessonRow,
     RankedFactRow,
+    RankedLessonRow,
+    StrongLessonRow,
     WorldFactRow,
     fact_fields,
+    lesson_score_of,
+    recorded_by_of,
     score_of,
     select_list,
 )
@@ -73,6 +81,59 @@ def test_every_column_of_world_facts_is_a_field_or_named_unread():
     assert columns == fields | UNREAD_WORLD_COLUMNS, (
         sorted(columns - fields - UNREAD_WORLD_COLUMNS),
         sorted((fields | UNREAD_WORLD_COLUMNS) - columns))
+
+
+def test_every_column_of_lessons_is_a_field_or_named_unread():
+    columns = table_columns("lessons")
+    fields = {f.name for f in dataclasses.fields(LessonRow)}
+    # the parse works: columns of the CREATE and of later (many-column) ALTERs
+    assert {"id", "embedding", "subject_fact_ids", "merged_into", "retire_reason",
+            "retired_by"} <= columns
+    assert UNREAD_LESSON_COLUMNS.isdisjoint(fields)
+    assert columns == fields | UNREAD_LESSON_COLUMNS, (
+        sorted(columns - fields - UNREAD_LESSON_COLUMNS),
+        sorted((fields | UNREAD_LESSON_COLUMNS) - columns))
+    # the merge pass's row is the only one that reads the vector
+    assert {f.name for f in dataclasses.fields(EmbeddedLessonRow)} == fields | {"embedding"}
+
+
+def test_the_lesson_select_lists_are_the_fields():
+    assert select_list(LessonRow) == repo_lessons.LESSON_COLUMNS
+    assert repo_lessons.LESSON_COLUMNS.startswith("id, signature, polarity, text, ")
+    assert "*" not in repo_lessons.LESSON_COLUMNS
+    assert "embedding" not in repo_lessons.LESSON_COLUMNS
+    strong = select_list(StrongLessonRow, "l", {"recorded_by": "x AS recorded_by"})
+    assert strong.startswith("l.id, l.signature, ") and strong.endswith(", x AS recorded_by")
+
+
+def _lesson(row_type: type) -> dict[str, object]:
+    now = datetime.now(UTC)
+    extra = {RankedLessonRow: {"score": 0.25}, StrongLessonRow: {"recorded_by": ["p"]},
+             EmbeddedLessonRow: {"embedding": [0.1, 0.2]}}.get(row_type, {})
+    return {"id": uuid.uuid4(), "signature": "t|failure|", "polarity": "avoid",
+            "text": "Avoid: t (when: t)", "task": "t", "confidence": 0.7, "signals": 2,
+            "subject_fact_ids": [uuid.uuid4()], "distilled_by": "rules", "created_at": now,
+            "updated_at": now, "retired_at": None, "merged_into": None,
+            "retire_reason": None, "retired_by": None} | extra
+
+
+@pytest.mark.parametrize("row_type",
+                         [LessonRow, RankedLessonRow, StrongLessonRow, EmbeddedLessonRow])
+def test_a_lesson_row_is_built_from_its_record(row_type: type):
+    record = _lesson(row_type)
+    row = row_type.of(record)
+    assert dataclasses.asdict(row) == record
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        row.text = "changed"
+    with pytest.raises(TypeError):  # a full read never carries the vector
+        LessonRow.of({**_lesson(LessonRow), "embedding": [0.1]})
+
+
+def test_only_a_ranked_lesson_has_a_score_and_a_strong_one_its_recorders():
+    assert lesson_score_of(RankedLessonRow.of(_lesson(RankedLessonRow))) == 0.25
+    assert lesson_score_of(LessonRow.of(_lesson(LessonRow))) == 0.0
+    assert recorded_by_of(StrongLessonRow.of(_lesson(StrongLessonRow))) == ["p"]
+    assert recorded_by_of(RankedLessonRow.of(_lesson(RankedLessonRow))) == []
 
 
 def test_the_select_lists_are_the_fields():
@@ -131,7 +192,7 @@ def test_only_a_ranked_row_has_a_score():
 def test_every_row_type_is_frozen_and_slotted():
     types = [t for t in vars(rows).values()
              if isinstance(t, type) and dataclasses.is_dataclass(t)]
-    assert len(types) >= 6
+    assert len(types) >= 10
     for t in types:
         assert t.__dataclass_params__.frozen, t  # type: ignore[attr-defined]
         assert "__slots__" in vars(t), t

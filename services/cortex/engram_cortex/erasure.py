@@ -67,8 +67,7 @@ class Erasure:
             await repo_forget.reactivate(conn, [p for p in partners if p not in ids])
             await repo.audit(conn, ns, ctx.principal, "fact.erase", f"{entity}.{attribute}",
                              {"reason": reason, "ids": [str(i) for i in ids],
-                              "value_hmacs": sorted({content_digest(r["value"])
-                                                     for r in values})})
+                              "value_hmacs": sorted({content_digest(v) for v in values})})
             return [str(i) for i in ids]
 
     async def contender_decide(self, ctx: CallerContext, fact_id: str, decision: str,

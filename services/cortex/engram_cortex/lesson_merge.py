@@ -18,6 +18,7 @@ from engram_kit.db import tenant_tx
 from engram_kit.errors import InvalidArgument
 
 from . import journal, repo, repo_lessons
+from .rows import EmbeddedLessonRow
 from .settings import CortexSettings
 
 RANK = {"correction": 3, "failure": 2, "success": 1}
@@ -31,9 +32,9 @@ class LessonMerge:
     similarity: float
 
 
-def _strength(r: asyncpg.Record) -> tuple:
-    outcome = r["signature"].split("|")[1] if r["signature"].count("|") >= 2 else ""
-    return (-RANK.get(outcome, 0), -r["signals"], r["created_at"])
+def _strength(r: EmbeddedLessonRow) -> tuple:
+    outcome = r.signature.split("|")[1] if r.signature.count("|") >= 2 else ""
+    return (-RANK.get(outcome, 0), -r.signals, r.created_at)
 
 
 def _array(value: object) -> object:
@@ -42,12 +43,15 @@ def _array(value: object) -> object:
     return to_numpy() if to_numpy is not None else value
 
 
-def near_identical(rows: list[asyncpg.Record], threshold: float) -> list[tuple]:
+Pair = tuple[EmbeddedLessonRow, EmbeddedLessonRow, float]
+
+
+def near_identical(rows: list[EmbeddedLessonRow], threshold: float) -> list[Pair]:
     """Greedy: strongest first, each absorbs the weaker ones close to it."""
     if len(rows) < 2:
         return []
     rows = sorted(rows, key=_strength)
-    vectors = np.array([np.asarray(_array(r["embedding"]), dtype=np.float32) for r in rows])
+    vectors = np.array([np.asarray(_array(r.embedding), dtype=np.float32) for r in rows])
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True) + 1e-12
     sims = vectors @ vectors.T
     gone: set[int] = set()
@@ -56,7 +60,7 @@ def near_identical(rows: list[asyncpg.Record], threshold: float) -> list[tuple]:
         if i in gone:
             continue
         for j in range(i + 1, len(rows)):
-            if j not in gone and rows[j]["polarity"] == keep["polarity"] and \
+            if j not in gone and rows[j].polarity == keep.polarity and \
                     sims[i, j] >= threshold:
                 gone.add(j)
                 pairs.append((keep, rows[j], float(sims[i, j])))
@@ -78,15 +82,15 @@ class LessonMerger:
             pairs = near_identical(rows, self._s.lesson_merge_cosine)
             if not pairs:
                 return []
-            ids = [r["id"] for p in pairs for r in p[:2]]
+            ids = [r.id for keep, drop, _ in pairs for r in (keep, drop)]
             before = await journal.rows(conn, "lessons", ids)
             for keep, drop, _ in pairs:
                 await repo_lessons.merge_into(conn, keep, drop)
             await journal.record(conn, ns, batch, before,
                                  await journal.rows(conn, "lessons", ids))
             await repo.audit(conn, ns, ctx.principal, "lesson.merge", batch, {"merged": [
-                {"kept": str(k["id"]), "dropped": str(d["id"]), "cosine": round(s, 3)}
+                {"kept": str(k.id), "dropped": str(d.id), "cosine": round(s, 3)}
                 for k, d, s in pairs]})
-        return [LessonMerge(k["id"], d["id"], round(s, 4)) for k, d, s in pairs]
+        return [LessonMerge(k.id, d.id, round(s, 4)) for k, d, s in pairs]
 
 

@@ -5,7 +5,7 @@ deterministically; the dreamer merges near-identical ones (lesson_merge.py)."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +21,8 @@ from engram_kit.idempotency import Keyed
 
 from . import events, repo, repo_lessons
 from .normalise import value_form
-from .repo_search import hybrid, ranked
+from .repo_search import hybrid, ranked_lessons
+from .rows import LessonRow
 from .search_args import briefing_limit, check_query
 from .settings import CortexSettings
 
@@ -37,7 +38,15 @@ DISTILLER = "rules:repeated-identical-signals"
 class Recorded:
     outcome_id: uuid.UUID
     identical: int
-    lesson: asyncpg.Record | None
+    lesson: LessonRow | None
+
+
+@dataclass(frozen=True, slots=True)
+class FlaggedLesson:
+    """A lesson a search or the briefing serves, with `re_verify`: a fact it
+    rests on was retired, superseded or contested since it was last drawn."""
+    row: LessonRow
+    re_verify: bool
 
 
 async def _replayed(conn: asyncpg.Connection, earlier: dict[str, Any]) -> Recorded:
@@ -113,28 +122,29 @@ class Lessons:
                     conn, signature) or await repo_lessons.upsert(
                     conn, ns, signature, polarity, text, task, confidence, identical, facts,
                     DISTILLER, vectors[0] if vectors else None)
-                await repo.audit(conn, ns, ctx.principal, "lesson.distil", str(lesson["id"]),
+                await repo.audit(conn, ns, ctx.principal, "lesson.distil", str(lesson.id),
                                  {"signals": identical, "distilled_by": DISTILLER})
             await events.outcome_recorded(conn, ctx, outcome_id, outcome,
-                                          lesson["id"] if lesson else None)
+                                          lesson.id if lesson else None)
             await idempotency.remember(conn, ns, keyed, {
                 "outcome_id": str(outcome_id), "identical": identical,
-                "lesson_id": str(lesson["id"]) if lesson else ""})
+                "lesson_id": str(lesson.id) if lesson else ""})
         self._on_outbox_write()
         return Recorded(outcome_id, identical, lesson)
 
-    async def search(self, ctx: CallerContext, query: str, top_k: int) -> list[dict]:
+    async def search(self, ctx: CallerContext, query: str,
+                     top_k: int) -> list[FlaggedLesson]:
         """Lessons near the query; `re_verify` when a fact it rests on was
         retired, superseded or contested since the lesson was last drawn."""
         ns = ctx.require_namespace()
         query, top_k = check_query(query, top_k, self._s)
         vector = await self._embedder.embed_one(query, ctx, query=True)
         async with tenant_tx(self._pool, ns) as conn:
-            rows = await ranked(conn, "live_lessons", "task || ' ' || text", query, vector,
-                                top_k, hybrid(self._s))
+            rows = await ranked_lessons(conn, query, vector, top_k, hybrid(self._s))
             return await _flagged(conn, rows)
 
-    async def briefing(self, ctx: CallerContext, limit: int) -> tuple[list[dict], int]:
+    async def briefing(self, ctx: CallerContext,
+                       limit: int) -> tuple[list[FlaggedLesson], int]:
         """The lessons with the most signals behind them, for the session-start
         briefing, and how many live lessons there are."""
         ns = ctx.require_namespace()
@@ -145,9 +155,9 @@ class Lessons:
             return await _flagged(conn, rows), total
 
 
-async def _flagged(conn: asyncpg.Connection, rows: list[asyncpg.Record]) -> list[dict]:
+async def _flagged(conn: asyncpg.Connection, rows: Sequence[LessonRow]) -> list[FlaggedLesson]:
     """Each lesson with `re_verify`: a fact it rests on was retired,
     superseded or contested since the lesson was last drawn."""
-    flags = {r["id"]: await repo_lessons.subjects_changed(conn, r["subject_fact_ids"],
-                                                           r["updated_at"]) for r in rows}
-    return [dict(r) | {"re_verify": flags[r["id"]]} for r in rows]
+    flags = {r.id: await repo_lessons.subjects_changed(conn, r.subject_fact_ids, r.updated_at)
+             for r in rows}
+    return [FlaggedLesson(r, flags[r.id]) for r in rows]

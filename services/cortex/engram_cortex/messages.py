@@ -16,7 +16,7 @@ from .labels import label, resolve_call
 from .reads import Served
 from .review import ConflictView
 from .review_queue import Item
-from .rows import FactRow, score_of, world_score_of
+from .rows import FactRow, LessonRow, lesson_score_of, recorded_by_of, score_of, world_score_of
 from .validation import EvidenceIn
 from .vocabulary import Relation
 from .walk import DerivedEdge, Walk
@@ -110,13 +110,15 @@ def world_message(v: WorldView) -> pb.WorldFact:
         recorded_at=to_timestamp(r.recorded_at), score=world_score_of(r))
 
 
-def lesson_message(r: Any) -> pb.Lesson:
+def lesson_message(r: LessonRow, re_verify: bool = False) -> pb.Lesson:
+    """A lesson; `re_verify` as a search or the briefing flagged it (a lesson
+    just drawn, retired or restored is not)."""
     return pb.Lesson(
-        id=str(r["id"]), polarity=r["polarity"], text=r["text"], task=r["task"],
-        confidence=r["confidence"], signals=r["signals"],
-        subject_fact_ids=[str(i) for i in r["subject_fact_ids"]],
-        re_verify=bool(r["re_verify"]), distilled_by=r["distilled_by"],
-        score=float(r.get("score") or 0.0), recorded_by=list(r.get("recorded_by") or ()))
+        id=str(r.id), polarity=r.polarity, text=r.text, task=r.task,
+        confidence=r.confidence, signals=r.signals,
+        subject_fact_ids=[str(i) for i in r.subject_fact_ids],
+        re_verify=re_verify, distilled_by=r.distilled_by,
+        score=lesson_score_of(r), recorded_by=recorded_by_of(r))
 
 
 def review_item_message(i: Item) -> pb.ReviewItem:

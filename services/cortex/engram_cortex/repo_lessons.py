@@ -6,6 +6,13 @@ import uuid
 
 import asyncpg
 
+from .rows import EmbeddedLessonRow, LessonRow, StrongLessonRow, select_list
+
+LESSON_COLUMNS = select_list(LessonRow)
+# Who recorded the outcomes a briefing lesson is drawn from (`l`: the lesson).
+_RECORDED_BY = ("ARRAY(SELECT DISTINCT o.writer_principal FROM outcomes o "
+                "WHERE o.signature = l.signature ORDER BY 1 LIMIT 5) AS recorded_by")
+
 
 async def insert_outcome(conn: asyncpg.Connection, ns: str, outcome_id: uuid.UUID, task: str,
                          outcome: str, detail: str, signature: str, used: list[str],
@@ -29,46 +36,46 @@ async def facts_used(conn: asyncpg.Connection, signature: str) -> list[uuid.UUID
                SELECT unnest(used_ids) FROM outcomes WHERE signature = $1)""", signature)]
 
 
-async def reinforce_merged(conn: asyncpg.Connection, signature: str) -> asyncpg.Record | None:
+async def reinforce_merged(conn: asyncpg.Connection, signature: str) -> LessonRow | None:
     """One more signal for the lesson the signature's lesson was merged into."""
-    return await conn.fetchrow(
-        """UPDATE lessons k SET signals = k.signals + 1,
+    row = await conn.fetchrow(
+        f"""UPDATE lessons k SET signals = k.signals + 1,
                   confidence = least(0.99, k.confidence + 0.05),
                   updated_at = clock_timestamp()
            FROM (SELECT merged_into FROM lessons WHERE signature = $1
                  AND merged_into IS NOT NULL ORDER BY retired_at DESC LIMIT 1) m
            WHERE k.id = m.merged_into AND k.retired_at IS NULL
-           RETURNING k.*, false AS re_verify""", signature)
+           RETURNING {select_list(LessonRow, "k")}""", signature)
+    return None if row is None else LessonRow.of(row)
 
 
 async def upsert(conn: asyncpg.Connection, ns: str, signature: str, polarity: str, text: str,
                  task: str, confidence: float, signals: int, subjects: list[uuid.UUID],
-                 distiller: str, embedding: object) -> asyncpg.Record:
+                 distiller: str, embedding: object) -> LessonRow:
     row = await conn.fetchrow(
-        """INSERT INTO lessons (namespace, id, signature, polarity, text, task, confidence,
+        f"""INSERT INTO lessons (namespace, id, signature, polarity, text, task, confidence,
                signals, subject_fact_ids, distilled_by, embedding)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
            ON CONFLICT (namespace, signature) WHERE retired_at IS NULL DO UPDATE SET
                confidence = EXCLUDED.confidence, signals = EXCLUDED.signals,
                subject_fact_ids = coalesce((SELECT array_agg(DISTINCT x) FROM unnest(
-                   lessons.subject_fact_ids || EXCLUDED.subject_fact_ids) x), '{}'),
+                   lessons.subject_fact_ids || EXCLUDED.subject_fact_ids) x), '{{}}'),
                updated_at = clock_timestamp()
-           RETURNING *, false AS re_verify""",
+           RETURNING {LESSON_COLUMNS}""",
         ns, uuid.uuid4(), signature, polarity, text, task, confidence, signals, subjects,
         distiller, embedding)
     assert row is not None  # INSERT ... RETURNING yields the row
-    return row
+    return LessonRow.of(row)
 
 
-async def strongest(conn: asyncpg.Connection, limit: int) -> list[asyncpg.Record]:
+async def strongest(conn: asyncpg.Connection, limit: int) -> list[StrongLessonRow]:
     """The strongest live lessons, each with the principals whose outcomes
     its text is drawn from (`recorded_by`: a reader labels peer text by them)."""
-    return await conn.fetch(
-        """SELECT l.*, ARRAY(SELECT DISTINCT o.writer_principal FROM outcomes o
-                             WHERE o.signature = l.signature ORDER BY 1 LIMIT 5) AS recorded_by
-           FROM live_lessons l
+    columns = select_list(StrongLessonRow, "l", {"recorded_by": _RECORDED_BY})
+    return StrongLessonRow.all(await conn.fetch(
+        f"""SELECT {columns} FROM live_lessons l
            ORDER BY l.signals DESC, l.confidence DESC, l.updated_at DESC, l.id LIMIT $1""",
-        limit)
+        limit))
 
 
 async def count_live(conn: asyncpg.Connection) -> int:
@@ -88,19 +95,18 @@ async def subjects_changed(conn: asyncpg.Connection, fact_ids: list[uuid.UUID],
     return value
 
 
-async def embedded(conn: asyncpg.Connection, limit: int) -> list[asyncpg.Record]:
-    """Live lessons with a vector, oldest first."""
-    return await conn.fetch(
-        "SELECT * FROM live_lessons WHERE embedding IS NOT NULL "
-        "ORDER BY created_at LIMIT $1", limit)
+async def embedded(conn: asyncpg.Connection, limit: int) -> list[EmbeddedLessonRow]:
+    """Live lessons with a vector, oldest first: the only read of the vectors."""
+    return EmbeddedLessonRow.all(await conn.fetch(
+        f"SELECT {select_list(EmbeddedLessonRow)} FROM live_lessons "
+        "WHERE embedding IS NOT NULL ORDER BY created_at LIMIT $1", limit))
 
 
-async def merge_into(conn: asyncpg.Connection, keep: asyncpg.Record,
-                     drop: asyncpg.Record) -> None:
+async def merge_into(conn: asyncpg.Connection, keep: LessonRow, drop: LessonRow) -> None:
     """`drop` retires into `keep`, which takes its signals and subjects."""
     await conn.execute(
         """UPDATE lessons SET retired_at = clock_timestamp(), merged_into = $2
-           WHERE id = $1""", drop["id"], keep["id"])
+           WHERE id = $1""", drop.id, keep.id)
     await conn.execute(
         """UPDATE lessons k SET signals = k.signals + $2,
                   confidence = greatest(k.confidence, $3),
@@ -108,9 +114,9 @@ async def merge_into(conn: asyncpg.Connection, keep: asyncpg.Record,
                       FROM unnest(k.subject_fact_ids || $4::uuid[]) x), '{}'),
                   updated_at = clock_timestamp()
            WHERE id = $1""",
-        keep["id"], drop["signals"], drop["confidence"], drop["subject_fact_ids"])
+        keep.id, drop.signals, drop.confidence, drop.subject_fact_ids)
 
 
-async def get(conn: asyncpg.Connection, lesson_id: uuid.UUID) -> asyncpg.Record | None:
-    return await conn.fetchrow("SELECT *, false AS re_verify FROM lessons WHERE id = $1",
-                               lesson_id)
+async def get(conn: asyncpg.Connection, lesson_id: uuid.UUID) -> LessonRow | None:
+    row = await conn.fetchrow(f"SELECT {LESSON_COLUMNS} FROM lessons WHERE id = $1", lesson_id)
+    return None if row is None else LessonRow.of(row)

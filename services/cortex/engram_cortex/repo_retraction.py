@@ -10,8 +10,9 @@ from datetime import datetime
 import asyncpg
 
 from .repo import FACT_COLUMNS
+from .repo_lessons import LESSON_COLUMNS
 from .repo_world import WORLD_COLUMNS
-from .rows import ErasedRow, FactRow, WorldFactRow, select_list
+from .rows import ErasedRow, FactRow, LessonRow, WorldFactRow, select_list
 
 
 async def retract_world(conn: asyncpg.Connection, entity: str, attribute: str, reason: str,
@@ -51,9 +52,10 @@ async def erase_world(conn: asyncpg.Connection, entity: str,
         f"RETURNING {select_list(ErasedRow)}", entity, attribute))
 
 
-async def lock_lesson(conn: asyncpg.Connection, lesson_id: uuid.UUID) -> asyncpg.Record | None:
-    return await conn.fetchrow("SELECT *, false AS re_verify FROM lessons WHERE id = $1 "
-                               "FOR UPDATE", lesson_id)
+async def lock_lesson(conn: asyncpg.Connection, lesson_id: uuid.UUID) -> LessonRow | None:
+    row = await conn.fetchrow(f"SELECT {LESSON_COLUMNS} FROM lessons WHERE id = $1 FOR UPDATE",
+                              lesson_id)
+    return None if row is None else LessonRow.of(row)
 
 
 async def live_signature(conn: asyncpg.Connection, signature: str) -> uuid.UUID | None:
@@ -61,23 +63,23 @@ async def live_signature(conn: asyncpg.Connection, signature: str) -> uuid.UUID 
 
 
 async def retire_lesson(conn: asyncpg.Connection, lesson_id: uuid.UUID, reason: str | None,
-                        by: str | None) -> asyncpg.Record:
+                        by: str | None) -> LessonRow:
     """reason None restores: the lesson is live again."""
     row = await conn.fetchrow(
-        """UPDATE lessons SET retired_at = CASE WHEN $2::text IS NULL THEN NULL
+        f"""UPDATE lessons SET retired_at = CASE WHEN $2::text IS NULL THEN NULL
                                                ELSE clock_timestamp() END,
                   retire_reason = $2, retired_by = $3, updated_at = clock_timestamp()
-           WHERE id = $1 RETURNING *, false AS re_verify""", lesson_id, reason, by)
+           WHERE id = $1 RETURNING {LESSON_COLUMNS}""", lesson_id, reason, by)
     assert row is not None  # callers pass a lesson they locked
-    return row
+    return LessonRow.of(row)
 
 
-async def erase_lesson(conn: asyncpg.Connection, row: asyncpg.Record) -> int:
+async def erase_lesson(conn: asyncpg.Connection, row: LessonRow) -> int:
     """The lesson, every lesson and outcome of its signature (the words it was
     drawn from), lessons merged into it, and their journal images."""
     found = await conn.fetch(
         "SELECT id, signature FROM lessons WHERE signature = $1 OR merged_into = $2",
-        row["signature"], row["id"])
+        row.signature, row.id)
     ids, signatures = [r["id"] for r in found], list({r["signature"] for r in found})
     await conn.execute("DELETE FROM journal WHERE tbl = 'lessons' AND row_key->>0 = "
                        "ANY($1::text[])", [str(i) for i in ids])
@@ -114,8 +116,10 @@ async def by_writer(conn: asyncpg.Connection, principal: str, since: datetime | 
            ORDER BY recorded_at, id LIMIT $4""", principal, since, until, limit))
 
 
-async def values_of(conn: asyncpg.Connection, ids: list[uuid.UUID]) -> list[asyncpg.Record]:
-    return await conn.fetch("SELECT value FROM facts WHERE id = ANY($1::uuid[])", ids)
+async def values_of(conn: asyncpg.Connection, ids: list[uuid.UUID]) -> list[str]:
+    """The facts' values (for the audit's digests)."""
+    return [r["value"] for r in await conn.fetch(
+        "SELECT value FROM facts WHERE id = ANY($1::uuid[])", ids)]
 
 
 async def live_world_count(conn: asyncpg.Connection, entity: str, attribute: str) -> int:

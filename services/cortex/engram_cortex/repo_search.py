@@ -13,13 +13,15 @@ import numpy as np
 from engram_kit.ranking import Channel, reciprocal_rank_fusion
 
 from .repo import FACT_COLUMNS
+from .repo_lessons import LESSON_COLUMNS
 from .repo_world import WORLD_COLUMNS
-from .rows import RankedFactRow, RankedWorldFactRow
+from .rows import RankedFactRow, RankedLessonRow, RankedWorldFactRow
 from .settings import CortexSettings
 
 # The text the facts' full-text index covers (migration 0002).
 FACT_TEXT = "entity || ' ' || replace(attribute, '_', ' ') || ' ' || value"
 WORLD_TEXT = FACT_TEXT  # a world fact's words: the same columns
+LESSON_TEXT = "task || ' ' || text"
 
 
 @dataclass(frozen=True)
@@ -36,7 +38,7 @@ def hybrid(s: CortexSettings) -> Hybrid:
 
 async def ranked(conn: asyncpg.Connection, view: str, text_sql: str, query: str,
                  vector: np.ndarray | None, top_k: int, how: Hybrid,
-                 columns: str = "*") -> list[asyncpg.Record]:
+                 columns: str) -> list[asyncpg.Record]:
     """The rows either channel found, best fused first. A row keeps the score
     of the channel that found it (cosine when dense did, else the text rank):
     clients read it as the match's strength, recall as a seed's confidence.
@@ -70,6 +72,13 @@ async def ranked_world(conn: asyncpg.Connection, query: str, vector: np.ndarray 
     """Live world facts either channel found, best fused first, with their scores."""
     return RankedWorldFactRow.all(await ranked(conn, "live_world_facts", WORLD_TEXT, query,
                                                vector, top_k, how, WORLD_COLUMNS))
+
+
+async def ranked_lessons(conn: asyncpg.Connection, query: str, vector: np.ndarray | None,
+                         top_k: int, how: Hybrid) -> list[RankedLessonRow]:
+    """Live lessons either channel found, best fused first, with their scores."""
+    return RankedLessonRow.all(await ranked(conn, "live_lessons", LESSON_TEXT, query,
+                                            vector, top_k, how, LESSON_COLUMNS))
 
 
 async def holds_searchable(conn: asyncpg.Connection, namespace: str) -> bool:

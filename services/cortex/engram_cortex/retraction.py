@@ -18,7 +18,7 @@ from engram_kit.errors import Conflict, InvalidArgument, NotFound
 from . import repo
 from . import repo_retraction as rr
 from .normalise import attribute_name, entity_name
-from .rows import ErasedRow, WorldFactRow
+from .rows import ErasedRow, LessonRow, WorldFactRow
 from .settings import CortexSettings
 
 
@@ -85,7 +85,7 @@ class Retraction:
             return rows
 
     async def lesson_retire(self, ctx: CallerContext, lesson_id: str, reason: str,
-                            erase: bool) -> asyncpg.Record | None:
+                            erase: bool) -> LessonRow | None:
         ns, reason = ctx.require_namespace(), check_reason(reason, self._s)
         lid = parse_id(lesson_id, "lesson_id")
         async with tenant_tx(self._pool, ns) as conn:
@@ -94,29 +94,29 @@ class Retraction:
                 outcomes = await rr.erase_lesson(conn, row)
                 await repo.audit(conn, ns, ctx.principal, "lesson.erase", str(lid),
                                  {"reason": reason, "outcomes": outcomes,
-                                  "text_hmac": content_digest(row["text"])})
+                                  "text_hmac": content_digest(row.text)})
                 return None
-            if row["retired_at"] is not None:
+            if row.retired_at is not None:
                 raise Conflict(f"lesson {lid} is already retired"
-                               + (f" (merged into {row['merged_into']})"
-                                  if row["merged_into"] else ""))
+                               + (f" (merged into {row.merged_into})"
+                                  if row.merged_into else ""))
             done = await rr.retire_lesson(conn, lid, reason, ctx.principal)
             await repo.audit(conn, ns, ctx.principal, "lesson.retire", str(lid),
                              {"reason": reason})
             return done
 
     async def lesson_restore(self, ctx: CallerContext, lesson_id: str,
-                             reason: str) -> asyncpg.Record:
+                             reason: str) -> LessonRow:
         ns, reason = ctx.require_namespace(), check_reason(reason, self._s)
         lid = parse_id(lesson_id, "lesson_id")
         async with tenant_tx(self._pool, ns) as conn:
             row = await self._lesson(conn, lid)
-            if row["retired_at"] is None:
+            if row.retired_at is None:
                 raise Conflict(f"lesson {lid} is live; nothing to restore")
-            if row["retire_reason"] is None:
-                raise Conflict(f"lesson {lid} was merged into {row['merged_into']}, not "
+            if row.retire_reason is None:
+                raise Conflict(f"lesson {lid} was merged into {row.merged_into}, not "
                                "retired by hand; that lesson carries it")
-            if (live := await rr.live_signature(conn, row["signature"])) is not None:
+            if (live := await rr.live_signature(conn, row.signature)) is not None:
                 raise Conflict(f"lesson {live} says the same and is live; retire it first")
             done = await rr.retire_lesson(conn, lid, None, None)
             await repo.audit(conn, ns, ctx.principal, "lesson.restore", str(lid),
@@ -124,7 +124,7 @@ class Retraction:
             return done
 
     @staticmethod
-    async def _lesson(conn: asyncpg.Connection, lid: uuid.UUID) -> asyncpg.Record:
+    async def _lesson(conn: asyncpg.Connection, lid: uuid.UUID) -> LessonRow:
         row = await rr.lock_lesson(conn, lid)
         if row is None:
             raise NotFound(f"no lesson {lid} in this namespace", field="lesson_id")

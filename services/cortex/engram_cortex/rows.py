@@ -1,13 +1,13 @@
-"""The typed rows the cortex's repositories return for facts: each is built
-once, in the repository, from the record its SELECT returned; callers read
-attributes, never column names.
+"""The typed rows the cortex's repositories return for facts, world facts and
+lessons: each is built once, in the repository, from the record its SELECT
+returned; callers read attributes, never column names.
 
 A row's fields are its SELECT (or RETURNING) list (`select_list`): one
 declaration, so a column is added in one place, and no read is a `SELECT *`
 that changes under it when a column is added. `tests/unit/test_cortex_rows.py`
 and `tests/integration/test_live_views.py` check the fields against the
 `facts` table: each of its columns is a field of `FactRow` or is named in
-`UNREAD_FACT_COLUMNS`."""
+`UNREAD_FACT_COLUMNS` (and so for `world_facts` and `lessons`)."""
 
 from __future__ import annotations
 
@@ -146,3 +146,63 @@ class ErasedRow(Row):
 def world_score_of(row: WorldFactRow) -> float:
     """A searched world fact's score; 0 for one no search ranked."""
     return float(row.score) if isinstance(row, RankedWorldFactRow) else 0.0
+
+
+# --- lessons: do/avoid lessons distilled from outcomes -------------------
+
+# Columns of `lessons` no full read carries, and why.
+UNREAD_LESSON_COLUMNS = frozenset({
+    "namespace",        # RLS scopes every read to one
+    "embedding",        # compared in SQL (search's dense channel); read only by the
+                        # merge pass (EmbeddedLessonRow, repo_lessons.embedded)
+})
+
+
+@dataclass(frozen=True, slots=True)
+class LessonRow(Row):
+    """A lesson as every full read returns it (`repo_lessons.LESSON_COLUMNS`)."""
+    id: UUID
+    signature: str
+    polarity: str
+    text: str
+    task: str
+    confidence: float
+    signals: int
+    subject_fact_ids: list[UUID]
+    distilled_by: str
+    created_at: datetime
+    updated_at: datetime
+    retired_at: datetime | None
+    merged_into: UUID | None
+    retire_reason: str | None
+    retired_by: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class RankedLessonRow(LessonRow):
+    """A lesson a search found, with the score of the channel that found it."""
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class StrongLessonRow(LessonRow):
+    """A lesson of the briefing, with the principals whose outcomes its text
+    is drawn from (a reader labels peer text by them)."""
+    recorded_by: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddedLessonRow(LessonRow):
+    """A lesson with its vector, for the merge pass (lesson_merge) only:
+    pgvector's Vector (text codec) or an array."""
+    embedding: object
+
+
+def lesson_score_of(row: LessonRow) -> float:
+    """A searched lesson's score; 0 for a lesson no search ranked."""
+    return float(row.score) if isinstance(row, RankedLessonRow) else 0.0
+
+
+def recorded_by_of(row: LessonRow) -> list[str]:
+    """Who recorded a briefing lesson's outcomes; none for another read."""
+    return list(row.recorded_by) if isinstance(row, StrongLessonRow) else []

@@ -37,7 +37,8 @@ class KnowledgeServicer(rpc.CortexKnowledgeServicer):
         state, state_total = await self._d.reader.briefing_state(caller, request.state)
         return pb.KnowledgeBriefingResponse(
             rules=served(rules), rules_total=rules_total,
-            lessons=[lesson_message(r) for r in lessons], lessons_total=lessons_total,
+            lessons=[lesson_message(f.row, f.re_verify) for f in lessons],
+            lessons_total=lessons_total,
             state=served(state), state_total=state_total)
 
     async def WorldSet(self, request: pb.WorldSetRequest, context: Any) -> pb.WorldSetResponse:
@@ -64,7 +65,7 @@ class KnowledgeServicer(rpc.CortexKnowledgeServicer):
     async def LessonSearch(self, request: pb.TextSearchRequest,
                            context: Any) -> pb.LessonSearchResponse:
         rows = await self._d.lessons.search(current_caller(), request.query, request.top_k)
-        return pb.LessonSearchResponse(lessons=[lesson_message(r) for r in rows])
+        return pb.LessonSearchResponse(lessons=[lesson_message(f.row, f.re_verify) for f in rows])
 
     async def MergeLessons(self, request: pb.MergeLessonsRequest,
                            context: Any) -> pb.MergeLessonsResponse:
