@@ -24,6 +24,7 @@ from engram_cortex.rows import (
     LessonRow,
     RankedFactRow,
     RankedLessonRow,
+    SessionChangeRow,
     StrongLessonRow,
     WorldFactRow,
     fact_fields,
@@ -196,3 +197,17 @@ def test_every_row_type_is_frozen_and_slotted():
     for t in types:
         assert t.__dataclass_params__.frozen, t  # type: ignore[attr-defined]
         assert "__slots__" in vars(t), t
+
+
+def test_both_session_change_reads_select_the_row_fields():
+    from engram_cortex import repo_session
+    names = [f.name for f in dataclasses.fields(SessionChangeRow)]
+    for columns in (repo_session._SUPERSEDED_COLUMNS, repo_session._CONTESTED_COLUMNS):
+        assert columns.startswith("f.id, f.entity, f.attribute, f.value, ")
+        labels = re.findall(r"AS (\w+)", columns)
+        assert labels == names[4:], columns
+    assert "NULL::uuid AS conflict_id" in repo_session._SUPERSEDED_COLUMNS
+    row = SessionChangeRow.of({"id": uuid.uuid4(), "entity": "svc", "attribute": "owner",
+                               "value": "Ann", "new_value": "Bob", "by": "p",
+                               "change": "superseded", "conflict_id": None})
+    assert row.conflict_id is None and row.by == "p"

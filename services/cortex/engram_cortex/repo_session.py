@@ -8,6 +8,19 @@ from datetime import datetime
 
 import asyncpg
 
+from .rows import SessionChangeRow, select_list
+
+# The replaced or retired facts: no conflict.
+_SUPERSEDED_COLUMNS = select_list(SessionChangeRow, "f", {
+    "new_value": "coalesce(n.value, '') AS new_value",
+    "by": "coalesce(n.writer_principal, '') AS by",
+    "change": "CASE WHEN n.id IS NULL THEN 'retired' ELSE 'superseded' END AS change",
+    "conflict_id": "NULL::uuid AS conflict_id"})
+# The contested facts: the other side's value and writer, and the conflict.
+_CONTESTED_COLUMNS = select_list(SessionChangeRow, "f", {
+    "new_value": "o.value AS new_value", "by": "o.writer_principal AS by",
+    "change": "'contested' AS change", "conflict_id": "c.id AS conflict_id"})
+
 
 async def record(conn: asyncpg.Connection, namespace: str, session_id: str,
                  fact_ids: list[uuid.UUID], keep_per_session: int, keep_s: float) -> None:
@@ -35,28 +48,25 @@ async def now(conn: asyncpg.Connection) -> datetime:
 
 
 async def superseded(conn: asyncpg.Connection, session_id: str,
-                     since: datetime) -> list[asyncpg.Record]:
+                     since: datetime) -> list[SessionChangeRow]:
     """Facts the session read that another session replaced or retired
     since `since`."""
-    return await conn.fetch(
-        """SELECT f.id, f.entity, f.attribute, f.value, coalesce(n.value, '') AS new_value,
-                  coalesce(n.writer_principal, '') AS by,
-                  CASE WHEN n.id IS NULL THEN 'retired' ELSE 'superseded' END AS change
+    return SessionChangeRow.all(await conn.fetch(
+        f"""SELECT {_SUPERSEDED_COLUMNS}
            FROM session_reads r JOIN facts f ON f.id = r.fact_id
            LEFT JOIN facts n ON n.id = f.superseded_by
            WHERE r.session_id = $1
              AND ((n.id IS NOT NULL AND n.recorded_at > $2 AND n.writer_session <> $1)
                   OR (n.id IS NULL AND f.retired_at > $2))
-           ORDER BY f.entity, f.attribute LIMIT 20""", session_id, since)
+           ORDER BY f.entity, f.attribute LIMIT 20""", session_id, since))
 
 
 async def contested(conn: asyncpg.Connection, session_id: str,
-                    since: datetime) -> list[asyncpg.Record]:
+                    since: datetime) -> list[SessionChangeRow]:
     """Facts the session read that a conflict opened since `since` contests
     (the other side written by another session)."""
-    return await conn.fetch(
-        """SELECT f.id, f.entity, f.attribute, f.value, o.value AS new_value,
-                  o.writer_principal AS by, c.id AS conflict_id, 'contested' AS change
+    return SessionChangeRow.all(await conn.fetch(
+        f"""SELECT {_CONTESTED_COLUMNS}
            FROM session_reads r
            JOIN conflicts c ON c.status = 'open' AND c.opened_at > $2
                            AND (c.fact_a = r.fact_id OR c.fact_b = r.fact_id)
@@ -64,7 +74,7 @@ async def contested(conn: asyncpg.Connection, session_id: str,
            JOIN facts o ON o.id = CASE WHEN c.fact_a = r.fact_id THEN c.fact_b
                                        ELSE c.fact_a END
            WHERE r.session_id = $1 AND o.writer_session <> $1
-           ORDER BY c.opened_at LIMIT 20""", session_id, since)
+           ORDER BY c.opened_at LIMIT 20""", session_id, since))
 
 
 async def conflicts_opened(conn: asyncpg.Connection, since: datetime) -> int:

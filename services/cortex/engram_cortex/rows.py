@@ -206,3 +206,21 @@ def lesson_score_of(row: LessonRow) -> float:
 def recorded_by_of(row: LessonRow) -> list[str]:
     """Who recorded a briefing lesson's outcomes; none for another read."""
     return list(row.recorded_by) if isinstance(row, StrongLessonRow) else []
+
+
+# --- session changes: what changed about the facts a session was served ---
+
+@dataclass(frozen=True, slots=True)
+class SessionChangeRow(Row):
+    """A fact a session read that changed since its cursor
+    (`repo_session.superseded`, `repo_session.contested`): replaced, retired
+    or contested, with the new value, who wrote it and, for a contested one,
+    the open conflict (None for the others)."""
+    id: UUID
+    entity: str
+    attribute: str
+    value: str
+    new_value: str
+    by: str
+    change: str
+    conflict_id: UUID | None

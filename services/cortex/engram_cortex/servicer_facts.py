@@ -153,7 +153,7 @@ class FactsServicer(rpc.CortexFactsServicer):
         found = await session_changes.since(self._d.pool, current_caller(), request.since)
         return pb.SessionChangesResponse(
             changes=[pb.FactChange(
-                fact_id=str(r["id"]), entity=r["entity"], attribute=r["attribute"],
-                value=r["value"], change=r["change"], new_value=r["new_value"], by=r["by"],
-                conflict_id=str(r.get("conflict_id") or "")) for r in found.facts],
+                fact_id=str(r.id), entity=r.entity, attribute=r.attribute,
+                value=r.value, change=r.change, new_value=r.new_value, by=r.by,
+                conflict_id=str(r.conflict_id or "")) for r in found.facts],
             conflicts_opened=found.conflicts_opened, cursor=found.cursor.isoformat())

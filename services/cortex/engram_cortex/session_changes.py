@@ -17,7 +17,7 @@ from engram_kit.db import tenant_tx
 from engram_kit.errors import InvalidArgument
 
 from . import repo_session as repo
-from .rows import FactRow
+from .rows import FactRow, SessionChangeRow
 from .settings import CortexSettings
 
 
@@ -32,7 +32,7 @@ async def record_served(conn: asyncpg.Connection, ctx: CallerContext,
 
 @dataclass(frozen=True)
 class Changes:
-    facts: list[asyncpg.Record]
+    facts: list[SessionChangeRow]
     conflicts_opened: int
     cursor: datetime
 
