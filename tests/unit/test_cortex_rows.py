@@ -13,11 +13,13 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from engram_cortex import repo, repo_lessons, repo_review, repo_world, rows
+from engram_cortex import repo, repo_conflicts, repo_lessons, repo_review, repo_world, rows
 from engram_cortex.rows import (
+    UNREAD_CONFLICT_COLUMNS,
     UNREAD_FACT_COLUMNS,
     UNREAD_LESSON_COLUMNS,
     UNREAD_WORLD_COLUMNS,
+    ConflictRow,
     ContenderRow,
     EmbeddedLessonRow,
     FactRow,
@@ -211,3 +213,16 @@ def test_both_session_change_reads_select_the_row_fields():
                                "value": "Ann", "new_value": "Bob", "by": "p",
                                "change": "superseded", "conflict_id": None})
     assert row.conflict_id is None and row.by == "p"
+
+
+def test_every_column_of_conflicts_is_a_field_or_named_unread():
+    columns = table_columns("conflicts")
+    fields = {f.name for f in dataclasses.fields(ConflictRow)}
+    assert {"id", "namespace", "fact_a", "winner", "decided_at"} <= columns
+    assert UNREAD_CONFLICT_COLUMNS.isdisjoint(fields)
+    assert columns == fields | UNREAD_CONFLICT_COLUMNS, (
+        sorted(columns - fields - UNREAD_CONFLICT_COLUMNS),
+        sorted((fields | UNREAD_CONFLICT_COLUMNS) - columns))
+    assert select_list(ConflictRow) == repo_conflicts.CONFLICT_COLUMNS
+    assert "*" not in repo_conflicts.CONFLICT_COLUMNS
+    assert "namespace" not in repo_conflicts.CONFLICT_COLUMNS

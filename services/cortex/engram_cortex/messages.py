@@ -64,14 +64,14 @@ def served(s: Served, as_of: Any = None) -> list[pb.Fact]:
 
 def conflict_message(v: ConflictView) -> pb.Conflict:
     r = v.row
-    open_id = r["id"] if r["status"] == ConflictStatus.OPEN else None
+    open_id = r.id if r.status == ConflictStatus.OPEN else None
     return pb.Conflict(
-        id=str(r["id"]), fact_a=fact_message(v.fact_a, open_id),
+        id=str(r.id), fact_a=fact_message(v.fact_a, open_id),
         fact_b=fact_message(v.fact_b, open_id),
-        lane=r["lane"], status=r["status"], winner_id=str(r["winner"] or ""),
-        reasoning=r["reasoning"], decided_by=r["decided_by"] or "",
-        opened_at=to_timestamp(r["opened_at"]), decided_at=to_timestamp(r["decided_at"]),
-        resolve_call=resolve_call(r["id"]) if open_id else "")
+        lane=r.lane, status=r.status, winner_id=str(r.winner or ""),
+        reasoning=r.reasoning, decided_by=r.decided_by or "",
+        opened_at=to_timestamp(r.opened_at), decided_at=to_timestamp(r.decided_at),
+        resolve_call=resolve_call(r.id) if open_id else "")
 
 
 def evidence_of(e: pb.Evidence) -> EvidenceIn:

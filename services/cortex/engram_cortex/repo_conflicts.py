@@ -7,7 +7,9 @@ import uuid
 import asyncpg
 
 from .repo import FACT_COLUMNS
-from .rows import FactRow
+from .rows import ConflictRow, FactRow, select_list
+
+CONFLICT_COLUMNS = select_list(ConflictRow)
 
 
 async def open_conflict(conn: asyncpg.Connection, namespace: str, fact_a: uuid.UUID,
@@ -44,24 +46,26 @@ async def close_for_retired(conn: asyncpg.Connection, fact_id: uuid.UUID, princi
         fact_id, principal, reasoning)
 
 
-async def lock(conn: asyncpg.Connection, conflict_id: uuid.UUID) -> asyncpg.Record | None:
-    return await conn.fetchrow("SELECT * FROM conflicts WHERE id = $1 FOR UPDATE", conflict_id)
+async def lock(conn: asyncpg.Connection, conflict_id: uuid.UUID) -> ConflictRow | None:
+    row = await conn.fetchrow(
+        f"SELECT {CONFLICT_COLUMNS} FROM conflicts WHERE id = $1 FOR UPDATE", conflict_id)
+    return ConflictRow.of(row) if row is not None else None
 
 
 async def decide(conn: asyncpg.Connection, conflict_id: uuid.UUID, status: str,
-                 winner: uuid.UUID | None, reasoning: str, principal: str) -> asyncpg.Record:
+                 winner: uuid.UUID | None, reasoning: str, principal: str) -> ConflictRow:
     row = await conn.fetchrow(
-        """UPDATE conflicts SET status = $2, winner = $3, reasoning = $4, decided_by = $5,
-                  decided_at = clock_timestamp() WHERE id = $1 RETURNING *""",
+        f"""UPDATE conflicts SET status = $2, winner = $3, reasoning = $4, decided_by = $5,
+                  decided_at = clock_timestamp() WHERE id = $1 RETURNING {CONFLICT_COLUMNS}""",
         conflict_id, status, winner, reasoning, principal)
     assert row is not None  # callers pass a conflict they locked
-    return row
+    return ConflictRow.of(row)
 
 
-async def listing(conn: asyncpg.Connection, status: str, limit: int) -> list[asyncpg.Record]:
-    return await conn.fetch(
-        "SELECT * FROM conflicts WHERE status = $1 ORDER BY opened_at DESC LIMIT $2",
-        status, limit)
+async def listing(conn: asyncpg.Connection, status: str, limit: int) -> list[ConflictRow]:
+    return ConflictRow.all(await conn.fetch(
+        f"SELECT {CONFLICT_COLUMNS} FROM conflicts WHERE status = $1 "
+        "ORDER BY opened_at DESC LIMIT $2", status, limit))
 
 
 async def facts_by_id(conn: asyncpg.Connection,

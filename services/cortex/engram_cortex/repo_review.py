@@ -8,7 +8,8 @@ from datetime import datetime
 
 import asyncpg
 
-from .rows import ContenderRow, select_list
+from .repo_conflicts import CONFLICT_COLUMNS
+from .rows import ConflictRow, ContenderRow, select_list
 
 # One row per open item; the "live" rules are the same as each kind's own listing.
 # $1: kind ('' for every kind), $2: ILIKE pattern ('' for no text filter).
@@ -52,8 +53,9 @@ async def total(conn: asyncpg.Connection, kind: str, pattern: str) -> int:
 
 
 async def conflicts_by_id(conn: asyncpg.Connection,
-                          ids: list[uuid.UUID]) -> list[asyncpg.Record]:
-    return await conn.fetch("SELECT * FROM conflicts WHERE id = ANY($1::uuid[])", ids)
+                          ids: list[uuid.UUID]) -> list[ConflictRow]:
+    return ConflictRow.all(await conn.fetch(
+        f"SELECT {CONFLICT_COLUMNS} FROM conflicts WHERE id = ANY($1::uuid[])", ids))
 
 
 async def tags_by_name(conn: asyncpg.Connection, names: list[str]) -> list[asyncpg.Record]:

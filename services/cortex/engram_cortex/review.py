@@ -16,14 +16,14 @@ from . import repo
 from . import repo_conflicts as conflicts
 from .facts import parse_fact_id
 from .normalise import entity_name
-from .rows import FactRow
+from .rows import ConflictRow, FactRow
 
 STATUSES = tuple(ConflictStatus)
 
 
 @dataclass(frozen=True)
 class ConflictView:
-    row: asyncpg.Record
+    row: ConflictRow
     fact_a: FactRow
     fact_b: FactRow
 
@@ -33,10 +33,10 @@ class Review:
         self._pool = pool
 
     async def views(self, conn: asyncpg.Connection,
-                     rows: list[asyncpg.Record]) -> list[ConflictView]:
+                     rows: list[ConflictRow]) -> list[ConflictView]:
         facts = await conflicts.facts_by_id(
-            conn, [r["fact_a"] for r in rows] + [r["fact_b"] for r in rows])
-        return [ConflictView(r, facts[r["fact_a"]], facts[r["fact_b"]]) for r in rows]
+            conn, [r.fact_a for r in rows] + [r.fact_b for r in rows])
+        return [ConflictView(r, facts[r.fact_a], facts[r.fact_b]) for r in rows]
 
     async def list(self, ctx: CallerContext, status: str, limit: int) -> list[ConflictView]:
         ns = ctx.require_namespace()
@@ -66,9 +66,9 @@ class Review:
             row = await conflicts.lock(conn, cid)
             if row is None:
                 raise NotFound(f"no conflict {cid}")
-            if row["status"] != ConflictStatus.OPEN:
-                raise Conflict(f"conflict {cid} is already {row['status']}"
-                               + (f" (winner {row['winner']})" if row["winner"] else "")
+            if row.status != ConflictStatus.OPEN:
+                raise Conflict(f"conflict {cid} is already {row.status}"
+                               + (f" (winner {row.winner})" if row.winner else "")
                                + "; a settled conflict is not reopened")
             if both_stand:
                 decided = await self._both_stand(conn, row, reasoning, ctx)
@@ -76,33 +76,33 @@ class Review:
                 decided = await self._winner(conn, row, parse_fact_id(winner_id, "winner_id"),
                                              reasoning, ctx)
             await repo.audit(conn, ns, ctx.principal, "conflict.resolve", str(cid),
-                             {"status": decided["status"], "winner": decided["winner"],
+                             {"status": decided.status, "winner": decided.winner,
                               "reasoning": reasoning})
             return (await self.views(conn, [decided]))[0]
 
-    async def _winner(self, conn: asyncpg.Connection, row: asyncpg.Record,
-                      winner: uuid.UUID, reasoning: str, ctx: CallerContext) -> asyncpg.Record:
-        if winner not in (row["fact_a"], row["fact_b"]):
-            raise InvalidArgument(f"winner_id must be {row['fact_a']} or {row['fact_b']}",
+    async def _winner(self, conn: asyncpg.Connection, row: ConflictRow,
+                      winner: uuid.UUID, reasoning: str, ctx: CallerContext) -> ConflictRow:
+        if winner not in (row.fact_a, row.fact_b):
+            raise InvalidArgument(f"winner_id must be {row.fact_a} or {row.fact_b}",
                                   field="winner_id")
-        loser = row["fact_b"] if winner == row["fact_a"] else row["fact_a"]
+        loser = row.fact_b if winner == row.fact_a else row.fact_a
         await repo.set_verdict(conn, [winner], Verdict.ACTIVE)
         retired = await repo.supersede(conn, loser, winner, f"conflict resolved: {reasoning}")
-        await repo.tombstone(conn, ctx.namespace, retired, f"lost conflict {row['id']}")
-        decided = await conflicts.decide(conn, row["id"], ConflictStatus.RESOLVED, winner,
+        await repo.tombstone(conn, ctx.namespace, retired, f"lost conflict {row.id}")
+        decided = await conflicts.decide(conn, row.id, ConflictStatus.RESOLVED, winner,
                                          reasoning, ctx.principal)
         await conflicts.close_for_retired(conn, loser, ctx.principal,
-                                          f"lost conflict {row['id']}")
+                                          f"lost conflict {row.id}")
         return decided
 
-    async def _both_stand(self, conn: asyncpg.Connection, row: asyncpg.Record,
-                          reasoning: str, ctx: CallerContext) -> asyncpg.Record:
-        facts = await conflicts.facts_by_id(conn, [row["fact_a"], row["fact_b"]])
+    async def _both_stand(self, conn: asyncpg.Connection, row: ConflictRow,
+                          reasoning: str, ctx: CallerContext) -> ConflictRow:
+        facts = await conflicts.facts_by_id(conn, [row.fact_a, row.fact_b])
         if any(f.verdict not in (Verdict.CONTESTED, Verdict.ACTIVE) for f in facts.values()):
             raise Conflict("both_stand needs both facts still live; one was retired since")
-        decided = await conflicts.decide(conn, row["id"], ConflictStatus.BOTH_STAND, None,
+        decided = await conflicts.decide(conn, row.id, ConflictStatus.BOTH_STAND, None,
                                          reasoning, ctx.principal)
-        still_open = await conflicts.open_for(conn, [row["fact_a"], row["fact_b"]])
+        still_open = await conflicts.open_for(conn, [row.fact_a, row.fact_b])
         await repo.set_verdict(conn, [f for f in facts if f not in still_open], Verdict.ACTIVE)
         return decided
 

@@ -68,9 +68,9 @@ def decode_cursor(cursor: str) -> tuple[datetime, str] | None:
 
 def _conflict_item(v: ConflictView) -> Item:
     summary = (f"{v.fact_a.entity}.{v.fact_a.attribute}: "
-               f"{v.fact_a.value!r} vs {v.fact_b.value!r} ({v.row['lane']})")
-    return Item(str(v.row["id"]), "conflict", summary, v.row["opened_at"], v,
-                resolve_call(v.row["id"]))
+               f"{v.fact_a.value!r} vs {v.fact_b.value!r} ({v.row.lane})")
+    return Item(str(v.row.id), "conflict", summary, v.row.opened_at, v,
+                resolve_call(v.row.id))
 
 
 def _tag_item(r: asyncpg.Record) -> Item:
@@ -122,7 +122,7 @@ class ReviewQueue:
         if conflict_ids:
             views = await self._review.views(conn, await repo_review.conflicts_by_id(
                 conn, conflict_ids))
-            by_key.update({str(v.row["id"]): _conflict_item(v) for v in views})
+            by_key.update({str(v.row.id): _conflict_item(v) for v in views})
         names = [k.removeprefix(TAG_PREFIX) for k in keys if k.startswith(TAG_PREFIX)]
         if names:
             by_key.update({f"{TAG_PREFIX}{r['name']}": _tag_item(r)
@@ -152,7 +152,7 @@ class ReviewQueue:
                                       "or 'both_stand'", field="decision")
             view = await self._review.resolve(ctx, item_id, winner_id if decision == "winner"
                                               else "", decision == "both_stand", reasoning)
-            return "conflict", view.row["status"]
+            return "conflict", view.row.status
         if decision not in ("approve", "reject"):
             raise InvalidArgument("a root tag is decided with 'approve' or 'reject'",
                                   field="decision")

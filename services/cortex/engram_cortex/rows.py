@@ -224,3 +224,26 @@ class SessionChangeRow(Row):
     by: str
     change: str
     conflict_id: UUID | None
+
+
+# --- conflicts: two live facts of one slot a reviewer settles -------------
+
+# Columns of `conflicts` no row type carries, and why.
+UNREAD_CONFLICT_COLUMNS = frozenset({
+    "namespace",        # RLS scopes every read to one
+})
+
+
+@dataclass(frozen=True, slots=True)
+class ConflictRow(Row):
+    """A conflict as every read returns it (`repo_conflicts.CONFLICT_COLUMNS`)."""
+    id: UUID
+    fact_a: UUID
+    fact_b: UUID
+    lane: str
+    status: str
+    winner: UUID | None
+    reasoning: str
+    decided_by: str | None
+    opened_at: datetime
+    decided_at: datetime | None
