@@ -13,11 +13,20 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from engram_cortex import repo, repo_conflicts, repo_lessons, repo_review, repo_world, rows
+from engram_cortex import (
+    repo,
+    repo_conflicts,
+    repo_lessons,
+    repo_review,
+    repo_tags,
+    repo_world,
+    rows,
+)
 from engram_cortex.rows import (
     UNREAD_CONFLICT_COLUMNS,
     UNREAD_FACT_COLUMNS,
     UNREAD_LESSON_COLUMNS,
+    UNREAD_TAG_COLUMNS,
     UNREAD_WORLD_COLUMNS,
     ConflictRow,
     ContenderRow,
@@ -28,6 +37,7 @@ from engram_cortex.rows import (
     RankedLessonRow,
     SessionChangeRow,
     StrongLessonRow,
+    TagRow,
     WorldFactRow,
     fact_fields,
     lesson_score_of,
@@ -226,3 +236,15 @@ def test_every_column_of_conflicts_is_a_field_or_named_unread():
     assert select_list(ConflictRow) == repo_conflicts.CONFLICT_COLUMNS
     assert "*" not in repo_conflicts.CONFLICT_COLUMNS
     assert "namespace" not in repo_conflicts.CONFLICT_COLUMNS
+
+
+def test_every_column_of_tags_is_a_field_or_named_unread():
+    columns = table_columns("tags")
+    fields = {f.name for f in dataclasses.fields(TagRow)}
+    assert {"namespace", "name", "parent", "decided_at"} <= columns
+    assert UNREAD_TAG_COLUMNS.isdisjoint(fields)
+    assert columns == fields | UNREAD_TAG_COLUMNS, (
+        sorted(columns - fields - UNREAD_TAG_COLUMNS),
+        sorted((fields | UNREAD_TAG_COLUMNS) - columns))
+    assert select_list(TagRow) == repo_tags.TAG_COLUMNS
+    assert "*" not in repo_tags.TAG_COLUMNS and "namespace" not in repo_tags.TAG_COLUMNS

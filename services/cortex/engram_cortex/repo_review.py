@@ -9,7 +9,8 @@ from datetime import datetime
 import asyncpg
 
 from .repo_conflicts import CONFLICT_COLUMNS
-from .rows import ConflictRow, ContenderRow, select_list
+from .repo_tags import TAG_COLUMNS
+from .rows import ConflictRow, ContenderRow, TagRow, select_list
 
 # One row per open item; the "live" rules are the same as each kind's own listing.
 # $1: kind ('' for every kind), $2: ILIKE pattern ('' for no text filter).
@@ -58,8 +59,9 @@ async def conflicts_by_id(conn: asyncpg.Connection,
         f"SELECT {CONFLICT_COLUMNS} FROM conflicts WHERE id = ANY($1::uuid[])", ids))
 
 
-async def tags_by_name(conn: asyncpg.Connection, names: list[str]) -> list[asyncpg.Record]:
-    return await conn.fetch("SELECT * FROM tags WHERE name = ANY($1::text[])", names)
+async def tags_by_name(conn: asyncpg.Connection, names: list[str]) -> list[TagRow]:
+    return TagRow.all(await conn.fetch(
+        f"SELECT {TAG_COLUMNS} FROM tags WHERE name = ANY($1::text[])", names))
 
 
 # A contender's fields, and its slot's current value(s).

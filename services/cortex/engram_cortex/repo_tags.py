@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import asyncpg
 
+from .rows import TagRow, select_list
+
+TAG_COLUMNS = select_list(TagRow)
+
 
 async def alias_target(conn: asyncpg.Connection, alias: str) -> str | None:
     return await conn.fetchval("SELECT tag FROM tag_aliases WHERE alias = $1", alias)
@@ -34,9 +38,11 @@ async def mint_leaf(conn: asyncpg.Connection, ns: str, tag: str, parent: str,
 
 
 async def get(conn: asyncpg.Connection, name: str, *,
-              for_update: bool = False) -> asyncpg.Record | None:
-    sql = "SELECT * FROM tags WHERE name = $1" + (" FOR UPDATE" if for_update else "")
-    return await conn.fetchrow(sql, name)
+              for_update: bool = False) -> TagRow | None:
+    sql = f"SELECT {TAG_COLUMNS} FROM tags WHERE name = $1" + (
+        " FOR UPDATE" if for_update else "")
+    row = await conn.fetchrow(sql, name)
+    return TagRow.of(row) if row is not None else None
 
 
 async def propose_root(conn: asyncpg.Connection, ns: str, tag: str, reason: str,
@@ -53,8 +59,9 @@ async def insert_alias(conn: asyncpg.Connection, ns: str, alias: str, tag: str,
            VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING""", ns, alias, tag, principal)
 
 
-async def proposed(conn: asyncpg.Connection) -> list[asyncpg.Record]:
-    return await conn.fetch("SELECT * FROM tags WHERE status = 'proposed' ORDER BY created_at")
+async def proposed(conn: asyncpg.Connection) -> list[TagRow]:
+    return TagRow.all(await conn.fetch(
+        f"SELECT {TAG_COLUMNS} FROM tags WHERE status = 'proposed' ORDER BY created_at"))
 
 
 async def decide(conn: asyncpg.Connection, name: str, status: str, principal: str,

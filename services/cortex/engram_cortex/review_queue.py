@@ -18,7 +18,7 @@ from engram_kit.vocab import REVIEWER_ROLES, Role, TagStatus
 from . import repo, repo_review, repo_tags
 from .labels import resolve_call
 from .review import ConflictView, Review
-from .rows import ContenderRow
+from .rows import ContenderRow, TagRow
 
 KINDS = ("conflict", "root_tag", "contender")
 DEFAULT_PAGE, MAX_PAGE, MAX_QUERY = 100, 100, 200
@@ -73,10 +73,10 @@ def _conflict_item(v: ConflictView) -> Item:
                 resolve_call(v.row.id))
 
 
-def _tag_item(r: asyncpg.Record) -> Item:
-    item_id = f"{TAG_PREFIX}{r['name']}"
-    return Item(item_id, "root_tag", f"new root tag {r['name']!r}: {r['reason']}",
-                r["created_at"], None, f"review_decide(item_id='{item_id}', decision="
+def _tag_item(r: TagRow) -> Item:
+    item_id = f"{TAG_PREFIX}{r.name}"
+    return Item(item_id, "root_tag", f"new root tag {r.name!r}: {r.reason}",
+                r.created_at, None, f"review_decide(item_id='{item_id}', decision="
                 "'approve' or 'reject', reasoning='...')")
 
 
@@ -125,7 +125,7 @@ class ReviewQueue:
             by_key.update({str(v.row.id): _conflict_item(v) for v in views})
         names = [k.removeprefix(TAG_PREFIX) for k in keys if k.startswith(TAG_PREFIX)]
         if names:
-            by_key.update({f"{TAG_PREFIX}{r['name']}": _tag_item(r)
+            by_key.update({f"{TAG_PREFIX}{r.name}": _tag_item(r)
                            for r in await repo_review.tags_by_name(conn, names)})
         parked = [uuid.UUID(k.removeprefix(CONTENDER_PREFIX)) for k in keys
                   if k.startswith(CONTENDER_PREFIX)]
@@ -164,8 +164,8 @@ class ReviewQueue:
             row = await repo_tags.get(conn, name, for_update=True)
             if row is None:
                 raise NotFound(f"no proposed tag {name!r}")
-            if row["status"] != TagStatus.PROPOSED:
-                raise Conflict(f"tag {name!r} is already {row['status']}")
+            if row.status != TagStatus.PROPOSED:
+                raise Conflict(f"tag {name!r} is already {row.status}")
             await repo_tags.decide(conn, name, status, ctx.principal, reasoning)
             await repo.audit(conn, ns, ctx.principal, f"tag.{decision}", name,
                              {"reasoning": reasoning})

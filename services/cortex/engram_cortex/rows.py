@@ -247,3 +247,24 @@ class ConflictRow(Row):
     decided_by: str | None
     opened_at: datetime
     decided_at: datetime | None
+
+
+# --- tags: the registry of dotted tags and its root proposals ------------
+
+# Columns of `tags` no row type carries, and why.
+UNREAD_TAG_COLUMNS = frozenset({
+    "namespace",        # RLS scopes every read to one
+})
+
+
+@dataclass(frozen=True, slots=True)
+class TagRow(Row):
+    """A registered tag as every read returns it (`repo_tags.TAG_COLUMNS`)."""
+    name: str
+    parent: str | None
+    status: str
+    reason: str
+    created_by: str
+    decided_by: str | None
+    created_at: datetime
+    decided_at: datetime | None

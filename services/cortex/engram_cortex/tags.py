@@ -75,11 +75,11 @@ class TagRegistry:
             raise InvalidArgument("reason is 1-500 characters", field="reason")
         async with tenant_tx(self._pool, ns) as conn:
             row = await repo_tags.get(conn, tag)
-            if row is not None and row["status"] == TagStatus.REJECTED:
-                raise Conflict(f"root {tag!r} was rejected by {row['decided_by']} "
-                               f"({row['reason']}); it is not proposed again")
+            if row is not None and row.status == TagStatus.REJECTED:
+                raise Conflict(f"root {tag!r} was rejected by {row.decided_by} "
+                               f"({row.reason}); it is not proposed again")
             if row is not None:
-                return tag, row["status"]
+                return tag, row.status
             await repo_tags.propose_root(conn, ns, tag, reason, ctx.principal)
             await repo.audit(conn, ns, ctx.principal, "tag.propose_root", tag,
                              {"reason": reason})
