@@ -16,6 +16,7 @@ import pytest
 from engram_cortex import (
     repo,
     repo_conflicts,
+    repo_graph,
     repo_lessons,
     repo_review,
     repo_tags,
@@ -24,12 +25,14 @@ from engram_cortex import (
 )
 from engram_cortex.rows import (
     UNREAD_CONFLICT_COLUMNS,
+    UNREAD_EDGE_COLUMNS,
     UNREAD_FACT_COLUMNS,
     UNREAD_LESSON_COLUMNS,
     UNREAD_TAG_COLUMNS,
     UNREAD_WORLD_COLUMNS,
     ConflictRow,
     ContenderRow,
+    EdgeRow,
     EmbeddedLessonRow,
     FactRow,
     LessonRow,
@@ -248,3 +251,15 @@ def test_every_column_of_tags_is_a_field_or_named_unread():
         sorted((fields | UNREAD_TAG_COLUMNS) - columns))
     assert select_list(TagRow) == repo_tags.TAG_COLUMNS
     assert "*" not in repo_tags.TAG_COLUMNS and "namespace" not in repo_tags.TAG_COLUMNS
+
+
+def test_every_column_of_edges_is_a_field_or_named_unread():
+    columns = table_columns("edges")
+    fields = {f.name for f in dataclasses.fields(EdgeRow)}
+    assert {"namespace", "id", "src", "evidence_quote", "retired_at"} <= columns
+    assert UNREAD_EDGE_COLUMNS.isdisjoint(fields)
+    assert columns == fields | UNREAD_EDGE_COLUMNS, (
+        sorted(columns - fields - UNREAD_EDGE_COLUMNS),
+        sorted((fields | UNREAD_EDGE_COLUMNS) - columns))
+    assert select_list(EdgeRow) == repo_graph.EDGE_COLUMNS
+    assert "*" not in repo_graph.EDGE_COLUMNS and "namespace" not in repo_graph.EDGE_COLUMNS

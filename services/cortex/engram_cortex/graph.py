@@ -17,6 +17,7 @@ from engram_kit.vocab import REVIEWER_ROLES, EdgeAction, Role
 
 from . import repo, repo_graph
 from .normalise import entity_name
+from .rows import EdgeRow
 from .vocabulary import NAME_RE, Relation, Vocabulary
 from .walk import Walk, WalkLimits, walk
 
@@ -33,7 +34,7 @@ class Graph:
 
     async def relate(self, ctx: CallerContext, src: str, relation: str, dst: str,
                      provenance: str, quote: str,
-                     valid_from: datetime | None) -> tuple[str, asyncpg.Record]:
+                     valid_from: datetime | None) -> tuple[str, EdgeRow]:
         ns = ctx.require_namespace()
         provenance = provenance or "asserted"
         if provenance not in PROVENANCE:
@@ -53,12 +54,12 @@ class Graph:
                 await repo.ensure_entity(conn, ns, name)
             row = await repo_graph.insert_edge(conn, ns, s, rel.name, d, provenance, quote,
                                                ctx.principal, valid_from)
-            await repo.audit(conn, ns, ctx.principal, "edge.relate", str(row["id"]),
+            await repo.audit(conn, ns, ctx.principal, "edge.relate", str(row.id),
                              {"edge": f"{s} {rel.name} {d}", "provenance": provenance})
             return EdgeAction.INSERT, row
 
     async def unrelate(self, ctx: CallerContext, src: str, relation: str,
-                       dst: str) -> asyncpg.Record:
+                       dst: str) -> EdgeRow:
         ns = ctx.require_namespace()
         async with tenant_tx(self._pool, ns) as conn:
             s, d = await self._entity(conn, src, "src"), await self._entity(conn, dst, "dst")
@@ -66,8 +67,8 @@ class Graph:
             existing = await repo_graph.live_edge(conn, s, rel.name, d)
             if existing is None:
                 raise NotFound(f"no live edge {s} {rel.name} {d}")
-            row = await repo_graph.retire_edge(conn, existing["id"])
-            await repo.audit(conn, ns, ctx.principal, "edge.unrelate", str(row["id"]),
+            row = await repo_graph.retire_edge(conn, existing.id)
+            await repo.audit(conn, ns, ctx.principal, "edge.unrelate", str(row.id),
                              {"edge": f"{s} {rel.name} {d}"})
             return row
 
@@ -75,7 +76,7 @@ class Graph:
         return await walk(conn, seeds, depth, self.limits)
 
     async def neighbors(self, ctx: CallerContext, entity: str, depth: int,
-                        to: str) -> tuple[Walk, list[str], list[asyncpg.Record]]:
+                        to: str) -> tuple[Walk, list[str], list[EdgeRow]]:
         ns = ctx.require_namespace()
         depth = depth or 1
         if not 1 <= depth <= 3:

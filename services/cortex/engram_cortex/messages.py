@@ -6,8 +6,6 @@ from __future__ import annotations
 import uuid
 from typing import Any, cast
 
-import asyncpg
-
 from engram.v1 import cortex_pb2 as pb
 from engram_kit.timestamps import to_timestamp
 from engram_kit.vocab import ConflictStatus
@@ -16,7 +14,15 @@ from .labels import label, resolve_call
 from .reads import Served
 from .review import ConflictView
 from .review_queue import Item
-from .rows import FactRow, LessonRow, lesson_score_of, recorded_by_of, score_of, world_score_of
+from .rows import (
+    EdgeRow,
+    FactRow,
+    LessonRow,
+    lesson_score_of,
+    recorded_by_of,
+    score_of,
+    world_score_of,
+)
 from .validation import EvidenceIn
 from .vocabulary import Relation
 from .walk import DerivedEdge, Walk
@@ -78,12 +84,12 @@ def evidence_of(e: pb.Evidence) -> EvidenceIn:
     return EvidenceIn(e.quote, e.source_type, e.source_ref, e.captured_by)
 
 
-def edge_message(e: asyncpg.Record) -> pb.Edge:
+def edge_message(e: EdgeRow) -> pb.Edge:
     return pb.Edge(
-        id=str(e["id"]), src=e["src"], relation=e["relation"], dst=e["dst"],
-        provenance=e["provenance"], evidence_quote=e["evidence_quote"],
-        valid_from=to_timestamp(e["valid_from"]), valid_to=to_timestamp(e["valid_to"]),
-        recorded_at=to_timestamp(e["recorded_at"]), retired_at=to_timestamp(e["retired_at"]))
+        id=str(e.id), src=e.src, relation=e.relation, dst=e.dst,
+        provenance=e.provenance, evidence_quote=e.evidence_quote,
+        valid_from=to_timestamp(e.valid_from), valid_to=to_timestamp(e.valid_to),
+        recorded_at=to_timestamp(e.recorded_at), retired_at=to_timestamp(e.retired_at))
 
 
 def derived_message(d: DerivedEdge) -> pb.Edge:

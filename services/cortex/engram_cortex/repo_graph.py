@@ -8,7 +8,9 @@ from datetime import datetime
 import asyncpg
 
 from .repo import FACT_COLUMNS
-from .rows import FactRow
+from .rows import EdgeRow, FactRow, select_list
+
+EDGE_COLUMNS = select_list(EdgeRow)
 
 
 async def custom_relations(conn: asyncpg.Connection) -> list[asyncpg.Record]:
@@ -24,42 +26,43 @@ async def add_relation(conn: asyncpg.Connection, namespace: str, name: str, inve
 
 
 async def live_edge(conn: asyncpg.Connection, src: str, relation: str,
-                    dst: str) -> asyncpg.Record | None:
-    return await conn.fetchrow(
-        "SELECT * FROM live_edges WHERE src = $1 AND relation = $2 AND dst = $3",
+                    dst: str) -> EdgeRow | None:
+    row = await conn.fetchrow(
+        f"SELECT {EDGE_COLUMNS} FROM live_edges WHERE src = $1 AND relation = $2 AND dst = $3",
         src, relation, dst)
+    return EdgeRow.of(row) if row is not None else None
 
 
 async def insert_edge(conn: asyncpg.Connection, namespace: str, src: str, relation: str,
                       dst: str, provenance: str, quote: str, writer: str,
-                      valid_from: datetime | None) -> asyncpg.Record:
+                      valid_from: datetime | None) -> EdgeRow:
     row = await conn.fetchrow(
-        """INSERT INTO edges (namespace, id, src, relation, dst, provenance, evidence_quote,
+        f"""INSERT INTO edges (namespace, id, src, relation, dst, provenance, evidence_quote,
                               writer_principal, valid_from)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, coalesce($9, clock_timestamp()))
            ON CONFLICT (namespace, src, relation, dst) WHERE retired_at IS NULL DO NOTHING
-           RETURNING *""",
+           RETURNING {EDGE_COLUMNS}""",
         namespace, uuid.uuid4(), src, relation, dst, provenance, quote, writer, valid_from)
     assert row is not None  # callers checked there is no live edge, in this transaction
-    return row
+    return EdgeRow.of(row)
 
 
-async def retire_edge(conn: asyncpg.Connection, edge_id: uuid.UUID) -> asyncpg.Record:
+async def retire_edge(conn: asyncpg.Connection, edge_id: uuid.UUID) -> EdgeRow:
     row = await conn.fetchrow(
-        """UPDATE edges SET retired_at = clock_timestamp(),
+        f"""UPDATE edges SET retired_at = clock_timestamp(),
                   valid_to = coalesce(valid_to, clock_timestamp())
-           WHERE id = $1 RETURNING *""", edge_id)
+           WHERE id = $1 RETURNING {EDGE_COLUMNS}""", edge_id)
     assert row is not None  # callers pass an edge they read in this transaction
-    return row
+    return EdgeRow.of(row)
 
 
 async def edges_touching(conn: asyncpg.Connection, entities: list[str],
-                         seen: list[uuid.UUID], limit: int) -> list[asyncpg.Record]:
+                         seen: list[uuid.UUID], limit: int) -> list[EdgeRow]:
     """Newest first, leaving out the edges a walk has already taken."""
-    return await conn.fetch(
-        """SELECT * FROM live_edges
+    return EdgeRow.all(await conn.fetch(
+        f"""SELECT {EDGE_COLUMNS} FROM live_edges
            WHERE (src = ANY($1::text[]) OR dst = ANY($1::text[])) AND id <> ALL($2::uuid[])
-           ORDER BY recorded_at DESC LIMIT $3""", entities, seen, limit)
+           ORDER BY recorded_at DESC LIMIT $3""", entities, seen, limit))
 
 
 async def facts_of(conn: asyncpg.Connection, entities: list[str],

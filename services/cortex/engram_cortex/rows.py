@@ -268,3 +268,27 @@ class TagRow(Row):
     decided_by: str | None
     created_at: datetime
     decided_at: datetime | None
+
+
+# --- edges: typed relations between entities ----------------------------
+
+# Columns of `edges` no row type carries, and why.
+UNREAD_EDGE_COLUMNS = frozenset({
+    "namespace",        # RLS scopes every read to one
+})
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeRow(Row):
+    """An edge as every read returns it (`repo_graph.EDGE_COLUMNS`)."""
+    id: UUID
+    src: str
+    relation: str
+    dst: str
+    provenance: str
+    evidence_quote: str
+    writer_principal: str
+    valid_from: datetime
+    valid_to: datetime | None
+    recorded_at: datetime
+    retired_at: datetime | None

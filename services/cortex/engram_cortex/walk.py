@@ -18,7 +18,7 @@ import asyncpg
 from engram_kit.context import time_left
 
 from . import repo_graph
-from .rows import FactRow
+from .rows import EdgeRow, FactRow
 from .settings import CortexSettings
 from .vocabulary import Vocabulary
 
@@ -36,9 +36,9 @@ class DerivedEdge:
 @dataclass
 class Walk:
     depth_of: dict[str, int]
-    edges: list[asyncpg.Record]
+    edges: list[EdgeRow]
     derived: list[DerivedEdge] = field(default_factory=list)
-    parent: dict[str, tuple[str, asyncpg.Record]] = field(default_factory=dict)
+    parent: dict[str, tuple[str, EdgeRow]] = field(default_factory=dict)
     truncated: bool = False
     facts: list[FactRow] = field(default_factory=list)
 
@@ -79,16 +79,16 @@ async def walk(conn: asyncpg.Connection, seeds: list[str], depth: int,
     return result
 
 
-def step(result: Walk, rows: list[asyncpg.Record], frontier: dict[str, None], level: int,
+def step(result: Walk, rows: list[EdgeRow], frontier: dict[str, None], level: int,
          seen: set[uuid.UUID], max_nodes: int) -> dict[str, None]:
     """Take one level's edges; returns the next frontier."""
     nxt: dict[str, None] = {}
     for e in rows:
-        if e["id"] in seen:
+        if e.id in seen:
             continue
-        seen.add(e["id"])
+        seen.add(e.id)
         result.edges.append(e)
-        for here, there in ((e["src"], e["dst"]), (e["dst"], e["src"])):
+        for here, there in ((e.src, e.dst), (e.dst, e.src)):
             if here in frontier and there not in result.depth_of:
                 if len(result.depth_of) >= max_nodes:
                     result.truncated = True
@@ -99,33 +99,33 @@ def step(result: Walk, rows: list[asyncpg.Record], frontier: dict[str, None], le
     return nxt
 
 
-def derive(edges: list[asyncpg.Record], vocab: Vocabulary,
+def derive(edges: list[EdgeRow], vocab: Vocabulary,
            limit: int) -> tuple[list[DerivedEdge], bool]:
     """Inverse views of stored edges and one-step transitive closures, at
     most `limit`; the flag says some were left out."""
     out: list[DerivedEdge] = []
-    stored = {(e["src"], e["relation"], e["dst"]) for e in edges}
+    stored = {(e.src, e.relation, e.dst) for e in edges}
     onward: dict[tuple[str, str], list[str]] = defaultdict(list)
     for e in edges:
-        onward[(e["relation"], e["src"])].append(e["dst"])
+        onward[(e.relation, e.src)].append(e.dst)
     for e in edges:
-        rel = vocab.by_name.get(e["relation"])
+        rel = vocab.by_name.get(e.relation)
         if rel is None:
             continue
         if not rel.symmetric:
             if len(out) >= limit:
                 return out, True
-            out.append(DerivedEdge(e["dst"], rel.inverse, e["src"], "inverse"))
+            out.append(DerivedEdge(e.dst, rel.inverse, e.src, "inverse"))
         if not rel.transitive:
             continue
-        for far in onward.get((rel.name, e["dst"]), ()):
-            key = (e["src"], rel.name, far)
-            if far == e["src"] or key in stored:
+        for far in onward.get((rel.name, e.dst), ()):
+            key = (e.src, rel.name, far)
+            if far == e.src or key in stored:
                 continue
             if len(out) >= limit:
                 return out, True
             stored.add(key)
-            out.append(DerivedEdge(e["src"], rel.name, far, "transitive"))
+            out.append(DerivedEdge(e.src, rel.name, far, "transitive"))
     return out, False
 
 
