@@ -50,32 +50,15 @@ from engram_cortex.rows import (
 )
 
 from ..paths import REPO_ROOT
+from .table_columns import assert_covered
+from .table_columns import table_columns as migrated_columns
 
 MIGRATIONS = REPO_ROOT / "services/cortex/engram_cortex/migrations"
-_COMMENT = re.compile(r"--[^\n]*")
-# One ALTER TABLE may add or drop several columns, comma-separated.
-_ACTION = re.compile(r"(?:^|,)\s*(ADD|DROP)\s+COLUMN\s+(?:IF\s+(?:NOT\s+)?EXISTS\s+)?(\w+)",
-                     re.I)
-_NOT_A_COLUMN = {"check", "constraint", "primary", "unique", "foreign", "exclude"}
 
 
 def table_columns(table: str) -> set[str]:
     """The columns of a cortex table after every migration, read from the files."""
-    create = re.compile(rf"CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?{table}\s*\((.*)\)\s*$",
-                        re.I | re.S)
-    alter = re.compile(rf"ALTER\s+TABLE\s+(?:IF\s+EXISTS\s+)?{table}\s+(.*)$", re.I | re.S)
-    columns: set[str] = set()
-    for path in sorted(MIGRATIONS.glob("*.sql")):
-        for statement in _COMMENT.sub("", path.read_text()).split(";"):
-            if m := create.search(statement):
-                for line in m.group(1).split("\n"):
-                    word = re.match(r"\s*(\w+)\s+\w", line)
-                    if word and word.group(1).lower() not in _NOT_A_COLUMN:
-                        columns.add(word.group(1).lower())
-            if m := alter.search(statement.strip()):
-                for action, name in _ACTION.findall(m.group(1)):
-                    (columns.add if action.upper() == "ADD" else columns.discard)(name.lower())
-    return columns
+    return migrated_columns(MIGRATIONS, table)
 
 
 def test_every_column_of_facts_is_a_field_or_named_unread():
@@ -83,20 +66,14 @@ def test_every_column_of_facts_is_a_field_or_named_unread():
     # the parse works: columns of the CREATE, of a many-column ALTER, of later ALTERs
     assert {"id", "embedding", "meta", "norm_value", "retire_reason", "tags",
             "last_verified_at", "reopen_trigger"} <= columns
-    assert UNREAD_FACT_COLUMNS.isdisjoint(fact_fields())
-    assert columns == fact_fields() | UNREAD_FACT_COLUMNS, (
-        f"not a field, not named unread: {sorted(columns - fact_fields() - UNREAD_FACT_COLUMNS)}"
-        f"; no such column: {sorted((fact_fields() | UNREAD_FACT_COLUMNS) - columns)}")
+    assert_covered(columns, frozenset(fact_fields()), UNREAD_FACT_COLUMNS)
 
 
 def test_every_column_of_world_facts_is_a_field_or_named_unread():
     columns = table_columns("world_facts")
     fields = {f.name for f in dataclasses.fields(WorldFactRow)}
     assert {"id", "embedding", "source_url", "retract_reason", "retracted_by"} <= columns
-    assert UNREAD_WORLD_COLUMNS.isdisjoint(fields)
-    assert columns == fields | UNREAD_WORLD_COLUMNS, (
-        sorted(columns - fields - UNREAD_WORLD_COLUMNS),
-        sorted((fields | UNREAD_WORLD_COLUMNS) - columns))
+    assert_covered(columns, frozenset(fields), UNREAD_WORLD_COLUMNS)
 
 
 def test_every_column_of_lessons_is_a_field_or_named_unread():
@@ -105,10 +82,7 @@ def test_every_column_of_lessons_is_a_field_or_named_unread():
     # the parse works: columns of the CREATE and of later (many-column) ALTERs
     assert {"id", "embedding", "subject_fact_ids", "merged_into", "retire_reason",
             "retired_by"} <= columns
-    assert UNREAD_LESSON_COLUMNS.isdisjoint(fields)
-    assert columns == fields | UNREAD_LESSON_COLUMNS, (
-        sorted(columns - fields - UNREAD_LESSON_COLUMNS),
-        sorted((fields | UNREAD_LESSON_COLUMNS) - columns))
+    assert_covered(columns, frozenset(fields), UNREAD_LESSON_COLUMNS)
     # the merge pass's row is the only one that reads the vector
     assert {f.name for f in dataclasses.fields(EmbeddedLessonRow)} == fields | {"embedding"}
 
@@ -232,10 +206,7 @@ def test_every_column_of_conflicts_is_a_field_or_named_unread():
     columns = table_columns("conflicts")
     fields = {f.name for f in dataclasses.fields(ConflictRow)}
     assert {"id", "namespace", "fact_a", "winner", "decided_at"} <= columns
-    assert UNREAD_CONFLICT_COLUMNS.isdisjoint(fields)
-    assert columns == fields | UNREAD_CONFLICT_COLUMNS, (
-        sorted(columns - fields - UNREAD_CONFLICT_COLUMNS),
-        sorted((fields | UNREAD_CONFLICT_COLUMNS) - columns))
+    assert_covered(columns, frozenset(fields), UNREAD_CONFLICT_COLUMNS)
     assert select_list(ConflictRow) == repo_conflicts.CONFLICT_COLUMNS
     assert "*" not in repo_conflicts.CONFLICT_COLUMNS
     assert "namespace" not in repo_conflicts.CONFLICT_COLUMNS
@@ -245,10 +216,7 @@ def test_every_column_of_tags_is_a_field_or_named_unread():
     columns = table_columns("tags")
     fields = {f.name for f in dataclasses.fields(TagRow)}
     assert {"namespace", "name", "parent", "decided_at"} <= columns
-    assert UNREAD_TAG_COLUMNS.isdisjoint(fields)
-    assert columns == fields | UNREAD_TAG_COLUMNS, (
-        sorted(columns - fields - UNREAD_TAG_COLUMNS),
-        sorted((fields | UNREAD_TAG_COLUMNS) - columns))
+    assert_covered(columns, frozenset(fields), UNREAD_TAG_COLUMNS)
     assert select_list(TagRow) == repo_tags.TAG_COLUMNS
     assert "*" not in repo_tags.TAG_COLUMNS and "namespace" not in repo_tags.TAG_COLUMNS
 
@@ -257,9 +225,6 @@ def test_every_column_of_edges_is_a_field_or_named_unread():
     columns = table_columns("edges")
     fields = {f.name for f in dataclasses.fields(EdgeRow)}
     assert {"namespace", "id", "src", "evidence_quote", "retired_at"} <= columns
-    assert UNREAD_EDGE_COLUMNS.isdisjoint(fields)
-    assert columns == fields | UNREAD_EDGE_COLUMNS, (
-        sorted(columns - fields - UNREAD_EDGE_COLUMNS),
-        sorted((fields | UNREAD_EDGE_COLUMNS) - columns))
+    assert_covered(columns, frozenset(fields), UNREAD_EDGE_COLUMNS)
     assert select_list(EdgeRow) == repo_graph.EDGE_COLUMNS
     assert "*" not in repo_graph.EDGE_COLUMNS and "namespace" not in repo_graph.EDGE_COLUMNS
