@@ -28,6 +28,7 @@ from engram_cortex.rows import (
     UNREAD_EDGE_COLUMNS,
     UNREAD_FACT_COLUMNS,
     UNREAD_LESSON_COLUMNS,
+    UNREAD_SLOT_COLUMNS,
     UNREAD_TAG_COLUMNS,
     UNREAD_WORLD_COLUMNS,
     ConflictRow,
@@ -39,6 +40,7 @@ from engram_cortex.rows import (
     RankedFactRow,
     RankedLessonRow,
     SessionChangeRow,
+    SlotRow,
     StrongLessonRow,
     TagRow,
     WorldFactRow,
@@ -228,3 +230,12 @@ def test_every_column_of_edges_is_a_field_or_named_unread():
     assert_covered(columns, frozenset(fields), UNREAD_EDGE_COLUMNS)
     assert select_list(EdgeRow) == repo_graph.EDGE_COLUMNS
     assert "*" not in repo_graph.EDGE_COLUMNS and "namespace" not in repo_graph.EDGE_COLUMNS
+
+
+def test_every_column_of_slots_is_a_field_or_named_unread():
+    columns = table_columns("slots")
+    fields = {f.name for f in dataclasses.fields(SlotRow)}
+    assert {"namespace", "entity", "attribute", "set_valued", "created_at"} <= columns
+    assert_covered(columns, frozenset(fields), UNREAD_SLOT_COLUMNS)
+    assert select_list(SlotRow) == repo.SLOT_COLUMNS
+    assert "*" not in repo.SLOT_COLUMNS and "namespace" not in repo.SLOT_COLUMNS

@@ -150,7 +150,7 @@ class FactStore:
             f = dataclasses.replace(f, entity=entity)
             slot = await repo.lock_slot(conn, ns, entity, f.attribute)
             before = await journal.snapshot(conn, entity, f.attribute) if f.batch else None
-            if slot is not None and slot["set_valued"]:
+            if slot is not None and slot.set_valued:
                 raise Conflict(f"{entity}.{f.attribute} is a set-valued slot; use set_add or "
                                "set_remove")
             live = [r for r in await repo.live_in_slot(conn, entity, f.attribute)

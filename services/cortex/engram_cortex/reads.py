@@ -81,7 +81,7 @@ class FactReader:
                 await record_served(conn, ctx, current, self._s)
             return SlotAnswer(await self._served(conn, current),
                               await self._served(conn, parked),
-                              bool(slot and slot["set_valued"]), entity, attribute)
+                              bool(slot and slot.set_valued), entity, attribute)
 
     async def history(self, ctx: CallerContext, entity: str, attribute: str) -> Served:
         ns = ctx.require_namespace()

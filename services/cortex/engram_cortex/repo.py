@@ -15,12 +15,13 @@ from engram_kit import audit as audit_log
 from engram_kit import locks
 from engram_kit.vocab import Verdict
 
-from .rows import FactRow, select_list
+from .rows import FactRow, SlotRow, select_list
 
 LIVE_SERVED = (Verdict.ACTIVE, Verdict.CONTESTED)  # current truth, contested served with both sides
 # What reads of facts select: the fields of FactRow (rows.py), never `*`.
 FACT_COLUMNS = select_list(FactRow)
 _OLD_COLUMNS = select_list(FactRow, "o")  # supersede's UPDATE names facts twice (o, n)
+SLOT_COLUMNS = select_list(SlotRow)
 
 
 @dataclass(frozen=True)
@@ -75,11 +76,10 @@ async def insert_fact(conn: asyncpg.Connection, f: NewFact) -> FactRow:
 
 
 async def lock_slot(conn: asyncpg.Connection, namespace: str, entity: str,
-                    attribute: str) -> asyncpg.Record | None:
+                    attribute: str) -> SlotRow | None:
     """Serialise every write to one slot; returns the slot row if any."""
     await locks.xact_lock(conn, f"cortex/{namespace}/{entity}/{attribute}")
-    return await conn.fetchrow(
-        "SELECT * FROM slots WHERE entity = $1 AND attribute = $2", entity, attribute)
+    return await slot_row(conn, entity, attribute)
 
 
 async def ensure_slot(conn: asyncpg.Connection, namespace: str, entity: str, attribute: str,
@@ -240,10 +240,11 @@ async def ensure_entity(conn: asyncpg.Connection, namespace: str, name: str) -> 
                        "ON CONFLICT DO NOTHING", namespace, name)
 
 
-async def slot_row(conn: asyncpg.Connection, entity: str,
-                   attribute: str) -> asyncpg.Record | None:
-    return await conn.fetchrow(
-        "SELECT set_valued FROM slots WHERE entity = $1 AND attribute = $2", entity, attribute)
+async def slot_row(conn: asyncpg.Connection, entity: str, attribute: str) -> SlotRow | None:
+    row = await conn.fetchrow(
+        f"SELECT {SLOT_COLUMNS} FROM slots WHERE entity = $1 AND attribute = $2",
+        entity, attribute)
+    return SlotRow.of(row) if row is not None else None
 
 
 async def has_facts(conn: asyncpg.Connection, entity: str) -> bool:

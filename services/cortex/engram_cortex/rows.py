@@ -292,3 +292,21 @@ class EdgeRow(Row):
     valid_to: datetime | None
     recorded_at: datetime
     retired_at: datetime | None
+
+
+# --- slots: one (entity, attribute), single- or set-valued ---------------
+
+# Columns of `slots` no row type carries, and why.
+UNREAD_SLOT_COLUMNS = frozenset({
+    "namespace",        # RLS scopes every read to one
+})
+
+
+@dataclass(frozen=True, slots=True)
+class SlotRow(Row):
+    """A slot as its reads return it (`repo.SLOT_COLUMNS`: `repo.lock_slot`,
+    `repo.slot_row`)."""
+    entity: str
+    attribute: str
+    set_valued: bool
+    created_at: datetime

@@ -91,7 +91,7 @@ class SlotEditor:
             slot = await repo.lock_slot(conn, ns, entity, attribute)
             members = await repo.live_in_slot(conn, entity, attribute,
                                               (Verdict.ACTIVE, Verdict.CONTESTED, Verdict.PARKED))
-            if slot is not None and not slot["set_valued"] and members:
+            if slot is not None and not slot.set_valued and members:
                 raise Conflict(f"{entity}.{attribute} holds one value; use fact_set, or "
                                "retract it before using it as a set")
             norm = value_form(member)
