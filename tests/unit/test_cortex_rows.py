@@ -28,6 +28,7 @@ from engram_cortex.rows import (
     UNREAD_EDGE_COLUMNS,
     UNREAD_FACT_COLUMNS,
     UNREAD_LESSON_COLUMNS,
+    UNREAD_RELATION_COLUMNS,
     UNREAD_SLOT_COLUMNS,
     UNREAD_TAG_COLUMNS,
     UNREAD_WORLD_COLUMNS,
@@ -39,6 +40,7 @@ from engram_cortex.rows import (
     LessonRow,
     RankedFactRow,
     RankedLessonRow,
+    RelationRow,
     SessionChangeRow,
     SlotRow,
     StrongLessonRow,
@@ -239,3 +241,12 @@ def test_every_column_of_slots_is_a_field_or_named_unread():
     assert_covered(columns, frozenset(fields), UNREAD_SLOT_COLUMNS)
     assert select_list(SlotRow) == repo.SLOT_COLUMNS
     assert "*" not in repo.SLOT_COLUMNS and "namespace" not in repo.SLOT_COLUMNS
+
+
+def test_every_column_of_relations_is_a_field_or_named_unread():
+    columns = table_columns("relations")
+    fields = {f.name for f in dataclasses.fields(RelationRow)}
+    assert {"namespace", "name", "inverse", "is_symmetric", "added_by"} <= columns
+    assert_covered(columns, frozenset(fields), UNREAD_RELATION_COLUMNS)
+    assert select_list(RelationRow) == repo_graph.RELATION_COLUMNS
+    assert "*" not in repo_graph.RELATION_COLUMNS

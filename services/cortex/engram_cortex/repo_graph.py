@@ -8,13 +8,15 @@ from datetime import datetime
 import asyncpg
 
 from .repo import FACT_COLUMNS
-from .rows import EdgeRow, FactRow, select_list
+from .rows import EdgeRow, FactRow, RelationRow, select_list
 
 EDGE_COLUMNS = select_list(EdgeRow)
+RELATION_COLUMNS = select_list(RelationRow)
 
 
-async def custom_relations(conn: asyncpg.Connection) -> list[asyncpg.Record]:
-    return await conn.fetch("SELECT * FROM relations ORDER BY name")
+async def custom_relations(conn: asyncpg.Connection) -> list[RelationRow]:
+    return RelationRow.all(await conn.fetch(
+        f"SELECT {RELATION_COLUMNS} FROM relations ORDER BY name"))
 
 
 async def add_relation(conn: asyncpg.Connection, namespace: str, name: str, inverse: str,

@@ -310,3 +310,22 @@ class SlotRow(Row):
     attribute: str
     set_valued: bool
     created_at: datetime
+
+
+# --- relations: a namespace's own edge relations --------------------------
+
+# Columns of `relations` no row type carries, and why.
+UNREAD_RELATION_COLUMNS = frozenset({
+    "namespace",        # RLS scopes every read to one
+    "added_by",         # who added it: written (relation_add), never served
+})
+
+
+@dataclass(frozen=True, slots=True)
+class RelationRow(Row):
+    """A custom relation as `repo_graph.custom_relations` returns it
+    (`repo_graph.RELATION_COLUMNS`)."""
+    name: str
+    inverse: str
+    transitive: bool
+    is_symmetric: bool

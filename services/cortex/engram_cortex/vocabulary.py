@@ -46,7 +46,7 @@ class Vocabulary:
 
     @classmethod
     async def load(cls, conn: asyncpg.Connection) -> Vocabulary:
-        custom = [Relation(r["name"], r["inverse"], r["transitive"], r["is_symmetric"])
+        custom = [Relation(r.name, r.inverse, r.transitive, r.is_symmetric)
                   for r in await repo_graph.custom_relations(conn)]
         return cls([*BASE, *custom])
 
