@@ -329,3 +329,22 @@ class RelationRow(Row):
     inverse: str
     transitive: bool
     is_symmetric: bool
+
+
+# --- stats: memory_stats' cortex counts ----------------------------------
+
+@dataclass(frozen=True, slots=True)
+class FactCountRow(Row):
+    """How many facts of one kind have one verdict (`repo_stats.facts_by_kind`)."""
+    kind: str
+    verdict: str
+    n: int
+
+
+@dataclass(frozen=True, slots=True)
+class StatTotalsRow(Row):
+    """What waits for a reviewer and the live lessons (`repo_stats.totals`):
+    open conflicts, proposed tags, lessons not retired."""
+    conflicts: int
+    tags: int
+    lessons: int

@@ -96,7 +96,7 @@ class ReviewServicer(rpc.CortexReviewServicer):
         found = await self._d.stats.of(current_caller())
         t = found.totals
         return pb.CortexStatsResponse(
-            facts=[pb.FactCount(kind=r["kind"], verdict=r["verdict"], count=r["n"])
+            facts=[pb.FactCount(kind=r.kind, verdict=r.verdict, count=r.n)
                    for r in found.facts],
-            open_conflicts=t["conflicts"], proposed_tags=t["tags"], lessons=t["lessons"],
+            open_conflicts=t.conflicts, proposed_tags=t.tags, lessons=t.lessons,
             recalls_24h=found.recalls_24h)

@@ -13,12 +13,13 @@ from engram_kit.db import tenant_tx
 from engram_kit.recent_counts import RecentCounts
 
 from . import repo_stats
+from .rows import FactCountRow, StatTotalsRow
 
 
 @dataclass(frozen=True)
 class CortexStats:
-    facts: list[asyncpg.Record]
-    totals: asyncpg.Record
+    facts: list[FactCountRow]
+    totals: StatTotalsRow
     recalls_24h: int
 
 
