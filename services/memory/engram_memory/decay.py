@@ -111,6 +111,6 @@ class Decay:
                 raise Conflict(f"entry {entry_id} is {current.status}; only a live or "
                                "archived entry can be rescued")
             await audit.append(conn, ns, ctx.principal, "entry.rescue", str(entry_id),
-                               {"was": row["was"], "reason": reason})
-        return Rescued(entry_id, row["was"] == "archived", row["rescued_at"])
+                               {"was": row.was, "reason": reason})
+        return Rescued(entry_id, row.was == "archived", row.rescued_at)
 

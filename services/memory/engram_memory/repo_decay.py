@@ -6,9 +6,16 @@ from uuid import UUID
 
 import asyncpg
 
+from engram_kit.rows import select_list
+
+from .rows import RescueRow
+
 # The one definition of "unused since": the newest of written, used,
 # reinforced and rescued.
 LAST_TOUCHED = "greatest(created_at, last_used_at, last_reinforced_at, rescued_at)"
+# rescue's RETURNING: the status before (the locked old row) and the new stamp
+_RESCUE_COLUMNS = select_list(RescueRow, {"was": "old.status AS was",
+                                          "rescued_at": "e.rescued_at"})
 
 
 async def archive_stale(conn: asyncpg.Connection, unused_for_s: float, limit: int,
@@ -36,16 +43,17 @@ async def unarchive(conn: asyncpg.Connection, batch: str) -> list[UUID]:
 
 
 async def rescue(conn: asyncpg.Connection, entry_id: UUID, principal: str,
-                 reason: str) -> asyncpg.Record | None:
+                 reason: str) -> RescueRow | None:
     """Returns the pre-rescue status and the stamp, or None when the entry is
     not live or archived (superseded, forgotten, absent)."""
-    return await conn.fetchrow(
-        """UPDATE entries e SET status = 'live', retired_at = NULL, rescued_at = now(),
-                  rescued_by = $2, rescue_reason = $3
-           FROM (SELECT id, status FROM entries WHERE id = $1 FOR UPDATE) old
-           WHERE e.id = old.id AND old.status IN ('live', 'archived')
-           RETURNING old.status AS was, e.rescued_at""",
+    row = await conn.fetchrow(
+        f"""UPDATE entries e SET status = 'live', retired_at = NULL, rescued_at = now(),
+                   rescued_by = $2, rescue_reason = $3
+            FROM (SELECT id, status FROM entries WHERE id = $1 FOR UPDATE) old
+            WHERE e.id = old.id AND old.status IN ('live', 'archived')
+            RETURNING {_RESCUE_COLUMNS}""",
         entry_id, principal, reason)
+    return RescueRow.of(row) if row is not None else None
 
 
 async def mark_used(conn: asyncpg.Connection, ids: list[UUID]) -> None:

@@ -128,3 +128,11 @@ class TombstoneRow(Row):
     reason: str
     forgotten_at: datetime
     forgotten_by: str
+
+
+@dataclass(frozen=True, slots=True)
+class RescueRow(Row):
+    """What rescuing an entry returns (`repo_decay.rescue`, RETURNING): its
+    status before the rescue and the rescue's stamp."""
+    was: str
+    rescued_at: datetime
