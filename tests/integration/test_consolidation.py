@@ -7,13 +7,12 @@ near-identical lessons (a correction's text wins; rollback restores both)."""
 from __future__ import annotations
 
 import uuid
-from typing import cast
 
-import asyncpg
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
 from engram_cortex.merging import COMMON_PAIR, entity_pairs
+from engram_cortex.rows import EntityProfileRow
 from engram_runner.stack import Stack
 
 from ..helpers import call, call_error, eventually, mcp_client
@@ -170,8 +169,8 @@ async def test_one_value_under_two_attribute_names_is_proposed_and_retracted(sta
 
 
 def test_entity_pairs_compare_only_plausible_partners():
-    def profile(name: str, *pairs: str) -> dict:
-        return {"entity": name, "facts": len(pairs), "pairs": list(pairs)}
+    def profile(name: str, *pairs: str) -> EntityProfileRow:
+        return EntityProfileRow(name, len(pairs), list(pairs))
 
     crowd = [profile(f"svc-{i}", "status=active") for i in range(COMMON_PAIR + 1)]
     profiles = [profile("orders-api", "status=active", "port=8080", "lang=go"),
@@ -179,9 +178,7 @@ def test_entity_pairs_compare_only_plausible_partners():
                 profile("orders-apx", "status=active"),  # similar, shares only a common pair
                 profile("Orders_API".lower(), "owner=team-a"),  # same squashed name
                 *crowd]
-    # Plain dicts stand in for the profile rows: entity_pairs reads them by key.
-    rows = cast("list[asyncpg.Record]", profiles)
-    pairs = {(p.keep, p.merge): p.reason for p in entity_pairs(rows, {"orders-api"})}
+    pairs = {(p.keep, p.merge): p.reason for p in entity_pairs(profiles, {"orders-api"})}
     assert pairs == {("orders-api", "orders-app"): "similar names with the same port",
                      ("orders-api", "orders_api"):
                          "the same name apart from case and punctuation"}

@@ -26,6 +26,7 @@ from engram_kit.vocab import REVIEWER_ROLES, Role
 
 from . import repo, repo_merge
 from .normalise import entity_name
+from .rows import EntityProfileRow, MergeFactRow
 
 MAX_ENTITIES_COMPARED = 20000
 MAX_ASKED = 200
@@ -71,18 +72,18 @@ def squash(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", name.lower())
 
 
-def _pair(a: asyncpg.Record, b: asyncpg.Record) -> Pair | None:
-    ratio = SequenceMatcher(None, a["entity"], b["entity"]).ratio()
-    if squash(a["entity"]) == squash(b["entity"]):
+def _pair(a: EntityProfileRow, b: EntityProfileRow) -> Pair | None:
+    ratio = SequenceMatcher(None, a.entity, b.entity).ratio()
+    if squash(a.entity) == squash(b.entity):
         reason = "the same name apart from case and punctuation"
     else:
-        shared = sorted(set(a["pairs"]) & set(b["pairs"]))
+        shared = sorted(set(a.pairs) & set(b.pairs))
         if ratio < NAME_RATIO or not shared:
             return None
         reason = f"similar names with the same {shared[0].split('=', 1)[0]}"
-    keep, merge = sorted((a, b), key=lambda r: (-r["facts"], len(r["entity"]), r["entity"]))
-    return Pair(keep["entity"], merge["entity"], round(ratio, 3), keep["facts"],
-                merge["facts"], reason)
+    keep, merge = sorted((a, b), key=lambda r: (-r.facts, len(r.entity), r.entity))
+    return Pair(keep.entity, merge.entity, round(ratio, 3), keep.facts,
+                merge.facts, reason)
 
 
 def _attribute_stems(name: str) -> frozenset[str]:
@@ -95,42 +96,42 @@ def _same_attribute(a: str, b: str) -> bool:
     return _attribute_stems(a) == _attribute_stems(b)
 
 
-def duplicate_facts(live: list[asyncpg.Record]) -> list[FactPair]:
+def duplicate_facts(live: list[MergeFactRow]) -> list[FactPair]:
     """Live facts of one entity with the same (non-numeric, 3+ character)
     value under similar attribute names; the earlier-recorded one stays."""
-    groups: dict[tuple[str, str], list[asyncpg.Record]] = {}
+    groups: dict[tuple[str, str], list[MergeFactRow]] = {}
     for r in live:
-        if len(r["norm_value"]) >= 3 and not re.fullmatch(r"[\d.:\s-]+", r["norm_value"]):
-            groups.setdefault((r["entity"], r["norm_value"]), []).append(r)
+        if len(r.norm_value) >= 3 and not re.fullmatch(r"[\d.:\s-]+", r.norm_value):
+            groups.setdefault((r.entity, r.norm_value), []).append(r)
     out = []
     for rows in groups.values():  # live_of orders by recorded_at
         for i, keep in enumerate(rows):
-            out += [FactPair(keep["entity"], keep["attribute"], other["attribute"],
-                             keep["value"], f"the same value under {keep['attribute']} and "
-                             f"{other['attribute']}")
-                    for other in rows[i + 1:] if other["attribute"] != keep["attribute"]
-                    and _same_attribute(keep["attribute"], other["attribute"])]
+            out += [FactPair(keep.entity, keep.attribute, other.attribute,
+                             keep.value, f"the same value under {keep.attribute} and "
+                             f"{other.attribute}")
+                    for other in rows[i + 1:] if other.attribute != keep.attribute
+                    and _same_attribute(keep.attribute, other.attribute)]
     return out
 
 
-def entity_pairs(profiles: list[asyncpg.Record], asked: set[str]) -> list[Pair]:
+def entity_pairs(profiles: list[EntityProfileRow], asked: set[str]) -> list[Pair]:
     """Only plausible partners are compared: the same squashed name, or a
     shared attribute=value pair (one held by more than COMMON_PAIR entities,
     like status=active, says nothing about identity)."""
-    by_squash: dict[str, list[asyncpg.Record]] = defaultdict(list)
-    by_pair: dict[str, list[asyncpg.Record]] = defaultdict(list)
+    by_squash: dict[str, list[EntityProfileRow]] = defaultdict(list)
+    by_pair: dict[str, list[EntityProfileRow]] = defaultdict(list)
     for p in profiles:
-        by_squash[squash(p["entity"])].append(p)
-        for kv in set(p["pairs"]):
+        by_squash[squash(p.entity)].append(p)
+        for kv in set(p.pairs):
             by_pair[kv].append(p)
     found: dict[frozenset[str], Pair] = {}
-    for a in (p for p in profiles if p["entity"] in asked):
-        partners = list(by_squash[squash(a["entity"])])
-        for kv in set(a["pairs"]):
+    for a in (p for p in profiles if p.entity in asked):
+        partners = list(by_squash[squash(a.entity)])
+        for kv in set(a.pairs):
             if len(by_pair[kv]) <= COMMON_PAIR:
                 partners += by_pair[kv]
         for b in partners:
-            key = frozenset((a["entity"], b["entity"]))
+            key = frozenset((a.entity, b.entity))
             if len(key) == 2 and key not in found and (pair := _pair(a, b)):
                 found[key] = pair
     return list(found.values())
@@ -174,7 +175,7 @@ class Merging:
             if into == merge:
                 raise Conflict(f"{into!r} is an alias of {merge!r}: they are one entity")
             live = await repo_merge.live_of(conn, [merge, into])
-            if not any(r["entity"] == merge for r in live):
+            if not any(r.entity == merge for r in live):
                 raise NotFound(f"{merge!r} has no live facts to merge")
             duplicates = self._check_slots(merge, into, live)
             for old, kept in duplicates:
@@ -191,25 +192,25 @@ class Merging:
         return done
 
     @staticmethod
-    def _check_slots(merge: str, into: str, live: list[asyncpg.Record]) -> list[tuple]:
+    def _check_slots(merge: str, into: str, live: list[MergeFactRow]) -> list[tuple]:
         """(duplicate, kept) fact ids for equal live values; a disagreement
         refuses the merge, naming the slots."""
-        by_slot: dict[str, dict[str, list[asyncpg.Record]]] = {}
+        by_slot: dict[str, dict[str, list[MergeFactRow]]] = {}
         for r in live:
-            by_slot.setdefault(r["attribute"], {}).setdefault(r["entity"], []).append(r)
+            by_slot.setdefault(r.attribute, {}).setdefault(r.entity, []).append(r)
         clashes, duplicates = [], []
         for attribute, sides in by_slot.items():
             if len(sides) < 2:
                 continue
-            mine = {r["norm_value"]: r for r in sides[merge]}
-            theirs = {r["norm_value"]: r for r in sides[into]}
+            mine = {r.norm_value: r for r in sides[merge]}
+            theirs = {r.norm_value: r for r in sides[into]}
             if set(mine) != set(theirs):
-                values = {side: "; ".join(r["value"] for r in sides[side])
+                values = {side: "; ".join(r.value for r in sides[side])
                           for side in (merge, into)}
                 clashes.append(f"{attribute} ({merge}: {values[merge]} / {into}: "
                                f"{values[into]})")
             else:
-                duplicates += [(mine[v]["id"], theirs[v]["id"]) for v in mine]
+                duplicates += [(mine[v].id, theirs[v].id) for v in mine]
         if clashes:
             raise Conflict(f"merging {merge} into {into} needs these slots settled first: "
                            + ", ".join(clashes[:10]))

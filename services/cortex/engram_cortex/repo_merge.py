@@ -5,19 +5,26 @@ from __future__ import annotations
 
 import asyncpg
 
+from .rows import EntityProfileRow, MergeFactRow, select_list
 
-async def entity_profiles(conn: asyncpg.Connection, limit: int) -> list[asyncpg.Record]:
+_PROFILE_COLUMNS = select_list(EntityProfileRow, expressions={
+    "facts": "count(*) AS facts",
+    "pairs": "array_agg(attribute || '=' || norm_value) AS pairs",
+})
+_LIVE_COLUMNS = select_list(MergeFactRow)
+
+
+async def entity_profiles(conn: asyncpg.Connection, limit: int) -> list[EntityProfileRow]:
     """Every entity with live facts: how many, and its (attribute=value) pairs."""
-    return await conn.fetch(
-        """SELECT entity, count(*) AS facts,
-                  array_agg(attribute || '=' || norm_value) AS pairs
-           FROM live_facts GROUP BY entity ORDER BY entity LIMIT $1""", limit)
+    return EntityProfileRow.all(await conn.fetch(
+        f"""SELECT {_PROFILE_COLUMNS}
+            FROM live_facts GROUP BY entity ORDER BY entity LIMIT $1""", limit))
 
 
-async def live_of(conn: asyncpg.Connection, entities: list[str]) -> list[asyncpg.Record]:
-    return await conn.fetch(
-        "SELECT id, entity, attribute, value, norm_value FROM live_facts "
-        "WHERE entity = ANY($1::text[]) ORDER BY recorded_at", entities)
+async def live_of(conn: asyncpg.Connection, entities: list[str]) -> list[MergeFactRow]:
+    return MergeFactRow.all(await conn.fetch(
+        f"SELECT {_LIVE_COLUMNS} FROM live_facts "
+        "WHERE entity = ANY($1::text[]) ORDER BY recorded_at", entities))
 
 
 async def rekey_facts(conn: asyncpg.Connection, merge: str, into: str) -> int:

@@ -348,3 +348,24 @@ class StatTotalsRow(Row):
     conflicts: int
     tags: int
     lessons: int
+
+
+# --- merging: the merge pass's reads of live facts -----------------------
+
+@dataclass(frozen=True, slots=True)
+class EntityProfileRow(Row):
+    """An entity with live facts (`repo_merge.entity_profiles`): how many, and
+    its `attribute=norm_value` pairs."""
+    entity: str
+    facts: int
+    pairs: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class MergeFactRow(Row):
+    """A live fact as the merge pass compares it (`repo_merge.live_of`)."""
+    id: UUID
+    entity: str
+    attribute: str
+    value: str
+    norm_value: str
