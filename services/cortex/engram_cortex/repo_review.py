@@ -10,7 +10,7 @@ import asyncpg
 
 from .repo_conflicts import CONFLICT_COLUMNS
 from .repo_tags import TAG_COLUMNS
-from .rows import ConflictRow, ContenderRow, TagRow, select_list
+from .rows import ConflictRow, ContenderRow, ReviewKeyRow, TagRow, select_list
 
 # One row per open item; the "live" rules are the same as each kind's own listing.
 # $1: kind ('' for every kind), $2: ILIKE pattern ('' for no text filter).
@@ -28,6 +28,7 @@ _ITEMS = """
    WHERE p.verdict = 'parked' AND p.retired_at IS NULL AND $1 IN ('', 'contender')
      AND ($2 = '' OR concat_ws(' ', p.entity, p.attribute, p.value) ILIKE $2)
 """
+_KEY_COLUMNS = select_list(ReviewKeyRow)
 
 
 def like_pattern(q: str) -> str:
@@ -39,14 +40,16 @@ def like_pattern(q: str) -> str:
 
 
 async def page(conn: asyncpg.Connection, kind: str, pattern: str,
-               after: tuple[datetime, str] | None, limit: int) -> list[asyncpg.Record]:
+               after: tuple[datetime, str] | None, limit: int) -> list[ReviewKeyRow]:
     """Up to limit items after the cursor position, oldest first."""
     if after is None:
-        return await conn.fetch(f"SELECT * FROM ({_ITEMS}) i ORDER BY created_at, key "
-                                "LIMIT $3", kind, pattern, limit)
-    return await conn.fetch(f"SELECT * FROM ({_ITEMS}) i WHERE (created_at, key) > "
-                            "($4::timestamptz, $5::text) ORDER BY created_at, key LIMIT $3",
-                            kind, pattern, limit, after[0], after[1])
+        return ReviewKeyRow.all(await conn.fetch(
+            f"SELECT {_KEY_COLUMNS} FROM ({_ITEMS}) i ORDER BY created_at, key LIMIT $3",
+            kind, pattern, limit))
+    return ReviewKeyRow.all(await conn.fetch(
+        f"SELECT {_KEY_COLUMNS} FROM ({_ITEMS}) i WHERE (created_at, key) > "
+        "($4::timestamptz, $5::text) ORDER BY created_at, key LIMIT $3",
+        kind, pattern, limit, after[0], after[1]))
 
 
 async def total(conn: asyncpg.Connection, kind: str, pattern: str) -> int:

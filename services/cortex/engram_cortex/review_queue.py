@@ -18,7 +18,7 @@ from engram_kit.vocab import REVIEWER_ROLES, Role, TagStatus
 from . import repo, repo_review, repo_tags
 from .labels import resolve_call
 from .review import ConflictView, Review
-from .rows import ContenderRow, TagRow
+from .rows import ContenderRow, ReviewKeyRow, TagRow
 
 KINDS = ("conflict", "root_tag", "contender")
 DEFAULT_PAGE, MAX_PAGE, MAX_QUERY = 100, 100, 200
@@ -111,14 +111,14 @@ class ReviewQueue:
             shown = rows[:size]
             items = await self._items(conn, shown)
         more = len(rows) > size
-        return Page(items, encode_cursor(shown[-1]["created_at"], shown[-1]["key"])
+        return Page(items, encode_cursor(shown[-1].created_at, shown[-1].key)
                     if more else "", count)
 
-    async def _items(self, conn: asyncpg.Connection, rows: list[asyncpg.Record]) -> list[Item]:
+    async def _items(self, conn: asyncpg.Connection, rows: list[ReviewKeyRow]) -> list[Item]:
         """Each listed key in full, in the listing's order."""
-        keys = [r["key"] for r in rows]
+        keys = [r.key for r in rows]
         by_key: dict[str, Item] = {}
-        conflict_ids = [uuid.UUID(r["key"]) for r in rows if r["kind"] == "conflict"]
+        conflict_ids = [uuid.UUID(r.key) for r in rows if r.kind == "conflict"]
         if conflict_ids:
             views = await self._review.views(conn, await repo_review.conflicts_by_id(
                 conn, conflict_ids))

@@ -369,3 +369,15 @@ class MergeFactRow(Row):
     attribute: str
     value: str
     norm_value: str
+
+
+# --- the review queue: one keyset-paged listing of open items ------------
+
+@dataclass(frozen=True, slots=True)
+class ReviewKeyRow(Row):
+    """An open item as the review queue's page lists it (`repo_review.page`):
+    its kind, its key (a conflict's id, `tag:<name>`, `contender:<id>`) and
+    when it was opened: the listing's order and cursor."""
+    kind: str
+    key: str
+    created_at: datetime
