@@ -6,11 +6,13 @@ owns the transaction."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeVar
 
 import asyncpg
 import numpy as np
 
 from engram_kit.ranking import Channel, reciprocal_rank_fusion
+from engram_kit.rows import Row
 
 from .repo import FACT_COLUMNS
 from .repo_lessons import LESSON_COLUMNS
@@ -22,6 +24,8 @@ from .settings import CortexSettings
 FACT_TEXT = "entity || ' ' || replace(attribute, '_', ' ') || ' ' || value"
 WORLD_TEXT = FACT_TEXT  # a world fact's words: the same columns
 LESSON_TEXT = "task || ' ' || text"
+
+R = TypeVar("R", bound=Row)
 
 
 @dataclass(frozen=True)
@@ -36,14 +40,15 @@ def hybrid(s: CortexSettings) -> Hybrid:
     return Hybrid(s.search_min_cosine, s.search_rrf_k, s.search_lexical_weight)
 
 
-async def ranked(conn: asyncpg.Connection, view: str, text_sql: str, query: str,
-                 vector: np.ndarray | None, top_k: int, how: Hybrid,
-                 columns: str) -> list[asyncpg.Record]:
-    """The rows either channel found, best fused first. A row keeps the score
-    of the channel that found it (cosine when dense did, else the text rank):
-    clients read it as the match's strength, recall as a seed's confidence.
-    `view`, `text_sql` and `columns` (what a row carries, besides its
-    score) are constants of the callers, never user input."""
+async def ranked(conn: asyncpg.Connection, row_type: type[R], view: str, text_sql: str,
+                 query: str, vector: np.ndarray | None, top_k: int, how: Hybrid,
+                 columns: str) -> list[R]:
+    """The rows either channel found, best fused first, as `row_type` (its
+    fields: `columns`, then `score`). A row keeps the score of the channel
+    that found it (cosine when dense did, else the text rank): clients read
+    it as the match's strength, recall as a seed's confidence. `view`,
+    `text_sql` and `columns` (what a row carries, besides its score) are
+    constants of the callers, never user input."""
     dense = [] if vector is None else [r for r in await conn.fetch(
         f"SELECT {columns}, 1 - (embedding <=> $1) AS score FROM {view} "
         "WHERE embedding IS NOT NULL ORDER BY embedding <=> $1 LIMIT $2",
@@ -57,28 +62,28 @@ async def ranked(conn: asyncpg.Connection, view: str, text_sql: str, query: str,
     fused = reciprocal_rank_fusion({Channel.DENSE: [r["id"] for r in dense],
                                     Channel.LEXICAL: [r["id"] for r in lexical]},
                                    how.rrf_k, {Channel.LEXICAL: how.lexical_weight})
-    return [rows[f.key] for f in fused[:top_k]]
+    return [row_type.of(rows[f.key]) for f in fused[:top_k]]
 
 
 async def ranked_facts(conn: asyncpg.Connection, query: str, vector: np.ndarray | None,
                        top_k: int, how: Hybrid) -> list[RankedFactRow]:
     """Live facts either channel found, best fused first, with their scores."""
-    return RankedFactRow.all(await ranked(conn, "live_facts", FACT_TEXT, query, vector,
-                                          top_k, how, FACT_COLUMNS))
+    return await ranked(conn, RankedFactRow, "live_facts", FACT_TEXT, query, vector,
+                        top_k, how, FACT_COLUMNS)
 
 
 async def ranked_world(conn: asyncpg.Connection, query: str, vector: np.ndarray | None,
                        top_k: int, how: Hybrid) -> list[RankedWorldFactRow]:
     """Live world facts either channel found, best fused first, with their scores."""
-    return RankedWorldFactRow.all(await ranked(conn, "live_world_facts", WORLD_TEXT, query,
-                                               vector, top_k, how, WORLD_COLUMNS))
+    return await ranked(conn, RankedWorldFactRow, "live_world_facts", WORLD_TEXT, query,
+                        vector, top_k, how, WORLD_COLUMNS)
 
 
 async def ranked_lessons(conn: asyncpg.Connection, query: str, vector: np.ndarray | None,
                          top_k: int, how: Hybrid) -> list[RankedLessonRow]:
     """Live lessons either channel found, best fused first, with their scores."""
-    return RankedLessonRow.all(await ranked(conn, "live_lessons", LESSON_TEXT, query,
-                                            vector, top_k, how, LESSON_COLUMNS))
+    return await ranked(conn, RankedLessonRow, "live_lessons", LESSON_TEXT, query,
+                        vector, top_k, how, LESSON_COLUMNS)
 
 
 async def holds_searchable(conn: asyncpg.Connection, namespace: str) -> bool:
