@@ -1,5 +1,6 @@
-"""The typed rows the cortex's repositories return for facts, world facts and
-lessons: each is built once, in the repository, from the record its SELECT
+"""The typed rows the cortex's repositories return (facts, world facts,
+lessons, slots, conflicts, edges, tags, relations and the smaller
+projections): each is built once, in the repository, from the record its SELECT
 returned; callers read attributes, never column names.
 
 A row's fields are its SELECT (or RETURNING) list (`select_list`): one
@@ -7,7 +8,7 @@ declaration, so a column is added in one place, and no read is a `SELECT *`
 that changes under it when a column is added. `tests/unit/test_cortex_rows.py`
 and `tests/integration/test_live_views.py` check the fields against the
 `facts` table: each of its columns is a field of `FactRow` or is named in
-`UNREAD_FACT_COLUMNS` (and so for `world_facts` and `lessons`)."""
+`UNREAD_FACT_COLUMNS` (and so for the other tables with a row type)."""
 
 from __future__ import annotations
 
