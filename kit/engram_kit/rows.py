@@ -5,7 +5,7 @@ and its SELECT list derived from its fields, so a column is declared once."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import fields
 from typing import Any, Self
 
@@ -28,8 +28,18 @@ class Row:
         return [cls(**r) for r in records]
 
 
-def select_list(row_type: type, expressions: Mapping[str, str] | None = None) -> str:
+def select_list(row_type: type, expressions: Mapping[str, str] | None = None,
+                table: str = "") -> str:
     """The SELECT (or RETURNING) list of a row type: its fields in order, a
-    field that is an expression as `expressions` writes it (`... AS name`)."""
+    field that is an expression as `expressions` writes it (`... AS name`),
+    the columns qualified by `table` where a statement names two (`o.id`)."""
     given = expressions or {}
-    return ", ".join(given.get(f.name, f.name) for f in fields(row_type))
+    prefix = f"{table}." if table else ""
+    return ", ".join(given.get(f.name, f"{prefix}{f.name}") for f in fields(row_type))
+
+
+def columns_read(*row_types: type, expressions: Collection[str] = ()) -> frozenset[str]:
+    """The table columns some row type reads: the fields of all of them, less
+    those that are expressions, not columns (what the coverage tests compare
+    with a table's columns)."""
+    return frozenset(f.name for t in row_types for f in fields(t) if f.name not in expressions)

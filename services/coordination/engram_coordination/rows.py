@@ -9,12 +9,12 @@ checks the migration files)."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 from uuid import UUID
 
-from engram_kit.rows import Row
+from engram_kit.rows import Row, columns_read
 
 # Columns of `leases` no row type carries, and why.
 UNREAD_LEASE_COLUMNS = frozenset({
@@ -82,7 +82,7 @@ class ExpiredLease(Row):
 
 def lease_fields() -> frozenset[str]:
     """The columns of `leases` the row types read (expressions left out)."""
-    return frozenset(f.name for f in fields(ListedLease) if f.name not in LEASE_EXPRESSIONS)
+    return columns_read(ListedLease, expressions=LEASE_EXPRESSIONS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,7 +146,7 @@ class AgentCounts(Row):
 
 def agent_fields() -> frozenset[str]:
     """The columns of `agents` the row types read."""
-    return frozenset(f.name for f in fields(AgentRow))
+    return columns_read(AgentRow)
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,5 +186,4 @@ MESSAGE_EXPRESSIONS = frozenset({"recipient_principal"})  # LockedMessage joins 
 def message_fields() -> frozenset[str]:
     """The columns of `messages` the row types read."""
     types = (InboxMessage, SentMessage, MessageOwner, ErasedBody, LockedMessage)
-    return frozenset(f.name for t in types for f in fields(t)
-                     if f.name not in MESSAGE_EXPRESSIONS)
+    return columns_read(*types, expressions=MESSAGE_EXPRESSIONS)

@@ -13,7 +13,7 @@ and `tests/integration/test_live_views.py` check the fields against the
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from uuid import UUID
 
@@ -87,18 +87,13 @@ def score_of(row: FactRow) -> float:
 
 def fact_fields(row_type: type = FactRow) -> frozenset[str]:
     """The columns of `facts` a row type reads."""
-    return frozenset(f.name for f in fields(FactRow)) & frozenset(
-        f.name for f in fields(row_type))
+    return rows.columns_read(FactRow) & rows.columns_read(row_type)
 
 
 def select_list(row_type: type = FactRow, table: str = "",
                 expressions: Mapping[str, str] | None = None) -> str:
-    """The SELECT (or RETURNING) list of a row type; its columns qualified by
-    `table` where the statement names two (`o.id, ...`), and a field that is
-    no column (a subclass's extra) as `expressions` writes it."""
-    prefix = f"{table}." if table else ""
-    given = {f.name: f"{prefix}{f.name}" for f in fields(row_type)}
-    return rows.select_list(row_type, given | dict(expressions or {}))
+    """The SELECT (or RETURNING) list of a cortex row type (facts by default)."""
+    return rows.select_list(row_type, expressions, table)
 
 
 # --- world facts: external facts citing a source ------------------------

@@ -9,12 +9,12 @@ or is named in `UNREAD_PROPOSAL_COLUMNS` / `UNREAD_RUN_COLUMNS`
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 from uuid import UUID
 
-from engram_kit.rows import Row
+from engram_kit.rows import Row, columns_read
 
 # Columns of `proposals` no row type carries, and why.
 UNREAD_PROPOSAL_COLUMNS = frozenset({
@@ -59,7 +59,7 @@ class DecidedProposal(Row):
 
 
 def proposal_fields() -> frozenset[str]:
-    return frozenset(f.name for f in fields(Proposal))
+    return columns_read(Proposal)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +88,7 @@ class RunRow(Row):
 
 
 def run_fields() -> frozenset[str]:
-    return frozenset(f.name for f in fields(RunRow))
+    return columns_read(RunRow)
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,7 @@ and `tests/integration/test_live_views.py` check the fields against the
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from datetime import datetime
 from uuid import UUID
 
@@ -72,7 +72,7 @@ class FullEntryRow(ServedEntryRow):
 
 def entry_fields(row_type: type = FullEntryRow) -> frozenset[str]:
     """The columns of `entries` a row type reads (its fields less expressions)."""
-    return frozenset(f.name for f in fields(row_type) if f.name not in EXPRESSIONS)
+    return rows.columns_read(row_type, expressions=EXPRESSIONS)
 
 
 # --- projections: what a read returns that is not an entry ----------------

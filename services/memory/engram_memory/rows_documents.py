@@ -8,11 +8,11 @@ migration files)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from datetime import datetime
 from uuid import UUID
 
-from engram_kit.rows import Row
+from engram_kit.rows import Row, columns_read
 
 # Columns of `documents` no row type carries, and why.
 UNREAD_DOCUMENT_COLUMNS = frozenset({
@@ -88,8 +88,7 @@ DOCUMENT_ROWS: tuple[type, ...] = (KnownDocument, LockedDocument, DocumentMeta)
 def document_fields() -> frozenset[str]:
     """The columns of `documents` the row types read (ChunkHitRow's source,
     title and created_at are the document's too)."""
-    names = {f.name for t in DOCUMENT_ROWS for f in fields(t)}
-    return frozenset(names - DOCUMENT_EXPRESSIONS)
+    return columns_read(*DOCUMENT_ROWS, expressions=DOCUMENT_EXPRESSIONS)
 
 
 # --- the re-embed queues ----------------------------------------------------

@@ -8,12 +8,12 @@ files)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from datetime import datetime
 from uuid import UUID
 
 from engram_kit import rows
-from engram_kit.rows import Row
+from engram_kit.rows import Row, columns_read
 
 # Columns of `episodes` no row type carries, and why.
 UNREAD_EPISODE_COLUMNS = frozenset({
@@ -84,8 +84,7 @@ EPISODE_ROWS: tuple[type, ...] = (EpisodeHead, SessionEpisode, IdleRoot, Episode
 
 def episode_fields() -> frozenset[str]:
     """The columns of `episodes` the row types read (expressions left out)."""
-    return frozenset(f.name for t in EPISODE_ROWS for f in fields(t)
-                     if f.name not in RECAP_EXPRESSIONS)
+    return columns_read(*EPISODE_ROWS, expressions=RECAP_EXPRESSIONS)
 
 
 def recap_select() -> str:
