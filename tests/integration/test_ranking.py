@@ -10,11 +10,13 @@ import uuid
 import asyncpg
 import pytest
 
-from engram_memory import repo
+from engram_memory import repo, repo_candidates
 from engram_memory.timewords import TEXT_PATTERN, names_a_time
 from engram_runner.stack import Stack
 
 from ..helpers import admin_fetchval, call, eventually, mcp_client, postings_out_of_step
+
+TERMS = repo.TermLimits(max_df=0.5, match_budget=1000, k1=1.2, b=0.75)
 
 HIKES = [
     "Caroline: I went hiking up the ridge trail on Sunday.",
@@ -279,10 +281,18 @@ async def test_the_line_before_a_candidate_is_one_index_step_not_a_sort_of_its_e
         async with conn.transaction():
             await conn.execute("SELECT set_config('engram.namespace', $1, true)", ns)
             await conn.execute("SET LOCAL search_path = memory, public")
-            context = await repo.episode_context(conn, [uuid.UUID(i) for i in ids])
-            assert context.previous[uuid.UUID(ids[5])] == uuid.UUID(ids[4])
-            plan = [r[0] for r in await conn.fetch(
-                "EXPLAIN " + repo.EPISODE_CONTEXT_SQL, [uuid.UUID(i) for i in ids])]
+            keys = [uuid.UUID(i) for i in ids]
+            reads = repo_candidates.LiftReads(common_terms=False, identifiers=[], time=False)
+            facts = await repo_candidates.candidate_facts(conn, keys, "", TERMS, reads)
+            assert facts.previous[keys[5]] == keys[4]
+            assert keys[0] not in facts.previous  # the episode's first line
+            # A line that names none (written before migration 0020, or its
+            # line forgotten) is looked up.
+            await conn.execute("UPDATE entries SET context_of = NULL WHERE id = $1", keys[5])
+            facts = await repo_candidates.candidate_facts(conn, keys, "", TERMS, reads)
+            assert facts.previous[keys[5]] == keys[4]
+            sql, _ = repo_candidates.candidate_sql("", TERMS, reads)
+            plan = [r[0] for r in await conn.fetch("EXPLAIN " + sql, keys)]
     finally:
         await conn.close()
     assert any("Index Cond" in line and "created_at < c.created_at" in line

@@ -204,42 +204,6 @@ async def lexical_terms(conn: asyncpg.Connection, query: str,
     return [(r["lexeme"], r["df"], r["kept"]) for r in rows]
 
 
-@dataclass
-class EpisodeContext:
-    previous: dict[UUID, UUID]  # entry -> the entry written just before it, same episode
-    episode: dict[UUID, str]
-
-
-# The line before each candidate in its episode: one backward step of the
-# (namespace, episode, created_at) index per candidate (migration 0022).
-EPISODE_CONTEXT_SQL = (
-    "SELECT c.id, c.episode, (SELECT p.id FROM entries p WHERE p.episode = c.episode"
-    "   AND p.created_at < c.created_at ORDER BY p.created_at DESC LIMIT 1) AS prev"
-    " FROM entries c WHERE c.id = ANY($1::uuid[]) AND c.episode IS NOT NULL")
-
-
-async def episode_context(conn: asyncpg.Connection, ids: list[UUID]) -> EpisodeContext:
-    rows = await conn.fetch(EPISODE_CONTEXT_SQL, ids)
-    return EpisodeContext({r["id"]: r["prev"] for r in rows if r["prev"] is not None},
-                          {r["id"]: r["episode"] for r in rows})
-
-
-async def common_terms_held(conn: asyncpg.Connection, query: str, terms: TermLimits,
-                            ids: list[UUID]) -> dict[UUID, float]:
-    """Per candidate, the fraction of the query's terms too common for the
-    lexical channel (not kept) that its text holds; none when every term
-    was kept. Reads the candidates' own lexemes, so its cost is the
-    candidates', whatever the namespace's size."""
-    rows = await conn.fetch(
-        "WITH common AS (SELECT array_agg(lexeme) AS lexemes, count(*) AS n"
-        "                FROM lexical_terms($1, $2, $3) WHERE NOT kept)"
-        " SELECT e.id, (SELECT count(*) FROM unnest(e.tsv) u WHERE u.lexeme = ANY(c.lexemes))"
-        "        ::float8 / c.n AS held"
-        " FROM entries e, common c WHERE c.n > 0 AND e.id = ANY($4::uuid[])",
-        query, terms.max_df, terms.match_budget, ids)
-    return {r["id"]: r["held"] for r in rows if r["held"] > 0}
-
-
 async def retired_matches(conn: asyncpg.Connection, query: str, terms: TermLimits,
                           limit: int) -> list[RetiredMatch]:
     """Superseded or archived rows the lexical channel would match (for explain)."""

@@ -66,9 +66,10 @@ async def recent_with_entries(conn: asyncpg.Connection, limit: int,
 
 async def episode_tail(conn: asyncpg.Connection, episode: str,
                        n: int) -> list[TextRow]:
-    """The latest n live entries written in an episode, latest first (the
-    order episode_context reads): a superseded or archived line is not
-    folded into the next line's context vector."""
+    """The latest n live entries written in an episode, latest first: a
+    superseded or archived line is not folded into the next line's context
+    vector (the first is the line search's context lift reads as the one
+    before, repo_candidates.py)."""
     return TextRow.all(await conn.fetch(
         f"SELECT {select_list(TextRow)} FROM live_entries WHERE episode = $1"
         " ORDER BY created_at DESC LIMIT $2", episode, n))

@@ -14,7 +14,7 @@ from engram_kit.db import tenant_tx
 from engram_kit.embedder_client import EmbedderClient
 from engram_kit.ranking import Channel, Fused, FusionWeights, fuse
 
-from . import repo, repo_identifiers, repo_time
+from . import repo, repo_candidates
 from .decay import UseMarks
 from .documents import ChunkHit, Documents
 from .identifiers import identifier_tokens
@@ -136,10 +136,10 @@ class Searcher:
             channels = {Channel.DENSE: [i for i, _ in dense],
                         Channel.LEXICAL: [i for i, _ in lexical]}
             pool_ids = list({*channels[Channel.DENSE], *channels[Channel.LEXICAL]})
-            context = await repo.episode_context(conn, pool_ids)
-            held, exact, timed = await self._lift_inputs(conn, query, pool_ids)
-            ranked = fuse(channels, self.weights, context.previous, context.episode, held, exact,
-                          timed)
+            facts = await repo_candidates.candidate_facts(conn, pool_ids, query, self.terms,
+                                                          self._lift_reads(query))
+            ranked = fuse(channels, self.weights, facts.previous, facts.episode, facts.held,
+                          facts.exact, facts.timed)
             served = ranked[:top_k]
             rows = await repo.fetch_by_ids(conn, [f.key for f in served])
             contested = await repo.contested_pairs(conn, list(rows))
@@ -159,19 +159,14 @@ class Searcher:
                 result.layer = "entries+documents" if hits else "documents"
         return result
 
-    async def _lift_inputs(self, conn: asyncpg.Connection, query: str, pool_ids: list[uuid.UUID],
-                           ) -> tuple[dict[uuid.UUID, float], dict[uuid.UUID, float],
-                                      set[uuid.UUID]]:
+    def _lift_reads(self, query: str) -> repo_candidates.LiftReads:
         """What the lifts of fusion steps 4-6 read of the candidates; a lift
         that is off reads nothing."""
         w = self.weights
-        held = await repo.common_terms_held(conn, query, self.terms, pool_ids) \
-            if w.common_terms > 0 else {}
-        exact = await repo_identifiers.identifiers_held(
-            conn, identifier_tokens(query), pool_ids) if w.identifiers > 0 else {}
-        timed = await repo_time.naming_a_time(conn, pool_ids) \
-            if w.time > 0 and asks_about_time(query) else set()
-        return held, exact, timed
+        return repo_candidates.LiftReads(
+            common_terms=w.common_terms > 0,
+            identifiers=identifier_tokens(query) if w.identifiers > 0 else [],
+            time=w.time > 0 and asks_about_time(query))
 
     def _low_confidence(self, hits: list[SearchHit], dense: bool) -> bool:
         """Nothing served is close to the query. Without the dense channel

@@ -7,7 +7,7 @@ on LoCoMo by `evals/ablate/locomo_graph.py`, which imports this module:
 these patterns are written once, here.
 
 `TEXT_PATTERN` is also what the service hands Postgres (`text ~* $1`,
-repo_time.py), so it uses only syntax that Python's `re` and Postgres'
+repo_candidates.py), so it uses only syntax that Python's `re` and Postgres'
 regular expressions read alike: no `\\b` (a backspace to Postgres), so a
 word edge is a character outside `[A-Za-z0-9_]` or an end of the text, and
 `[0-9]` rather than `\\d` (any Unicode digit to Python). Both patterns are
