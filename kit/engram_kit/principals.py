@@ -7,6 +7,7 @@ at-rest hash (no password stretching needed)."""
 
 from __future__ import annotations
 
+import asyncio
 import fcntl
 import hashlib
 import hmac
@@ -63,19 +64,38 @@ class PrincipalStore:
         data = json.loads(self.path.read_text())
         return [Principal(**p) for p in data.get("principals", [])]
 
-    def _refresh(self) -> None:
+    def _stamp(self) -> tuple[int, int] | None:
+        """(mtime_ns, inode) of the file, None without one: every replace is seen."""
         try:
             stat = self.path.stat()
-            mtime = (stat.st_mtime_ns, stat.st_ino)
         except FileNotFoundError:
+            return None
+        return stat.st_mtime_ns, stat.st_ino
+
+    def _refresh(self) -> None:
+        mtime = self._stamp()
+        if mtime is None:
             self._by_hash, self._mtime = {}, None
-            return
-        if mtime != self._mtime:  # (mtime_ns, inode): every replace is seen
+        elif mtime != self._mtime:
             self._by_hash = {p.token_sha256: p for p in self._load()}
             self._mtime = mtime
 
+    async def verify_async(self, token: str) -> Principal | None:
+        """`verify` from an event loop: on the loop itself while the file is
+        unchanged (a stat, a hash and a dict walk), on a thread when it must
+        be read again. Each request checks its token more than once (the
+        connection guard, the MCP session guard, the SDK's verifier), and a
+        thread hop each time cost more than the check."""
+        stamp = self._stamp()
+        if stamp is not None and stamp == self._mtime:
+            return self._match(token)
+        return await asyncio.to_thread(self.verify, token)
+
     def verify(self, token: str) -> Principal | None:
         self._refresh()
+        return self._match(token)
+
+    def _match(self, token: str) -> Principal | None:
         digest = hash_token(token)
         for known, principal in self._by_hash.items():
             if hmac.compare_digest(known, digest):

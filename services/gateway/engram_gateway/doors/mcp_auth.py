@@ -4,8 +4,6 @@ principal store (the SDK's TokenVerifier), read back as the pipeline's
 
 from __future__ import annotations
 
-import asyncio
-
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import AccessToken
 from mcp.server.mcpserver import Context
@@ -24,7 +22,7 @@ class PrincipalTokenVerifier:
         self.store = store
 
     async def verify_token(self, token: str) -> AccessToken | None:
-        principal = await asyncio.to_thread(self.store.verify, token)
+        principal = await self.store.verify_async(token)
         if principal is None:
             return None
         return AccessToken(

@@ -6,7 +6,6 @@ operation, and the pipeline's typed failures as HTTP problems
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Annotated, Any, NoReturn
 
@@ -80,7 +79,7 @@ async def _identity(request: Request) -> Identity:
     """The principal of the request's bearer token."""
     store: PrincipalStore = request.app.state.principals
     scheme, _, token = request.headers.get("authorization", "").partition(" ")
-    principal = (await asyncio.to_thread(store.verify, token)
+    principal = (await store.verify_async(token)
                  if scheme.lower() == "bearer" and token else None)
     if principal is None:
         raise HTTPException(401, {"error": "unauthenticated",

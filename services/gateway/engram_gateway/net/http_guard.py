@@ -53,7 +53,7 @@ class Doors:
     async def admits(self, scope: Scope, headers: Headers) -> bool:
         scheme, _, token = headers.get("authorization", "").partition(" ")
         if scheme.lower() == "bearer" and token:
-            return await asyncio.to_thread(self.store.verify, token) is not None
+            return await self.store.verify_async(token) is not None
         if self.sessions is not None and _under(scope["path"], CONSOLE):
             cookie = Request(scope).cookies.get(COOKIE)
             return cookie is not None and self.sessions.viewer(cookie) is not None

@@ -8,7 +8,6 @@ which MCP clients surface as the request's error."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import math
 from collections.abc import Callable, Container
@@ -48,7 +47,7 @@ class McpGuard:
             return
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
         scheme, _, token = headers.get("authorization", "").partition(" ")
-        principal = (await asyncio.to_thread(self.store.verify, token)
+        principal = (await self.store.verify_async(token)
                      if scheme.lower() == "bearer" and token else None)
         if principal is None:  # the MCP app answers 401
             await self.app(scope, receive, send)
