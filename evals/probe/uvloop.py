@@ -1,12 +1,11 @@
-"""Does uvloop + httptools under the gateway's uvicorn pay? Two embedded
-stacks side by side, the second with uvloop and httptools importable (uvicorn
-picks both up by itself: loop and http "auto"); lone calls interleaved call by
-call, then rounds of N concurrent clients alternating between the stacks.
+"""Does uvloop pay? Two embedded stacks side by side, every service of the
+second on uvloop (`ENGRAM_EVENT_LOOP=uvloop`: the gRPC services' loops and
+the gateway's uvicorn); lone calls interleaved call by call on empty stores
+with nothing waited for between them, then rounds of N concurrent clients
+alternating between the stacks. The gateway's HTTP parser stays h11 in both
+(its connection guard is an h11 protocol), so httptools is not measured.
 
-The packages are not project dependencies: pass a directory holding them
-(`pip install --target DIR uvloop==0.23.0 httptools==0.9.0`).
-
-Usage: .venv/bin/python -m evals.probe.uvloop --with DIR [--clients 8]
+Usage: .venv/bin/python -m evals.probe.uvloop [--clients 8]
 Writes evals/results/uvloop-<UTC timestamp>.json."""
 
 from __future__ import annotations
@@ -45,8 +44,6 @@ async def measure(targets: list[Target], texts: list[str], queries: list[str],
 def main() -> int:
     stop_stack_on_sigterm()
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--with", dest="site", type=Path, required=True,
-                        help="a directory holding uvloop and httptools")
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--concurrent-s", type=float, default=20.0)
     parser.add_argument("--rounds", type=int, default=2)
@@ -59,16 +56,12 @@ def main() -> int:
     started, load0 = datetime.now(UTC), os.getloadavg()[0]
     dirs = [Path(tempfile.mkdtemp(prefix="engram-uv-")) for _ in ARMS]
     stacks: list[Stack] = []
-    plain = os.environ.get("PYTHONPATH", "")
     try:
         for i, arm in enumerate(ARMS):
-            if arm == "uvloop":  # the services inherit this process's environment
-                os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(args.site), plain)
-                                                           if p)
+            os.environ["ENGRAM_EVENT_LOOP"] = arm  # the services inherit this environment
             stack = Stack(RunnerSettings(data_dir=dirs[i], port_offset=args.port_offset + 100 * i))
             stacks.append(stack)
             stack.start()
-            os.environ["PYTHONPATH"] = plain
         scopes = ["uv-lone", "uv-lone-warmup", *(f"uv-load-r{r}-c{c}" for r in range(args.rounds)
                                                  for c in range(args.clients))]
         targets = []
@@ -78,7 +71,7 @@ def main() -> int:
             targets.append(t)
         got = asyncio.run(measure(targets, texts, queries, args))
     finally:
-        os.environ["PYTHONPATH"] = plain
+        os.environ.pop("ENGRAM_EVENT_LOOP", None)
         for stack in stacks:
             stack.stop()
         for d in dirs:

@@ -7,13 +7,30 @@ import contextlib
 import logging
 import signal
 from collections.abc import Awaitable, Callable, Coroutine
+from enum import StrEnum
 from typing import Any
 
 log = logging.getLogger(__name__)
 
 
-def run_until_signal(main: Callable[[asyncio.Event], Awaitable[None]]) -> None:
-    """Run `main(stop)`; `stop` is set on SIGTERM or SIGINT."""
+class EventLoop(StrEnum):
+    """The event loop a service runs on (`ENGRAM_EVENT_LOOP`)."""
+
+    ASYNCIO = "asyncio"
+    UVLOOP = "uvloop"
+
+
+def loop_factory(kind: EventLoop) -> Callable[[], asyncio.AbstractEventLoop]:
+    if kind is EventLoop.UVLOOP:
+        import uvloop  # imported here: nothing runs at import, asyncio needs none of it
+
+        return uvloop.new_event_loop
+    return asyncio.new_event_loop
+
+
+def run_until_signal(main: Callable[[asyncio.Event], Awaitable[None]],
+                     loop: EventLoop = EventLoop.ASYNCIO) -> None:
+    """Run `main(stop)` on `loop`; `stop` is set on SIGTERM or SIGINT."""
 
     async def runner() -> None:
         stop = asyncio.Event()
@@ -22,7 +39,8 @@ def run_until_signal(main: Callable[[asyncio.Event], Awaitable[None]]) -> None:
             loop.add_signal_handler(sig, stop.set)
         await main(stop)
 
-    asyncio.run(runner())
+    with asyncio.Runner(loop_factory=loop_factory(loop)) as run:
+        run.run(runner())
 
 
 async def cancel_tasks(tasks: list[asyncio.Task]) -> None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from .runtime import EventLoop
+
 # Every settings class (and mixin) carries the same config: pydantic merges
 # model_config across bases, and a mixin without it would reset the prefix.
 ENGRAM_ENV = SettingsConfigDict(env_prefix="ENGRAM_", extra="ignore")
@@ -28,6 +30,10 @@ class ServiceSettings(BaseSettings):
     ports_file: str = ""
     internal_token: SecretStr
     shutdown_grace_s: float = 10.0
+    # asyncio or uvloop. On 2 shared cores uvloop made lone calls a little
+    # faster and 8 concurrent clients slower (evals/probe/uvloop.py), so
+    # asyncio stays the default; measure on your own hardware.
+    event_loop: EventLoop = EventLoop.ASYNCIO
 
 
 class DatabaseSettings(BaseSettings):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 from pathlib import Path
 
 import asyncpg
@@ -29,9 +30,7 @@ SCHEMA = "coordination"
 MIGRATIONS = Path(__file__).parent / "migrations"
 
 
-async def amain(stop: asyncio.Event) -> None:
-    # The fields come from the environment, which pyright cannot see.
-    settings = CoordinationSettings()  # pyright: ignore[reportCallIssue]
+async def amain(settings: CoordinationSettings, stop: asyncio.Event) -> None:
     audit.use_key(settings.audit_hmac_key.get_secret_value())
     link = NatsLink(settings, name=settings.service_name)
     hints = HintPublisher(link, settings.hint_subject_prefix)
@@ -59,4 +58,6 @@ async def amain(stop: asyncio.Event) -> None:
 
 
 def main() -> None:
-    run_until_signal(amain)
+    # Its fields come from the environment, which pyright cannot see.
+    settings = CoordinationSettings()  # pyright: ignore[reportCallIssue]
+    run_until_signal(partial(amain, settings), settings.event_loop)

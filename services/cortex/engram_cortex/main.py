@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 from pathlib import Path
 
 import asyncpg
@@ -61,9 +62,7 @@ def register(servicers: tuple[FactsServicer, GraphServicer, KnowledgeServicer,
     add_audit_service(server, pool, SCHEMA)
 
 
-async def amain(stop: asyncio.Event) -> None:
-    # Its fields come from the environment, which pyright cannot see.
-    s = CortexSettings()  # pyright: ignore[reportCallIssue]
+async def amain(s: CortexSettings, stop: asyncio.Event) -> None:
     audit.use_key(s.audit_hmac_key.get_secret_value())
     caller = Caller(s.internal_token.get_secret_value())
     embedder = EmbedderClient(s.embedder_addr, caller, s.embed_timeout_s, s.embedding_model,
@@ -112,4 +111,6 @@ async def amain(stop: asyncio.Event) -> None:
 
 
 def main() -> None:
-    run_until_signal(amain)
+    # Its fields come from the environment, which pyright cannot see.
+    s = CortexSettings()  # pyright: ignore[reportCallIssue]
+    run_until_signal(partial(amain, s), s.event_loop)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 from pathlib import Path
 
 import asyncpg
@@ -44,9 +45,7 @@ def build_extractor(s: DreamerSettings) -> Extractor | None:
                      "(rules, openai or none)")
 
 
-async def amain(stop: asyncio.Event) -> None:
-    # The fields come from the environment, which pyright cannot see.
-    s = DreamerSettings()  # pyright: ignore[reportCallIssue]
+async def amain(s: DreamerSettings, stop: asyncio.Event) -> None:
     extractor = build_extractor(s)
     link = NatsLink(s, name=s.service_name)
     spec = ConsumerSpec(durable=s.consumer_durable, filter_subject=s.consumer_filter,
@@ -79,4 +78,6 @@ async def amain(stop: asyncio.Event) -> None:
 
 
 def main() -> None:
-    run_until_signal(amain)
+    # Its fields come from the environment, which pyright cannot see.
+    s = DreamerSettings()  # pyright: ignore[reportCallIssue]
+    run_until_signal(partial(amain, s), s.event_loop)

@@ -23,9 +23,7 @@ from .settings import EmbedderSettings
 log = logging.getLogger(__name__)
 
 
-async def amain(stop: asyncio.Event) -> None:
-    # Its fields come from the environment, which pyright cannot see.
-    settings = EmbedderSettings()  # pyright: ignore[reportCallIssue]
+async def amain(settings: EmbedderSettings, stop: asyncio.Event) -> None:
     configure_logging(settings.service_name, settings.log_level)
     # The model lives on one thread: load, warm-up and every encode (see Batcher).
     model_thread = ThreadPoolExecutor(1, thread_name_prefix="model")
@@ -72,4 +70,6 @@ async def amain(stop: asyncio.Event) -> None:
 
 
 def main() -> None:
-    run_until_signal(amain)
+    # Its fields come from the environment, which pyright cannot see.
+    settings = EmbedderSettings()  # pyright: ignore[reportCallIssue]
+    run_until_signal(partial(amain, settings), settings.event_loop)

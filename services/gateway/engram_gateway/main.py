@@ -43,7 +43,7 @@ def main() -> None:
     connections = ConnectionTable(settings.max_unauthenticated_connections_per_address)
     server = uvicorn.Server(uvicorn.Config(
         build_app(settings, connections.authenticated), log_level="warning", access_log=False,
-        http=guarded_h11(connections, settings.head_timeout_s),
+        loop=settings.event_loop.value, http=guarded_h11(connections, settings.head_timeout_s),
         h11_max_incomplete_event_size=MAX_HEAD_BYTES,
         # Forwarded headers are trusted only from ENGRAM_TRUSTED_PROXIES
         # (proxies.py), not from uvicorn's default of any loopback peer.

@@ -3,6 +3,7 @@ from __future__ import annotations
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings
 
+from engram_kit.runtime import EventLoop
 from engram_kit.settings import ENGRAM_ENV
 
 
@@ -36,6 +37,8 @@ class GatewaySettings(BaseSettings):
     # closed; browsers get no Access-Control-Allow-Origin from engram.
     cors_origins: list[str] = []
     shutdown_grace_s: float = 10.0
+    # uvicorn's event loop: asyncio or uvloop (as every service's, kit settings).
+    event_loop: EventLoop = EventLoop.ASYNCIO
     # Per-principal request rate (token bucket) of this replica; 0 disables.
     # Buckets are per replica: N replicas allow up to N times the rate.
     rate_per_s: float = 300.0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 from pathlib import Path
 
 import grpc
@@ -43,9 +44,7 @@ SCHEMA = "memory"
 MIGRATIONS = Path(__file__).parent / "migrations"
 
 
-async def amain(stop: asyncio.Event) -> None:
-    # Its fields come from the environment, which pyright cannot see.
-    s = MemorySettings()  # pyright: ignore[reportCallIssue]
+async def amain(s: MemorySettings, stop: asyncio.Event) -> None:
     audit.use_key(s.audit_hmac_key.get_secret_value())
     configure_logging(s.service_name, s.log_level)
     pool = await open_service_database(s, SCHEMA, session_settings=repo.VECTOR_SCAN)
@@ -98,4 +97,6 @@ async def amain(stop: asyncio.Event) -> None:
 
 
 def main() -> None:
-    run_until_signal(amain)
+    # Its fields come from the environment, which pyright cannot see.
+    s = MemorySettings()  # pyright: ignore[reportCallIssue]
+    run_until_signal(partial(amain, s), s.event_loop)
