@@ -16,7 +16,11 @@ cores, so this probe reads the served/raw budget on a busy machine:
 `ceiling_ratio_vs_raw` = raw ms / (service + client ms per text): the
 fraction of the raw model the service could reach if the cores were never
 idle; `cores_busy_share` says how far from that a run was (meaningful only
-on an otherwise idle machine). Writes evals/results/embedder-cpu-<ts>.json.
+on an otherwise idle machine). `lanes_encoding_share` is the share of the
+run's wall time the model lanes spent inside an encode (the service's own
+`engram_embedder_encode_seconds`, summed over lanes, over wall time x
+lanes): the rest is a lane waiting for its next batch. Each round runs at
+concurrency 32 and 128. Writes evals/results/embedder-cpu-<ts>.json.
 Run: python -m evals.probe.embedder_cpu [--model-processes]
 """
 
@@ -37,6 +41,8 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+import httpx
+from prometheus_client.parser import text_string_to_metric_families
 
 from engram.v1 import embedder_pb2 as pb
 from engram.v1 import embedder_pb2_grpc
@@ -45,6 +51,7 @@ from evals.bench import embedder as bench
 from evals.harness.benchlib import command_line
 
 CONCURRENCY = 32
+LANES = 2  # the default: the first model thread and one side lane
 TICK = os.sysconf("SC_CLK_TCK")
 
 
@@ -121,26 +128,36 @@ def floor(n: int) -> dict:
             "client_ms_per_request": round(1000 * (client1 - client0) / n, 3)}
 
 
-def service(n: int, settings: dict[str, str]) -> dict:
+def encode_seconds(http_port: int) -> float:
+    """The service's summed model time (engram_embedder_encode_seconds_sum)."""
+    text = httpx.get(f"http://127.0.0.1:{http_port}/metrics", timeout=10).text
+    return next(s.value for family in text_string_to_metric_families(text)
+                for s in family.samples if s.name == "engram_embedder_encode_seconds_sum")
+
+
+def service(n: int, settings: dict[str, str], concurrency: int = CONCURRENCY) -> dict:
     token = secrets.token_urlsafe(16)
     md = CallerContext(principal="probe", namespace="probe").to_metadata(token)
     with bench.embedder_process(token, **settings) as process:
         port = process.grpc_port
-        asyncio.run(bench.load(port, md, bench.texts("short", 512, 1), CONCURRENCY))  # warm
+        asyncio.run(bench.load(port, md, bench.texts("short", 512, 1), concurrency))  # warm
+        encode0 = encode_seconds(process.http_port)
         threads0, client0, wall0 = tree_threads(process.pid), own_cpu(), time.perf_counter()
-        result = asyncio.run(bench.load(port, md, bench.texts("short", n, 1), CONCURRENCY))
+        result = asyncio.run(bench.load(port, md, bench.texts("short", n, 1), concurrency))
         threads1, client1, wall = tree_threads(process.pid), own_cpu(), \
             time.perf_counter() - wall0
+        encoding = encode_seconds(process.http_port) - encode0
     per_thread = sorted((1000 * (threads1[t] - threads0.get(t, 0.0)) / n for t in threads1),
                         reverse=True)
     server = sum(per_thread) / 1000 * n
-    return {"texts_per_s": round(result["sentences_per_s"], 1),
+    return {"concurrency": concurrency, "texts_per_s": round(result["sentences_per_s"], 1),
             "p50_ms": round(result["p50_ms"], 1),
             "thread_ms_per_text": [round(t, 3) for t in per_thread if t >= 0.005],
             "service_ms_per_text": round(sum(per_thread), 3),
             "client_ms_per_text": round(1000 * (client1 - client0) / n, 3),
             "cores_busy_share": round((server + client1 - client0) / (wall * (os.cpu_count() or 1)),
-                                      3)}
+                                      3),
+            "lanes_encoding_share": round(encoding / (wall * LANES), 3)}
 
 
 def main() -> None:
@@ -157,7 +174,8 @@ def main() -> None:
         "command": command_line(),
         "loadavg_1m_at_start": round(load_at_start, 2),
         "raw_ms_per_text_one_thread": round(raw, 3), "grpc_floor": floor(4 * args.n),
-        "service_rounds": [service(args.n, settings) for _ in range(args.rounds)]}
+        "service_rounds": [service(args.n, settings, c) for _ in range(args.rounds)
+                           for c in (CONCURRENCY, 128)]}
     best = min(r["service_ms_per_text"] + r["client_ms_per_text"]
                for r in report["service_rounds"])
     report["ceiling_ratio_vs_raw"] = round(raw / best, 3)
