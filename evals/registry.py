@@ -95,6 +95,9 @@ BENCHMARKS: tuple[Benchmark, ...] = (
               "docs/decisions/0010-latency-beside-the-peer.md", role=Role.PROBE, smoke=None),
     Benchmark("probe-uvloop", "evals.probe.uvloop", ("uvloop",),
               "docs/decisions/0010-latency-beside-the-peer.md", role=Role.PROBE, smoke=None),
+    Benchmark("probe-search-statements", "evals.probe.search_statements",
+              ("search-statements",), "docs/decisions/0041-a-search-reads-its-candidates-once.md",
+              role=Role.PROBE, smoke=None),
 )
 
 
