@@ -46,12 +46,14 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from engram.v1 import embedder_pb2 as pb
 from engram.v1 import embedder_pb2_grpc
+from engram_embedder.settings import EmbedderSettings
 from engram_kit.context import CallerContext
 from evals.bench import embedder as bench
 from evals.harness.benchlib import command_line
 
 CONCURRENCY = 32
-LANES = 2  # the default: the first model thread and one side lane
+# The service runs on its defaults: the first model thread and its side lanes.
+LANES = 1 + EmbedderSettings.model_fields["side_lanes"].default
 TICK = os.sysconf("SC_CLK_TCK")
 
 

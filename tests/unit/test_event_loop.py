@@ -26,7 +26,9 @@ def loop_of_a_run(kind: EventLoop) -> type:
 
 
 def test_asyncio_is_the_default_loop() -> None:
-    assert loop_of_a_run(EventLoop.ASYNCIO) is asyncio.new_event_loop().__class__
+    plain = asyncio.new_event_loop()
+    plain.close()
+    assert loop_of_a_run(EventLoop.ASYNCIO) is type(plain)
 
 
 def test_uvloop_runs_main_and_stops_on_sigterm() -> None:
