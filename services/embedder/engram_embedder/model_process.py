@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
 
-from .backend import Encoded, ModelDtype
+from .backend import Encoded, ModelDtype, ModelRuntime
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +34,7 @@ class ModelProcessLost(Exception):
 
 
 def _serve(conn: Connection, model_path: str, device: str, sub_batch: int,
-           tokens_per_call: int, dtype: ModelDtype) -> None:
+           tokens_per_call: int, dtype: ModelDtype, runtime: ModelRuntime) -> None:
     """Worker main: load the model, then answer encode calls until the pipe closes."""
     # The embedder drains on SIGTERM, then closes the pipe; a signal sent to
     # the whole process group must not kill the model under an in-flight batch.
@@ -42,7 +42,8 @@ def _serve(conn: Connection, model_path: str, device: str, sub_batch: int,
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     from .backend import SentenceTransformerBackend
 
-    backend = SentenceTransformerBackend(model_path, device, sub_batch, tokens_per_call, dtype)
+    backend = SentenceTransformerBackend(model_path, device, sub_batch, tokens_per_call, dtype,
+                                         runtime)
     conn.send((backend.model, backend.dimension))
     while True:
         try:
@@ -77,8 +78,9 @@ class ProcessBackend:
     normalized = True
 
     def __init__(self, model_path: str, device: str, sub_batch: int = 64,
-                 tokens_per_call: int = 1024, dtype: ModelDtype = ModelDtype.FLOAT32) -> None:
-        self._args = (model_path, device, sub_batch, tokens_per_call, dtype)
+                 tokens_per_call: int = 1024, dtype: ModelDtype = ModelDtype.FLOAT32,
+                 runtime: ModelRuntime = ModelRuntime.TORCH) -> None:
+        self._args = (model_path, device, sub_batch, tokens_per_call, dtype, runtime)
         self._context = multiprocessing.get_context("spawn")  # no fork of gRPC/torch threads
         self._local = threading.local()
         self._workers: list[_Worker] = []

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from engram_kit.settings import ServiceSettings
 
-from .backend import ModelDtype
+from .backend import ModelDtype, ModelRuntime
 
 
 class EmbedderSettings(ServiceSettings):
@@ -21,6 +21,10 @@ class EmbedderSettings(ServiceSettings):
     # sentence-transformers: float16 (CUDA only) or bfloat16 halve the
     # model's memory traffic on a GPU; float32 is the CPU's best.
     dtype: ModelDtype = ModelDtype.FLOAT32
+    # sentence-transformers: what runs the forward pass. auto: ONNX Runtime
+    # for float32 on the CPU (the same vectors; a lone query's encode
+    # several times faster, evals/probe/encode_runtime.py), PyTorch otherwise.
+    model_runtime: ModelRuntime = ModelRuntime.AUTO
     # vllm: the OpenAI-compatible server and the model it serves.
     vllm_url: str = ""
     model_name: str = ""
