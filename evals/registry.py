@@ -98,6 +98,8 @@ BENCHMARKS: tuple[Benchmark, ...] = (
     Benchmark("probe-search-statements", "evals.probe.search_statements",
               ("search-statements",), "docs/decisions/0041-a-search-reads-its-candidates-once.md",
               role=Role.PROBE, smoke=None),
+    Benchmark("probe-encode-runtime", "evals.probe.encode_runtime", ("encode-runtime",),
+              "docs/decisions/0042-onnx-runtime-on-the-cpu.md", role=Role.PROBE, smoke=None),
 )
 
 

@@ -131,7 +131,7 @@ def embedder(a: Artefact) -> list[str]:
             " one text per request, client and service on the same cores. " + source(a, d), "",
             *table(["texts per second at concurrency", *map(str, conc)], rows),
             f"Raw model in-process: {f(raw['best_sentences_per_s'], 0)}/s at batch "
-            f"{raw['best_batch']}. At concurrency 32 the service reaches "
+            f"{raw['best_batch']}{raw_runtimes(raw)}. At concurrency 32 the service reaches "
             f"{f(d['ratio_vs_raw_c32'], 2)} of raw (target 0.85) and "
             f"×{f(d['ratio_vs_unbatched_c32'], 2)} its unbatched self (target ×4). Idle single "
             f"request {f(idle['service_p50_ms'])} ms p50 against "
@@ -140,6 +140,15 @@ def embedder(a: Artefact) -> list[str]:
             f"{f(bulk['busy_p95_ms'])} ms against {f(bulk['idle_p95_ms'])} ms idle "
             f"(×{f(bulk['ratio_p95'], 2)}; target ×2).", "",
             "![embedder throughput](img/embedder.png)", ""]
+
+
+def raw_runtimes(raw: dict) -> str:
+    """Which runtime set the limit, where the run measured more than one."""
+    runs = raw.get("by_runtime", {})
+    if len(runs) < 2:
+        return ""
+    each = ", ".join(f"{name} {f(r['best_sentences_per_s'], 0)}/s" for name, r in runs.items())
+    return f" (the fastest runtime, {raw['runtime']}: {each})"
 
 
 def embedder_gpu(a: Artefact) -> list[str]:
