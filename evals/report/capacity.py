@@ -30,7 +30,7 @@ ASSUMPTIONS: dict[str, tuple[float, str]] = {
     "peak_over_mean": (10, "peak-minute rate over the day's mean (a working day, bursty)"),
     "target_utilisation": (0.5, "share of a core a service may use at peak and keep p95"),
     "cores_per_replica": (1, "cores one service replica uses (one Python process)"),
-    "embedder_cores_per_replica": (4, "cores one embedder replica uses (torch threads; the "
+    "embedder_cores_per_replica": (4, "cores one embedder replica uses (model threads; the "
                                       "deploy/k8s limit)"),
     "min_replicas": (2, "replicas of every service, for availability"),
     "retention_days": (365, "days of writes kept (nothing forgotten or consolidated)"),

@@ -131,7 +131,7 @@ class SentenceTransformerBackend:
         if self.runtime is ModelRuntime.ONNX:
             from .onnx_model import OnnxModel
 
-            self._onnx = OnnxModel(self._st)
+            self._onnx = OnnxModel(self._st, self.default_threads())
 
     def encode(self, texts: list[str]) -> Encoded:
         """Texts sorted by length go to the model in calls of similar length
@@ -162,8 +162,7 @@ class SentenceTransformerBackend:
             features = self._st.preprocess(texts)
         tokens = int(features["attention_mask"].sum())
         if self._onnx is not None:
-            vectors = self._onnx.run(features, getattr(self._lane, "threads", 0) or
-                                     self.default_threads())
+            vectors = self._onnx.run(features, getattr(self._lane, "threads", 0))
             norms = np.linalg.norm(vectors, axis=1, keepdims=True)
             return (vectors / np.maximum(norms, 1e-12)).astype(np.float32), tokens
         device = self._st.device

@@ -23,7 +23,7 @@ class EmbedderSettings(ServiceSettings):
     dtype: ModelDtype = ModelDtype.FLOAT32
     # sentence-transformers: what runs the forward pass. auto: ONNX Runtime
     # for float32 on the CPU (the same vectors; a lone query's encode
-    # several times faster, evals/probe/encode_runtime.py), PyTorch otherwise.
+    # about 2.6 times faster, evals/probe/encode_runtime.py), PyTorch otherwise.
     model_runtime: ModelRuntime = ModelRuntime.AUTO
     # vllm: the OpenAI-compatible server and the model it serves.
     vllm_url: str = ""
