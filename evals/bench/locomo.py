@@ -52,7 +52,7 @@ import snowballstemmer
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from engram_embedder.backend import ModelRuntime, SentenceTransformerBackend
+from engram_embedder.backend import SentenceTransformerBackend
 from engram_runner.settings import RunnerSettings
 from engram_runner.stack import Stack
 from evals.harness.benchlib import (
@@ -498,7 +498,7 @@ def main() -> int:
               f"data dir {data_dir}, port offset {args.port_offset}\n")
     out.flush()
 
-    encoder = SentenceTransformerBackend("", "cpu", runtime=ModelRuntime.AUTO)
+    encoder = SentenceTransformerBackend("", "cpu")
     stack = Stack(RunnerSettings(data_dir=data_dir, port_offset=args.port_offset))
     try:
         t0 = time.perf_counter()

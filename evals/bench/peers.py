@@ -55,7 +55,7 @@ from typing import Any
 
 import asyncpg
 
-from engram_embedder.backend import ModelRuntime, SentenceTransformerBackend
+from engram_embedder.backend import SentenceTransformerBackend
 from engram_runner.settings import RunnerSettings
 from engram_runner.stack import Stack
 from evals.bench.locomo import (
@@ -401,7 +401,7 @@ def main() -> int:
     t0 = time.monotonic()
     venv, model = ensure_installed()
     install_s = time.monotonic() - t0
-    encoder = SentenceTransformerBackend("", "cpu", runtime=ModelRuntime.AUTO)
+    encoder = SentenceTransformerBackend("", "cpu")
     data_dir = Path(tempfile.mkdtemp(prefix="engram-peers-"))
     home = Path(tempfile.mkdtemp(prefix="engram-peer-"))
     home.chmod(0o755)

@@ -79,12 +79,10 @@ def tree_threads(pid: int) -> dict[str, float]:
 
 
 def raw_ms_per_text(n: int) -> float:
-    import torch
-
     from engram_embedder.backend import SentenceTransformerBackend
 
-    backend = SentenceTransformerBackend("", "cpu")
-    torch.set_num_threads(1)
+    backend = SentenceTransformerBackend("", "cpu")  # the runtime the service runs
+    backend.intra_op_threads(1)
     corpus = bench.texts("short", n, seed=2)
     backend.encode(corpus[:16])
     started = time.thread_time()

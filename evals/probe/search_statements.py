@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from engram_embedder.backend import ModelRuntime, SentenceTransformerBackend
+from engram_embedder.backend import SentenceTransformerBackend
 from engram_kit.db import NAMESPACE_SETTING, create_pool, pooled
 from engram_memory import repo, repo_candidates
 from engram_memory.identifiers import identifier_tokens
@@ -69,7 +69,7 @@ async def statements(dsn: str, queries: list[str]) -> dict[str, list[float]]:
     terms = repo.TermLimits(s.lexical_max_df, s.lexical_match_budget, s.lexical_k1, s.lexical_b)
     filters = repo.Filters([], "", None, None)
     depth = max(40, s.search_depth)
-    encoder = SentenceTransformerBackend("", "cpu", runtime=ModelRuntime.AUTO)
+    encoder = SentenceTransformerBackend("", "cpu")
     encoder.intra_op_threads(1)  # as the embedder encodes a lone query
     steps: dict[str, list[float]] = {}
     pool = await create_pool(dsn, schema="memory", min_size=1, max_size=1,

@@ -79,7 +79,7 @@ class ProcessBackend:
 
     def __init__(self, model_path: str, device: str, sub_batch: int = 64,
                  tokens_per_call: int = 1024, dtype: ModelDtype = ModelDtype.FLOAT32,
-                 runtime: ModelRuntime = ModelRuntime.TORCH) -> None:
+                 runtime: ModelRuntime = ModelRuntime.AUTO) -> None:
         self._args = (model_path, device, sub_batch, tokens_per_call, dtype, runtime)
         self._context = multiprocessing.get_context("spawn")  # no fork of gRPC/torch threads
         self._local = threading.local()
